@@ -1,0 +1,30 @@
+//! The shape algebra behind the [`shapes`](https://docs.rs/shapes) crate.
+//!
+//! Use it through the facade crate `shapes`, which re-exports everything here together with
+//! the derive macros. This crate holds:
+//!
+//! - [`Shape`], an owned shape with inline storage;
+//! - the broadcasting family: [`broadcast_shapes`] (numpy's rules, any number of shapes),
+//!   [`broadcast_shapes_into`] (no allocation), [`predict_broadcast_shape`] (`i64` shapes),
+//!   [`are_broadcastable`], [`broadcast_to`], [`refine_shapes_for_broadcast`] (TBE's kernel
+//!   helper) and named broadcasting ([`NamedShape`], [`broadcast_missing_dimensions`],
+//!   [`broadcast_named`]).
+//!
+//! ```
+//! use shapes::{broadcast_shapes, Shape};
+//!
+//! let out = broadcast_shapes(&[[8, 1, 6, 1].as_slice(), &[7, 1, 5]]).unwrap();
+//! assert_eq!(out, Shape::from([8, 7, 6, 5]));
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod broadcast;
+mod shape;
+
+pub use broadcast::{
+    BroadcastError, BroadcastErrorKind, NamedShape, NamedStrategy, are_broadcastable,
+    broadcast_missing_dimensions, broadcast_named, broadcast_shapes, broadcast_shapes_into,
+    broadcast_to, predict_broadcast_shape, refine_shapes_for_broadcast,
+};
+pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
