@@ -20,11 +20,15 @@
 #![deny(missing_docs)]
 
 mod broadcast;
+mod expr;
 mod shape;
 
 pub use broadcast::{
     BroadcastError, BroadcastErrorKind, NamedShape, NamedStrategy, are_broadcastable,
     broadcast_missing_dimensions, broadcast_named, broadcast_shapes, broadcast_shapes_into,
     broadcast_to, predict_broadcast_shape, refine_shapes_for_broadcast,
+};
+pub use expr::{
+    ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
