@@ -21,7 +21,13 @@
 
 mod broadcast;
 mod expr;
+#[doc(hidden)]
+pub mod private;
 mod shape;
+mod verify;
+
+#[doc(hidden)]
+pub use private as __private;
 
 pub use broadcast::{
     BroadcastError, BroadcastErrorKind, NamedShape, NamedStrategy, are_broadcastable,
@@ -32,3 +38,7 @@ pub use expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
+pub use verify::{
+    Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
+    ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,
+};

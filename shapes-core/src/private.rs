@@ -1,0 +1,13 @@
+//! Items that macro-generated code names through `::shapes::__private`. Not a public API:
+//! anything here may change in any release.
+
+pub use crate::expr::{
+    ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
+};
+pub use crate::verify::{
+    Checker, FieldInfo, HasShape, MAX_VARS, Segment, SlotExpr, SlotMap, StaticShape, VarTable,
+};
+pub use core::option::Option::{None, Some};
+pub use core::result::Result::{Err, Ok};
+pub use std::boxed::Box;
+pub use std::vec::Vec;

@@ -1,0 +1,315 @@
+//! [`ShapeError`] and [`ShapeErrors`]: what `verify` reports.
+
+use core::fmt;
+
+use super::path::{FieldPath, Origin};
+use crate::shape::Shape;
+
+/// One variable's value and where it came from, as quoted in an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    /// The variable.
+    pub name: String,
+    /// Its value (a size, or a sub-shape for a variadic), printed.
+    pub value: String,
+    /// Where it was bound.
+    pub origin: Origin,
+}
+
+/// What kind of mismatch a [`ShapeError`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ShapeErrorKind {
+    /// The tensor has a different number of dims than the pattern.
+    Rank {
+        /// The rank the pattern needs.
+        expected: usize,
+        /// Whether the pattern has a variadic, so `expected` is a minimum.
+        at_least: bool,
+    },
+    /// A literal dim differs: pattern `768`, tensor `512`.
+    Literal {
+        /// The pattern's value.
+        expected: usize,
+    },
+    /// A dim differs from the value its variable (or expression) already has.
+    Dim {
+        /// The expression as written, with values: `heads * head_dim = 12 * 64 = 768`.
+        expected: String,
+        /// The value it evaluates to.
+        value: usize,
+    },
+    /// A `*name` sub-shape differs from the one already bound.
+    Variadic {
+        /// The variable.
+        name: String,
+        /// Its bound sub-shape.
+        expected: Shape,
+        /// The sub-shape found.
+        found: Shape,
+    },
+    /// A dim's expression cannot hold: an exact division with a remainder, a difference below
+    /// zero, an overflow, a division by zero.
+    Arithmetic {
+        /// What went wrong, with the values.
+        detail: String,
+    },
+    /// Some variables are never bound by any field, so these dims cannot be checked.
+    Unsolved {
+        /// The expression.
+        expr: String,
+        /// The variables that stay unknown.
+        unknown: Vec<String>,
+    },
+    /// A `where` equation of the struct does not hold.
+    Where {
+        /// The equation with values.
+        detail: String,
+    },
+    /// A pre-bound name is not a variable of the struct.
+    UnknownBinding {
+        /// The name given.
+        name: String,
+        /// The closest variable name, if any is close.
+        suggestion: Option<String>,
+    },
+    /// A tensor the struct needs is missing from a checkpoint.
+    Missing {
+        /// The tensor's name in the checkpoint.
+        tensor: String,
+    },
+    /// A checkpoint holds tensors the struct does not describe (strict mode).
+    Unexpected {
+        /// Their names.
+        tensors: Vec<String>,
+    },
+    /// The shape source itself failed (a malformed header, an I/O error).
+    Source {
+        /// The source's message.
+        detail: String,
+    },
+}
+
+/// One shape mismatch, with everything needed to act on it: the struct and field path, the
+/// axis, the pattern, the expected value with the variables involved and where each was bound,
+/// and the actual shape.
+///
+/// ```text
+/// Model.layers[3].w_q: axis 1 expected heads * head_dim = 12 * 64 = 768, found 512
+///   heads = 12 bound by Model.layers[0].w_q axis 1; head_dim = 64 bound by Model.layers[0].b_q axis 0
+///   shape is (768, 512), pattern (d_model, heads * head_dim)
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeError {
+    /// The field (or pseudo-field for `where` clauses) the error is about.
+    pub path: FieldPath,
+    /// The axis, when the error is about one dim.
+    pub axis: Option<usize>,
+    /// The field's pattern as written, when there is one.
+    pub pattern: Option<&'static str>,
+    /// The tensor's actual shape, when there is one.
+    pub shape: Option<Shape>,
+    /// What is wrong.
+    pub kind: ShapeErrorKind,
+    /// The variables the expectation depends on, with their values and origins.
+    pub provenance: Vec<Provenance>,
+}
+
+impl ShapeError {
+    /// The found size at the error's axis, when there is one.
+    ///
+    /// ```
+    /// use shapes::{FieldPath, ShapeError, ShapeErrorKind, Shape};
+    /// let e = ShapeError {
+    ///     path: FieldPath::new("M", &[]), axis: Some(1), pattern: Some("(a, 3)"),
+    ///     shape: Some(Shape::from([2, 4])), kind: ShapeErrorKind::Literal { expected: 3 },
+    ///     provenance: vec![],
+    /// };
+    /// assert_eq!(e.found(), Some(4));
+    /// assert_eq!(e.to_string(), "M: axis 1 expected 3, found 4\n  shape is (2, 4), pattern (a, 3)");
+    /// ```
+    pub fn found(&self) -> Option<usize> {
+        let axis = self.axis?;
+        self.shape.as_ref()?.get(axis).copied()
+    }
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.path)?;
+        let found = self.found();
+        match &self.kind {
+            ShapeErrorKind::Rank { expected, at_least } => {
+                let rank = self.shape.as_ref().map_or(0, |s| s.rank());
+                let least = if *at_least { "at least " } else { "" };
+                write!(f, "expected {least}{expected} dims, found {rank}")?;
+            }
+            ShapeErrorKind::Literal { expected } => {
+                write_axis(f, self.axis)?;
+                write!(f, "expected {expected}")?;
+                write_found(f, found)?;
+            }
+            ShapeErrorKind::Dim { expected, .. } => {
+                write_axis(f, self.axis)?;
+                write!(f, "expected {expected}")?;
+                write_found(f, found)?;
+            }
+            ShapeErrorKind::Variadic {
+                name,
+                expected,
+                found,
+            } => {
+                write_axis(f, self.axis)?;
+                write!(f, "expected *{name} = {expected}, found {found}")?;
+            }
+            ShapeErrorKind::Arithmetic { detail } => {
+                write_axis(f, self.axis)?;
+                f.write_str(detail)?;
+            }
+            ShapeErrorKind::Unsolved { expr, unknown } => {
+                write_axis(f, self.axis)?;
+                write!(
+                    f,
+                    "cannot check {expr}: {} never bound by any field",
+                    join_names(unknown)
+                )?;
+            }
+            ShapeErrorKind::Where { detail } => write!(f, "where clause fails: {detail}")?,
+            ShapeErrorKind::UnknownBinding { name, suggestion } => {
+                write!(f, "pre-bound variable {name:?} is not used by any field")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean {s:?}?)")?;
+                }
+            }
+            ShapeErrorKind::Missing { tensor } => {
+                write!(f, "tensor {tensor:?} is missing from the source")?
+            }
+            ShapeErrorKind::Unexpected { tensors } => write!(
+                f,
+                "the source has {} tensor(s) the struct does not describe: {}",
+                tensors.len(),
+                tensors.join(", ")
+            )?,
+            ShapeErrorKind::Source { detail } => f.write_str(detail)?,
+        }
+        if !self.provenance.is_empty() {
+            f.write_str("\n  ")?;
+            for (i, p) in self.provenance.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                write!(f, "{} = {} bound by {}", p.name, p.value, p.origin)?;
+            }
+        }
+        match (&self.shape, self.pattern) {
+            (Some(shape), Some(pattern)) => write!(f, "\n  shape is {shape}, pattern {pattern}"),
+            (Some(shape), None) => write!(f, "\n  shape is {shape}"),
+            (None, Some(pattern)) => write!(f, "\n  pattern {pattern}"),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+fn write_axis(f: &mut fmt::Formatter<'_>, axis: Option<usize>) -> fmt::Result {
+    match axis {
+        Some(a) => write!(f, "axis {a} "),
+        None => Ok(()),
+    }
+}
+
+fn write_found(f: &mut fmt::Formatter<'_>, found: Option<usize>) -> fmt::Result {
+    match found {
+        Some(v) => write!(f, ", found {v}"),
+        None => Ok(()),
+    }
+}
+
+fn join_names(names: &[String]) -> String {
+    match names {
+        [one] => format!("{one} is"),
+        _ => format!("{} are", names.join(", ")),
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+/// Every mismatch found by one verification, in declaration order.
+///
+/// ```
+/// # use shapes::{FieldPath, ShapeError, ShapeErrorKind, ShapeErrors};
+/// # let e = ShapeError { path: FieldPath::new("M", &[]), axis: None, pattern: None, shape: None,
+/// #     kind: ShapeErrorKind::Missing { tensor: "w".into() }, provenance: vec![] };
+/// let errs = ShapeErrors::from(vec![e.clone(), e]);
+/// assert_eq!(errs.len(), 2);
+/// assert!(errs.to_string().starts_with("2 shape errors:"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeErrors(Vec<ShapeError>);
+
+impl ShapeErrors {
+    /// The errors in order.
+    pub fn errors(&self) -> &[ShapeError] {
+        &self.0
+    }
+
+    /// How many errors there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none (never true for an `Err` returned by `verify_all`).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The first error, if any.
+    pub fn first(&self) -> Option<&ShapeError> {
+        self.0.first()
+    }
+
+    /// The errors by value.
+    pub fn into_vec(self) -> Vec<ShapeError> {
+        self.0
+    }
+}
+
+impl From<Vec<ShapeError>> for ShapeErrors {
+    fn from(errors: Vec<ShapeError>) -> Self {
+        ShapeErrors(errors)
+    }
+}
+
+impl From<ShapeError> for ShapeErrors {
+    fn from(error: ShapeError) -> Self {
+        ShapeErrors(vec![error])
+    }
+}
+
+impl IntoIterator for ShapeErrors {
+    type Item = ShapeError;
+    type IntoIter = std::vec::IntoIter<ShapeError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl fmt::Display for ShapeErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.as_slice() {
+            [one] => fmt::Display::fmt(one, f),
+            all => {
+                write!(f, "{} shape errors:", all.len())?;
+                for e in all {
+                    let text = e.to_string();
+                    for (i, line) in text.lines().enumerate() {
+                        let bullet = if i == 0 { "\n- " } else { "\n  " };
+                        write!(f, "{bullet}{line}")?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShapeErrors {}

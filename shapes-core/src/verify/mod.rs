@@ -1,0 +1,19 @@
+//! Verification: the runtime that `#[derive(Shaped)]` drives, its errors and its bindings.
+
+mod bindings;
+mod checker;
+mod error;
+mod has_shape;
+mod path;
+mod plan;
+mod shaped;
+mod vars;
+
+pub use bindings::{Binding, Bindings, Value};
+pub use checker::Checker;
+pub use error::{Provenance, ShapeError, ShapeErrorKind, ShapeErrors};
+pub use has_shape::{Dims, Element, HasShape, StaticShape};
+pub use path::{FieldPath, Origin, Segment};
+pub use plan::{FieldInfo, SlotExpr};
+pub use shaped::Shaped;
+pub use vars::{MAX_VARS, SlotMap, VarTable};

@@ -1,0 +1,243 @@
+//! [`VarTable`]: a struct's variable names, built at compile time.
+//!
+//! A derived struct knows its own variable names when the macro runs, but not those of the
+//! nested structs it contains (another derive's business). So every `Shaped` type exposes its
+//! full table (own names, then nested ones, transitively) as an associated `const`, and a parent
+//! merges its children's tables with `const fn`s. Index maps from a child's variables to the
+//! parent's slots are constants too, so the generated `verify` never compares a name at run
+//! time.
+
+/// The most variables one verification scope can hold (a struct and everything nested in it).
+/// Exceeding it is a compile-time error in the derived code's constant evaluation.
+pub const MAX_VARS: usize = 64;
+
+/// An ordered, duplicate-free list of variable names, usable in `const` context.
+///
+/// ```
+/// use shapes::__private::VarTable;
+/// const T: VarTable = VarTable::new().with("d_model").with("heads").with("d_model");
+/// assert_eq!(T.len(), 2);
+/// assert_eq!(T.index_of("heads"), Some(1));
+/// ```
+#[derive(Clone, Copy)]
+pub struct VarTable {
+    names: [&'static str; MAX_VARS],
+    len: usize,
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl VarTable {
+    /// An empty table.
+    pub const fn new() -> Self {
+        VarTable {
+            names: [""; MAX_VARS],
+            len: 0,
+        }
+    }
+
+    /// The number of names.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the table is empty.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The name at `index` (an empty string past the end).
+    pub const fn name(&self, index: usize) -> &'static str {
+        if index < self.len {
+            self.names[index]
+        } else {
+            ""
+        }
+    }
+
+    /// The position of `name`.
+    pub const fn index_of(&self, name: &str) -> Option<usize> {
+        let mut i = 0;
+        while i < self.len {
+            if str_eq(self.names[i], name) {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The table with `name` appended, unless it is already there.
+    ///
+    /// # Panics
+    /// At compile time (the derive evaluates this in a `const`), when the table is full.
+    pub const fn with(mut self, name: &'static str) -> Self {
+        if self.index_of(name).is_some() {
+            return self;
+        }
+        assert!(
+            self.len < MAX_VARS,
+            "shapes: more than 64 shape variables in one verification scope"
+        );
+        self.names[self.len] = name;
+        self.len += 1;
+        self
+    }
+
+    /// The table with every name of `other` appended (renamed through `renames`, pairs of
+    /// `(inner, outer)`), skipping names already present.
+    pub const fn merge(
+        mut self,
+        other: &VarTable,
+        renames: &[(&'static str, &'static str)],
+    ) -> Self {
+        let mut i = 0;
+        while i < other.len {
+            self = self.with(rename(other.names[i], renames));
+            i += 1;
+        }
+        self
+    }
+
+    /// For each variable of `child` (renamed through `renames`), its position in `self`.
+    /// Entries past `child.len()` are 0.
+    ///
+    /// # Panics
+    /// At compile time, when a child variable is missing from `self` (the derive always merges
+    /// the child first, so this does not happen in generated code).
+    pub const fn map_of(
+        &self,
+        child: &VarTable,
+        renames: &[(&'static str, &'static str)],
+    ) -> SlotMap {
+        let mut slots = [0u8; MAX_VARS];
+        let mut i = 0;
+        while i < child.len {
+            match self.index_of(rename(child.names[i], renames)) {
+                // MAX_VARS is 64, so every index fits in a u8.
+                Some(at) => slots[i] = at as u8,
+                None => panic!("shapes: a nested variable is missing from its parent's table"),
+            }
+            i += 1;
+        }
+        SlotMap {
+            slots,
+            len: child.len,
+        }
+    }
+
+    /// The identity map of this table onto itself.
+    pub const fn identity(&self) -> SlotMap {
+        let mut slots = [0u8; MAX_VARS];
+        let mut i = 0;
+        while i < self.len {
+            slots[i] = i as u8;
+            i += 1;
+        }
+        SlotMap {
+            slots,
+            len: self.len,
+        }
+    }
+
+    /// The names in order.
+    pub fn names(&self) -> &[&'static str] {
+        &self.names[..self.len]
+    }
+}
+
+impl Default for VarTable {
+    fn default() -> Self {
+        VarTable::new()
+    }
+}
+
+const fn rename(name: &'static str, renames: &[(&'static str, &'static str)]) -> &'static str {
+    let mut i = 0;
+    while i < renames.len() {
+        if str_eq(renames[i].0, name) {
+            return renames[i].1;
+        }
+        i += 1;
+    }
+    name
+}
+
+/// Maps a struct's local variable indices to the slots of the scope it is checked in.
+///
+/// ```
+/// use shapes::__private::VarTable;
+/// const PARENT: VarTable = VarTable::new().with("vocab").with("d_model");
+/// const CHILD: VarTable = VarTable::new().with("d");
+/// const MAP: shapes::__private::SlotMap = PARENT.map_of(&CHILD, &[("d", "d_model")]);
+/// assert_eq!(MAP.get(0), 1);
+/// ```
+#[derive(Clone, Copy)]
+pub struct SlotMap {
+    slots: [u8; MAX_VARS],
+    len: usize,
+}
+
+impl SlotMap {
+    /// The scope slot of local variable `local`.
+    #[inline(always)]
+    pub fn get(&self, local: usize) -> usize {
+        // Generated code only asks for indices of its own table, which are < MAX_VARS.
+        usize::from(self.slots[local % MAX_VARS])
+    }
+
+    /// This map composed with a child's map: child local → this scope's slot.
+    #[inline]
+    pub fn then(&self, child: &SlotMap) -> SlotMap {
+        let mut slots = [0u8; MAX_VARS];
+        for (out, &via) in slots.iter_mut().zip(&child.slots[..child.len]) {
+            *out = self.slots[usize::from(via) % MAX_VARS];
+        }
+        SlotMap {
+            slots,
+            len: child.len,
+        }
+    }
+
+    /// The number of mapped variables.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is mapped.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_dedups_and_renames() {
+        const CHILD: VarTable = VarTable::new().with("d").with("heads");
+        const PARENT: VarTable = VarTable::new()
+            .with("d_model")
+            .merge(&CHILD, &[("d", "d_model")]);
+        assert_eq!(PARENT.names(), &["d_model", "heads"]);
+        const MAP: SlotMap = PARENT.map_of(&CHILD, &[("d", "d_model")]);
+        assert_eq!((MAP.get(0), MAP.get(1)), (0, 1));
+        let id = PARENT.identity();
+        let composed = id.then(&MAP);
+        assert_eq!((composed.get(0), composed.get(1)), (0, 1));
+    }
+}
