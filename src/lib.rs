@@ -17,3 +17,7 @@
 #![deny(missing_docs)]
 
 pub use shapes_core::*;
+
+/// `#[derive(Shaped)]`: see [`Shaped`].
+#[cfg(feature = "derive")]
+pub use shapes_derive::Shaped;

@@ -21,6 +21,7 @@
 
 mod broadcast;
 mod expr;
+mod parse;
 #[doc(hidden)]
 pub mod private;
 mod shape;
@@ -37,8 +38,9 @@ pub use broadcast::{
 pub use expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
+pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
 pub use verify::{
     Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
-    ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,
+    ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,
 };

@@ -5,7 +5,8 @@ pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
 pub use crate::verify::{
-    Checker, FieldInfo, HasShape, MAX_VARS, Segment, SlotExpr, SlotMap, StaticShape, VarTable,
+    Checker, FieldInfo, HasShape, MAX_VARS, Segment, Shaped, SlotExpr, SlotMap, StaticItem,
+    StaticShape, VarTable, closest, static_matches,
 };
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};

@@ -1,5 +1,40 @@
-//! Procedural macros for the [`shapes`](https://docs.rs/shapes) crate.
+//! Procedural macros for the [`shapes`](https://docs.rs/shapes) crate: `#[derive(Shaped)]`.
 //!
-//! Use them through the facade crate `shapes`, which re-exports them; this crate is an
-//! implementation detail with no stable API of its own yet.
+//! Use them through the facade crate `shapes`, which re-exports them. Every shape string is
+//! parsed here, at compile time, by the same parser `shapes` uses at run time; a bad string is
+//! a compile error at the attribute.
+//!
+//! The derive is split like thiserror's: `attr` reads the attributes, `ast` builds a typed view
+//! of the struct, `valid` runs the static checks (collecting every error, serde's `Ctxt`), and
+//! `expand` generates the code.
 #![forbid(unsafe_code)]
+
+mod ast;
+mod attr;
+mod ctxt;
+mod expand;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Derives `shapes::Shaped`: see the `shapes` crate's documentation of `Shaped`.
+#[proc_macro_derive(Shaped, attributes(shape, shapes))]
+pub fn derive_shaped(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let cx = ctxt::Ctxt::default();
+    let expanded = match ast::Input::from_syn(&cx, &input) {
+        Some(view) => {
+            valid::check(&cx, &view);
+            expand::derive(&view)
+        }
+        None => proc_macro2::TokenStream::new(),
+    };
+    match cx.check() {
+        Ok(()) => expanded.into(),
+        Err(errors) => {
+            let mut out = errors.to_compile_error();
+            out.extend(expand::stub(&input));
+            out.into()
+        }
+    }
+}

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use smallvec::SmallVec;
 
 use super::bindings::{Bindings, Value};
-use super::error::{Provenance, ShapeError, ShapeErrorKind};
+use super::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
 use super::path::{FieldPath, MAX_DEPTH, Origin, OriginKind, RawOrigin, Segment};
 use super::plan::{Eval, FieldInfo, SlotExpr};
 use super::vars::{MAX_VARS, SlotMap, VarTable};
@@ -333,7 +333,7 @@ impl Checker {
         provenance: Vec<Provenance>,
     ) -> ShapeError {
         let pattern = (!self.field.pattern.is_empty()).then_some(self.field.pattern);
-        ShapeError {
+        ShapeErrorDetails {
             path: self.current_path(),
             axis,
             pattern,
@@ -341,6 +341,7 @@ impl Checker {
             kind,
             provenance,
         }
+        .into()
     }
 
     /// Records an error; in a quiet pass only notes that one exists.
@@ -648,7 +649,11 @@ impl Checker {
 }
 
 /// The candidate closest to `name` by edit distance, when it is close enough to be a typo.
-pub(crate) fn closest(name: &str, candidates: &[&str]) -> Option<String> {
+///
+/// ```
+/// assert_eq!(shapes::__private::closest("head", &["heads"]), Some("heads".into()));
+/// ```
+pub fn closest(name: &str, candidates: &[&str]) -> Option<String> {
     let best = candidates
         .iter()
         .map(|c| (edit_distance(name, c), *c))

@@ -99,8 +99,42 @@ pub enum ShapeErrorKind {
 ///   heads = 12 bound by Model.layers[0].w_q axis 1; head_dim = 64 bound by Model.layers[0].b_q axis 0
 ///   shape is (768, 512), pattern (d_model, heads * head_dim)
 /// ```
+///
+/// The details live behind one box (a `ShapeError` is a pointer wide, so `Result<_,
+/// ShapeError>` stays small); they are reached through `Deref`: `err.path`, `err.axis`,
+/// `err.kind`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShapeError {
+pub struct ShapeError(Box<ShapeErrorDetails>);
+
+impl std::ops::Deref for ShapeError {
+    type Target = ShapeErrorDetails;
+    fn deref(&self) -> &ShapeErrorDetails {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ShapeError {
+    fn deref_mut(&mut self) -> &mut ShapeErrorDetails {
+        &mut self.0
+    }
+}
+
+impl From<ShapeErrorDetails> for ShapeError {
+    fn from(details: ShapeErrorDetails) -> Self {
+        ShapeError(Box::new(details))
+    }
+}
+
+impl ShapeError {
+    /// The details by value.
+    pub fn into_details(self) -> ShapeErrorDetails {
+        *self.0
+    }
+}
+
+/// The contents of a [`ShapeError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShapeErrorDetails {
     /// The field (or pseudo-field for `where` clauses) the error is about.
     pub path: FieldPath,
     /// The axis, when the error is about one dim.
@@ -115,16 +149,16 @@ pub struct ShapeError {
     pub provenance: Vec<Provenance>,
 }
 
-impl ShapeError {
+impl ShapeErrorDetails {
     /// The found size at the error's axis, when there is one.
     ///
     /// ```
-    /// use shapes::{FieldPath, ShapeError, ShapeErrorKind, Shape};
-    /// let e = ShapeError {
+    /// use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind, Shape};
+    /// let e = ShapeError::from(ShapeErrorDetails {
     ///     path: FieldPath::new("M", &[]), axis: Some(1), pattern: Some("(a, 3)"),
     ///     shape: Some(Shape::from([2, 4])), kind: ShapeErrorKind::Literal { expected: 3 },
     ///     provenance: vec![],
-    /// };
+    /// });
     /// assert_eq!(e.found(), Some(4));
     /// assert_eq!(e.to_string(), "M: axis 1 expected 3, found 4\n  shape is (2, 4), pattern (a, 3)");
     /// ```
@@ -135,6 +169,12 @@ impl ShapeError {
 }
 
 impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for ShapeErrorDetails {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.path)?;
         let found = self.found();
@@ -236,9 +276,10 @@ impl std::error::Error for ShapeError {}
 /// Every mismatch found by one verification, in declaration order.
 ///
 /// ```
-/// # use shapes::{FieldPath, ShapeError, ShapeErrorKind, ShapeErrors};
-/// # let e = ShapeError { path: FieldPath::new("M", &[]), axis: None, pattern: None, shape: None,
-/// #     kind: ShapeErrorKind::Missing { tensor: "w".into() }, provenance: vec![] };
+/// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+/// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("M", &[]), axis: None,
+/// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into() },
+/// #     provenance: vec![] });
 /// let errs = ShapeErrors::from(vec![e.clone(), e]);
 /// assert_eq!(errs.len(), 2);
 /// assert!(errs.to_string().starts_with("2 shape errors:"));

@@ -7,13 +7,15 @@ mod has_shape;
 mod path;
 mod plan;
 mod shaped;
+mod static_check;
 mod vars;
 
 pub use bindings::{Binding, Bindings, Value};
-pub use checker::Checker;
-pub use error::{Provenance, ShapeError, ShapeErrorKind, ShapeErrors};
+pub use checker::{Checker, closest};
+pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use has_shape::{Dims, Element, HasShape, StaticShape};
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
 pub use shaped::Shaped;
+pub use static_check::{StaticItem, static_matches};
 pub use vars::{MAX_VARS, SlotMap, VarTable};

@@ -27,9 +27,6 @@ use super::vars::{SlotMap, VarTable};
 /// let err = bad.verify().unwrap_err();
 /// assert!(err.to_string().starts_with("Linear.bias: axis 0 expected d_out = 4, found 5"));
 /// ```
-// `Bindings` (the `Ok` side) is larger than `ShapeError`, so boxing the error would not make
-// these results smaller; the success path returns the bindings inline without allocating.
-#[allow(clippy::result_large_err)]
 pub trait Shaped {
     /// Every variable of this struct's scope: its own, then its nested structs' (transitively).
     #[doc(hidden)]
@@ -66,7 +63,6 @@ pub trait Shaped {
     }
 }
 
-#[allow(clippy::result_large_err)]
 fn first(r: Result<Bindings, Vec<ShapeError>>) -> Result<Bindings, ShapeError> {
     r.map_err(|errors| errors.into_iter().next().unwrap_or_else(unreachable_error))
 }
@@ -74,7 +70,7 @@ fn first(r: Result<Bindings, Vec<ShapeError>>) -> Result<Bindings, ShapeError> {
 #[cold]
 fn unreachable_error() -> ShapeError {
     // `run` only fails with at least one error; stay total all the same.
-    ShapeError {
+    super::error::ShapeErrorDetails {
         path: super::path::FieldPath::new("?", &[]),
         axis: None,
         pattern: None,
@@ -84,6 +80,7 @@ fn unreachable_error() -> ShapeError {
         },
         provenance: Vec::new(),
     }
+    .into()
 }
 
 /// The pass loop shared by every entry point. With `report` false, errors are only counted

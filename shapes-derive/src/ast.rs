@@ -1,0 +1,280 @@
+//! The typed view of a `#[derive(Shaped)]` input: fields, how each is reached, its pattern.
+
+use proc_macro2::Span;
+use shapes_core::{DimExpr, Pattern};
+use syn::{Data, DeriveInput, Fields, GenericArgument, LitStr, PathArguments, Type};
+
+use crate::attr::{self, FieldAttr, StructAttr};
+use crate::ctxt::Ctxt;
+
+pub struct Input<'a> {
+    pub ident: &'a syn::Ident,
+    pub generics: &'a syn::Generics,
+    pub attrs: StructAttr,
+    pub fields: Vec<Field>,
+    /// Parsed `where` equations: (lhs, rhs, the attribute string).
+    pub wheres: Vec<(DimExpr, DimExpr, LitStr)>,
+}
+
+pub struct Field {
+    pub member: syn::Member,
+    /// The name used in error paths: `w_q`, or `0` for a tuple field.
+    pub name: String,
+    pub attr: FieldAttr,
+    /// How to get from the field to each tensor (or nested struct) it holds.
+    pub access: Access,
+    pub kind: Kind,
+}
+
+pub enum Kind {
+    /// A tensor field with its parsed pattern.
+    Tensor { pattern: Pattern, lit: LitStr },
+    /// Nested `Shaped` structs.
+    Nested,
+}
+
+/// The wrappers between a field and its tensors, read from the field's type.
+pub enum Access {
+    /// `Option<X>`: checked when `Some`.
+    Option(Box<Access>),
+    /// `Vec<X>`, `[X; N]`, `&[X]`, `Box<[X]>`: each element checked.
+    Seq(Box<Access>),
+    /// `Box<X>`, `&X`, `Rc<X>`, `Arc<X>`.
+    Deref(Box<Access>),
+    /// The tensor (or nested struct) type itself.
+    Leaf(Box<Type>),
+}
+
+impl Access {
+    pub fn leaf(&self) -> &Type {
+        match self {
+            Access::Option(a) | Access::Seq(a) | Access::Deref(a) => a.leaf(),
+            Access::Leaf(t) => t,
+        }
+    }
+
+    pub fn has_seq(&self) -> bool {
+        match self {
+            Access::Seq(_) => true,
+            Access::Option(a) | Access::Deref(a) => a.has_seq(),
+            Access::Leaf(_) => false,
+        }
+    }
+}
+
+impl<'a> Input<'a> {
+    pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        let data = match &input.data {
+            Data::Struct(s) => s,
+            Data::Enum(e) => {
+                cx.error_at(
+                    e.enum_token.span,
+                    "#[derive(Shaped)] works on structs only: an enum's variants have different fields, so there is no one set of shapes to verify",
+                );
+                return None;
+            }
+            Data::Union(u) => {
+                cx.error_at(
+                    u.union_token.span,
+                    "#[derive(Shaped)] works on structs only, not unions",
+                );
+                return None;
+            }
+        };
+        let attrs = attr::struct_attr(cx, &input.attrs);
+        let raw: Vec<&syn::Field> = match &data.fields {
+            Fields::Named(f) => f.named.iter().collect(),
+            Fields::Unnamed(f) => f.unnamed.iter().collect(),
+            Fields::Unit => Vec::new(),
+        };
+        let mut fields = Vec::new();
+        for (i, field) in raw.into_iter().enumerate() {
+            let attr = attr::field_attr(cx, &field.attrs);
+            let Some(span) = attr.span else { continue };
+            let (member, name) = match &field.ident {
+                Some(id) => (syn::Member::Named(id.clone()), id.to_string()),
+                None => (
+                    syn::Member::Unnamed(syn::Index {
+                        index: i as u32,
+                        span,
+                    }),
+                    i.to_string(),
+                ),
+            };
+            let kind = match (&attr.pattern, attr.nested) {
+                (Some(lit), None) => match shapes_core::parse_pattern(&lit.value()) {
+                    Ok(pattern) => Kind::Tensor {
+                        pattern,
+                        lit: lit.clone(),
+                    },
+                    Err(e) => {
+                        cx.error_at(
+                            lit.span(),
+                            format!(
+                                "invalid shape pattern: {}\n{}",
+                                e.message(),
+                                caret(&lit.value(), e.offset())
+                            ),
+                        );
+                        continue;
+                    }
+                },
+                (Some(lit), Some(_)) => {
+                    cx.error_at(
+                        lit.span(),
+                        "a field is either a tensor with a pattern or `nested`, not both",
+                    );
+                    continue;
+                }
+                (None, Some(_)) => Kind::Nested,
+                (None, None) => continue,
+            };
+            if matches!(kind, Kind::Tensor { .. }) {
+                let misplaced = attr
+                    .own_scope
+                    .or_else(|| attr.renames.first().map(|(inner, _)| inner.span()));
+                if let Some(at) = misplaced {
+                    cx.error_at(at, "`scope` and `rename` apply to `nested` fields only");
+                }
+            }
+            let nested = matches!(kind, Kind::Nested);
+            fields.push(Field {
+                member,
+                name,
+                access: access_of(&field.ty, nested),
+                attr,
+                kind,
+            });
+        }
+        let mut wheres = Vec::new();
+        for lit in &attrs.wheres {
+            match parse_where(&lit.value()) {
+                Ok((l, r)) => wheres.push((l, r, lit.clone())),
+                Err((message, offset)) => cx.error_at(
+                    lit.span(),
+                    format!(
+                        "invalid where clause: {message}\n{}",
+                        caret(&lit.value(), offset)
+                    ),
+                ),
+            }
+        }
+        Some(Input {
+            ident: &input.ident,
+            generics: &input.generics,
+            attrs,
+            fields,
+            wheres,
+        })
+    }
+}
+
+/// The input with a caret under byte `offset`, for messages about a string literal (a proc
+/// macro cannot point inside a literal on stable Rust).
+pub fn caret(input: &str, offset: usize) -> String {
+    let col = input
+        .char_indices()
+        .take_while(|&(i, _)| i < offset)
+        .count();
+    format!("  {input}\n  {}^", " ".repeat(col))
+}
+
+/// Splits `lhs = rhs` at its top-level `=` and parses both sides as dims.
+fn parse_where(s: &str) -> Result<(DimExpr, DimExpr), (String, usize)> {
+    let bytes = s.as_bytes();
+    let mut eq = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'=' {
+            continue;
+        }
+        let prev = i.checked_sub(1).and_then(|j| bytes.get(j)).copied();
+        let next = bytes.get(i + 1).copied();
+        if matches!(prev, Some(b'<' | b'>' | b'!' | b'=')) || next == Some(b'=') {
+            return Err(("only `=` is supported in a where clause".into(), i));
+        }
+        if eq.is_some() {
+            return Err(("a where clause has one `=`".into(), i));
+        }
+        eq = Some(i);
+    }
+    let Some(eq) = eq else {
+        return Err(("expected an equation `lhs = rhs`".into(), s.len()));
+    };
+    let side = |start: usize, text: &str| -> Result<DimExpr, (String, usize)> {
+        // Parse the side as a one-dim pattern so the dim grammar is exactly the fields' one.
+        let wrapped = format!("({text})");
+        let pattern = shapes_core::parse_pattern(&wrapped)
+            .map_err(|e| (e.message(), (start + e.offset()).saturating_sub(1)))?;
+        match <[shapes_core::Item; 1]>::try_from(pattern.items) {
+            Ok([shapes_core::Item::Dim(d)]) => Ok(d),
+            _ => Err((
+                "each side of a where clause is one dim expression".into(),
+                start,
+            )),
+        }
+    };
+    Ok((side(0, &s[..eq])?, side(eq + 1, &s[eq + 1..])?))
+}
+
+/// Reads the wrappers off a field type. For a nested field, arrays are always collections; for
+/// a tensor field, an array whose innermost element is a primitive number is data with a
+/// static shape (`[[f32; 4]; 3]`), not a collection.
+fn access_of(ty: &Type, nested: bool) -> Access {
+    match ty {
+        Type::Paren(p) => access_of(&p.elem, nested),
+        Type::Group(g) => access_of(&g.elem, nested),
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => Access::Seq(Box::new(access_of(&s.elem, nested))),
+            elem => Access::Deref(Box::new(access_of(elem, nested))),
+        },
+        Type::Array(a) if nested || !is_data_array(ty) => {
+            Access::Seq(Box::new(access_of(&a.elem, nested)))
+        }
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return Access::Leaf(Box::new(ty.clone()));
+            };
+            let arg = match &last.arguments {
+                PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+                    Some(GenericArgument::Type(t)) => Some(t),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match (last.ident.to_string().as_str(), arg) {
+                ("Option", Some(t)) => Access::Option(Box::new(access_of(t, nested))),
+                ("Vec", Some(t)) => Access::Seq(Box::new(access_of(t, nested))),
+                ("Box" | "Rc" | "Arc", Some(Type::Slice(s))) => {
+                    Access::Seq(Box::new(access_of(&s.elem, nested)))
+                }
+                ("Box" | "Rc" | "Arc", Some(t)) => Access::Deref(Box::new(access_of(t, nested))),
+                _ => Access::Leaf(Box::new(ty.clone())),
+            }
+        }
+        _ => Access::Leaf(Box::new(ty.clone())),
+    }
+}
+
+const PRIMITIVES: &[&str] = &[
+    "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+    "usize", "bool",
+];
+
+/// `[E; N]`, `[[E; M]; N]`, … with `E` a primitive number: a data array with a static shape.
+pub fn is_data_array(ty: &Type) -> bool {
+    match ty {
+        Type::Array(a) => match &*a.elem {
+            Type::Array(_) => is_data_array(&a.elem),
+            Type::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|id| PRIMITIVES.contains(&id.to_string().as_str())),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+pub fn span_of_field(field: &Field) -> Span {
+    field.attr.span.unwrap_or_else(Span::call_site)
+}

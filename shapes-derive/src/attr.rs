@@ -1,0 +1,165 @@
+//! `#[shape(...)]` and `#[shapes(...)]`: attribute syntax into plain data, errors collected.
+
+use proc_macro2::Span;
+use syn::parse::ParseStream;
+use syn::{Attribute, Ident, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+
+/// What `#[shape(...)]` on a field says.
+#[derive(Default)]
+pub struct FieldAttr {
+    /// The pattern string, as written.
+    pub pattern: Option<LitStr>,
+    /// `nested`: the field holds `Shaped` structs checked in this struct's scope.
+    pub nested: Option<Span>,
+    /// `scope = "own"`: each nested struct is checked in a scope of its own.
+    pub own_scope: Option<Span>,
+    /// `rename(inner = "outer", …)`: a nested struct's variable `inner` is this struct's `outer`.
+    pub renames: Vec<(LitStr, LitStr)>,
+    /// The attribute itself, for errors about it as a whole.
+    pub span: Option<Span>,
+}
+
+/// What `#[shapes(...)]` on the struct says.
+#[derive(Default)]
+pub struct StructAttr {
+    /// `where = "lhs = rhs"` equations.
+    pub wheres: Vec<LitStr>,
+    /// `given = "a, b"`: variables the caller binds through `verify_with`.
+    pub given: Vec<LitStr>,
+    /// `crate = "path"`: where the `shapes` crate is.
+    pub crate_path: Option<syn::Path>,
+}
+
+const FIELD_KEYS: &str =
+    "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`";
+const STRUCT_KEYS: &str = "`where = \"…\"`, `given = \"…\"`, `crate = \"…\"`";
+
+pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {
+    let mut out = FieldAttr::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("shape")) {
+        if out.span.is_some() {
+            cx.error_spanned(attr, "duplicate #[shape] attribute: put everything in one");
+            continue;
+        }
+        out.span = Some(span_of(attr));
+        if !matches!(attr.meta, syn::Meta::List(_)) {
+            cx.error_spanned(
+                attr,
+                "#[shape] needs an argument: a pattern string like #[shape(\"(batch, d_model)\")], or `nested`",
+            );
+            continue;
+        }
+        if let Err(e) = attr.parse_args_with(|input: ParseStream| parse_field_args(input, &mut out))
+        {
+            cx.syn_error(e);
+        } else if out.pattern.is_none() && out.nested.is_none() {
+            cx.error_spanned(
+                attr,
+                "#[shape(...)] needs a pattern string like \"(batch, d_model)\", or `nested`",
+            );
+        }
+    }
+    out
+}
+
+fn span_of(attr: &Attribute) -> Span {
+    use syn::spanned::Spanned;
+    attr.span()
+}
+
+fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> {
+    while !input.is_empty() {
+        if input.peek(LitStr) {
+            let lit: LitStr = input.parse()?;
+            if out.pattern.is_some() {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "a field has one pattern string",
+                ));
+            }
+            out.pattern = Some(lit);
+        } else if input.peek(syn::Lit) {
+            let lit: syn::Lit = input.parse()?;
+            return Err(syn::Error::new(
+                lit.span(),
+                "expected the pattern as a string literal, e.g. #[shape(\"(batch, d_model)\")]",
+            ));
+        } else {
+            let key: Ident = input
+                .parse()
+                .map_err(|e| syn::Error::new(e.span(), format!("expected {FIELD_KEYS}")))?;
+            match key.to_string().as_str() {
+                "nested" => out.nested = Some(key.span()),
+                "scope" => {
+                    input.parse::<Token![=]>()?;
+                    let v: LitStr = input.parse()?;
+                    match v.value().as_str() {
+                        "own" => out.own_scope = Some(v.span()),
+                        "shared" => {}
+                        _ => {
+                            return Err(syn::Error::new(
+                                v.span(),
+                                "scope is \"shared\" (the default: nested variables are this struct's) or \"own\" (each nested struct has its own)",
+                            ));
+                        }
+                    }
+                }
+                "rename" => {
+                    let content;
+                    syn::parenthesized!(content in input);
+                    while !content.is_empty() {
+                        let inner: Ident = content.parse()?;
+                        content.parse::<Token![=]>()?;
+                        let outer: LitStr = content.parse()?;
+                        out.renames
+                            .push((LitStr::new(&inner.to_string(), inner.span()), outer));
+                        if !content.is_empty() {
+                            content.parse::<Token![,]>()?;
+                        }
+                    }
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown key `{other}` in #[shape(...)]; expected {FIELD_KEYS}"),
+                    ));
+                }
+            }
+        }
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+        }
+    }
+    Ok(())
+}
+
+pub fn struct_attr(cx: &Ctxt, attrs: &[Attribute]) -> StructAttr {
+    let mut out = StructAttr::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("shapes")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("where") {
+                out.wheres.push(meta.value()?.parse()?);
+            } else if meta.path.is_ident("given") {
+                out.given.push(meta.value()?.parse()?);
+            } else if meta.path.is_ident("crate") {
+                let lit: LitStr = meta.value()?.parse()?;
+                out.crate_path = Some(lit.parse()?);
+            } else {
+                let key = meta
+                    .path
+                    .get_ident()
+                    .map_or_else(|| "?".to_owned(), ToString::to_string);
+                return Err(meta.error(format!(
+                    "unknown key `{key}` in #[shapes(...)]; expected {STRUCT_KEYS}"
+                )));
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.syn_error(e);
+        }
+    }
+    out
+}

@@ -1,0 +1,10 @@
+use shapes::{Shape, Shaped};
+
+#[derive(Shaped)]
+struct S {
+    #[shape("(n, n)")]
+    #[shape("(n,)")]
+    x: Shape,
+}
+
+fn main() {}

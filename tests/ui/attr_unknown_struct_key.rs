@@ -1,0 +1,10 @@
+use shapes::{Shape, Shaped};
+
+#[derive(Shaped)]
+#[shapes(wher = "n = 2")]
+struct S {
+    #[shape("(n, n)")]
+    x: Shape,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use shapes::{Shape, Shaped};
+
+#[derive(Shaped)]
+enum E {
+    A(Shape),
+}
+
+fn main() {}
