@@ -1,0 +1,710 @@
+//! `Display` for the syntax tree: `{}` writes gorgonia's Unicode notation, `{:#}` the ASCII
+//! spelling. Either parses back to the same tree (`parse(&e.to_string()) == Ok(e)`) for every
+//! tree the parser produces.
+//!
+//! Parentheses are minimal: arrows are right-associative (a left operand that is an arrow is
+//! parenthesised), arithmetic follows precedence and left-associativity (a right operand of
+//! equal precedence is parenthesised so the tree round-trips exactly), and every constraint is
+//! parenthesised as gorgonia prints it: `(D a = 2)`, `((D a = 2) ∧ (Π a > 1))`.
+//!
+//! Differences from gorgonia's printer: a rank-1 pattern is `(5,)`, not `(5)` (which parses as
+//! the same pattern here but reads like grouping), and slices print as numpy writes them
+//! (`a[0:4:2]`, where gorgonia writes `a[0:4~:2]`).
+
+use std::fmt::{self, Display, Formatter};
+
+use super::ast::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Operand, Pattern, Pred, SliceSpec};
+
+/// Binding strength of an expression form, loosest first.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Arrow,
+    Concat,
+    Prefix,
+    Postfix,
+    Atom,
+}
+
+fn level(e: &Expr) -> Level {
+    match e {
+        Expr::Arrow(..) => Level::Arrow,
+        Expr::Concat(..) => Level::Concat,
+        Expr::Transpose(..) | Expr::Reduce(..) | Expr::Repeat(..) => Level::Prefix,
+        Expr::Slice(..) => Level::Postfix,
+        Expr::Pattern(_)
+        | Expr::Var(_)
+        | Expr::Compound(..)
+        | Expr::Axes(_)
+        | Expr::Sizes(_)
+        | Expr::Slices(_)
+        | Expr::Broadcast(..) => Level::Atom,
+    }
+}
+
+/// Superscript digits for the Unicode axis notation: `12` → `¹²`.
+fn superscript(n: usize) -> String {
+    n.to_string()
+        .chars()
+        .map(|c| match c {
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            _ => '⁹',
+        })
+        .collect()
+}
+
+fn join(f: &mut Formatter<'_>, xs: &[usize], sep: &str) -> fmt::Result {
+    for (i, x) in xs.iter().enumerate() {
+        if i > 0 {
+            f.write_str(sep)?;
+        }
+        write!(f, "{x}")?;
+    }
+    Ok(())
+}
+
+/// The printer state: only which spelling to use.
+#[derive(Clone, Copy)]
+struct P {
+    ascii: bool,
+}
+
+impl P {
+    fn pick(self, unicode: &'static str, ascii: &'static str) -> &'static str {
+        if self.ascii { ascii } else { unicode }
+    }
+
+    /// `e`, parenthesised when it binds looser than `min`.
+    fn expr(self, f: &mut Formatter<'_>, e: &Expr, min: Level) -> fmt::Result {
+        if level(e) < min {
+            f.write_str("(")?;
+            self.expr(f, e, Level::Arrow)?;
+            return f.write_str(")");
+        }
+        match e {
+            Expr::Pattern(p) => self.pattern(f, p),
+            Expr::Var(n) => write!(f, "{n}"),
+            Expr::Arrow(from, to) => {
+                self.expr(f, from, Level::Concat)?;
+                f.write_str(self.pick(" → ", " -> "))?;
+                self.expr(f, to, Level::Arrow)
+            }
+            Expr::Compound(e, p) => {
+                f.write_str("{ ")?;
+                self.expr(f, e, Level::Arrow)?;
+                f.write_str(" | ")?;
+                self.pred(f, p)?;
+                f.write_str(" }")
+            }
+            Expr::Axes(axes) => {
+                f.write_str("X[")?;
+                join(f, axes, " ")?;
+                f.write_str("]")
+            }
+            Expr::Sizes(sizes) => {
+                f.write_str("Sz[")?;
+                join(f, sizes, " ")?;
+                f.write_str("]")
+            }
+            Expr::Slices(specs) => self.slices(f, specs),
+            Expr::Slice(e, index) => {
+                self.expr(f, e, Level::Postfix)?;
+                match &**index {
+                    Expr::Slices(specs) => self.slices(f, specs),
+                    Expr::Var(n) => write!(f, "[{n}]"),
+                    // Not produced by the parser; printed as readably as possible.
+                    other => {
+                        f.write_str("[")?;
+                        self.expr(f, other, Level::Arrow)?;
+                        f.write_str("]")
+                    }
+                }
+            }
+            Expr::Transpose(axes, e) => {
+                if self.ascii {
+                    f.write_str("T^(")?;
+                    join(f, axes, " ")?;
+                    f.write_str(") ")?;
+                } else {
+                    f.write_str("T⁽")?;
+                    for (i, a) in axes.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(" ")?;
+                        }
+                        f.write_str(&superscript(*a))?;
+                    }
+                    f.write_str("⁾ ")?;
+                }
+                self.expr(f, e, Level::Prefix)
+            }
+            Expr::Reduce(axis, e) => {
+                f.write_str("/")?;
+                self.axis(f, *axis)?;
+                if self.ascii {
+                    f.write_str(" ")?;
+                }
+                self.expr(f, e, Level::Prefix)
+            }
+            Expr::Broadcast(a, b) => {
+                f.write_str("(")?;
+                self.expr(f, a, Level::Arrow)?;
+                f.write_str(self.pick("||", " || "))?;
+                self.expr(f, b, Level::Arrow)?;
+                f.write_str(")")
+            }
+            Expr::Repeat(axis, repeats, e) => {
+                f.write_str("Repeat")?;
+                self.axis(f, *axis)?;
+                f.write_str("{[")?;
+                join(f, repeats, " ")?;
+                f.write_str("]} ")?;
+                self.expr(f, e, Level::Prefix)
+            }
+            Expr::Concat(axis, a, b) => {
+                self.expr(f, a, Level::Concat)?;
+                write!(f, " :{{{axis}}}: ")?;
+                self.expr(f, b, Level::Prefix)
+            }
+        }
+    }
+
+    /// The operand of a keyword operator (`D`, `Π`, `Σ`, `∀`, `K`): a prefix expression,
+    /// parenthesised when it starts with `[` (after an ASCII keyword, `D [0]` reads as the
+    /// dim `D` indexed).
+    fn keyword_operand(self, f: &mut Formatter<'_>, e: &Expr) -> fmt::Result {
+        fn starts_with_bracket(e: &Expr) -> bool {
+            match e {
+                Expr::Slices(_) => true,
+                Expr::Slice(base, _) => starts_with_bracket(base),
+                _ => false,
+            }
+        }
+        if starts_with_bracket(e) {
+            f.write_str("(")?;
+            self.expr(f, e, Level::Arrow)?;
+            f.write_str(")")
+        } else {
+            self.expr(f, e, Level::Prefix)
+        }
+    }
+
+    fn axis(self, f: &mut Formatter<'_>, axis: Axis) -> fmt::Result {
+        match (axis, self.ascii) {
+            (Axis::One(n), false) => f.write_str(&superscript(n)),
+            (Axis::One(n), true) => write!(f, "^{n}"),
+            (Axis::All, false) => f.write_str("⁼"),
+            (Axis::All, true) => f.write_str("^="),
+        }
+    }
+
+    fn slices(self, f: &mut Formatter<'_>, specs: &[SliceSpec]) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, s) in specs.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{s}")?;
+        }
+        f.write_str("]")
+    }
+
+    fn pattern(self, f: &mut Formatter<'_>, p: &Pattern) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, item) in p.items.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            self.item(f, item)?;
+        }
+        if p.items.len() == 1 {
+            f.write_str(",")?;
+        }
+        f.write_str(")")
+    }
+
+    fn item(self, f: &mut Formatter<'_>, item: &Item) -> fmt::Result {
+        match item {
+            Item::Dim(d) => self.dim(f, d, 0),
+            Item::Any => f.write_str("_"),
+            Item::Ellipsis => f.write_str(self.pick("…", "...")),
+            Item::Variadic(n) => write!(f, "*{n}"),
+            Item::Broadcast(d @ (DimExpr::Var(_) | DimExpr::Lit(_))) => {
+                f.write_str("#")?;
+                self.dim(f, d, 0)
+            }
+            // Not produced by the parser (`#` takes a name or an integer).
+            Item::Broadcast(d) => {
+                f.write_str("#(")?;
+                self.dim(f, d, 0)?;
+                f.write_str(")")
+            }
+        }
+    }
+
+    /// A size, parenthesised when its operator binds looser than `min` (a precedence from
+    /// [`ArithOp::precedence`]; 0 means never).
+    fn dim(self, f: &mut Formatter<'_>, d: &DimExpr, min: u8) -> fmt::Result {
+        match d {
+            DimExpr::Lit(n) => write!(f, "{n}"),
+            DimExpr::Var(n) => write!(f, "{n}"),
+            DimExpr::Bin(op, lhs, rhs) => {
+                let prec = op.precedence();
+                let paren = prec < min;
+                if paren {
+                    f.write_str("(")?;
+                }
+                self.dim(f, lhs, prec)?;
+                f.write_str(match (op, self.ascii) {
+                    (ArithOp::Add, _) => " + ",
+                    (ArithOp::Sub, _) => " - ",
+                    (ArithOp::Mul, false) => " × ",
+                    (ArithOp::Mul, true) => " * ",
+                    (ArithOp::Div, _) => " / ",
+                    (ArithOp::FloorDiv, false) => " ÷ ",
+                    (ArithOp::FloorDiv, true) => " // ",
+                    (ArithOp::Rem, _) => " % ",
+                })?;
+                // Left-associative: an equal-precedence right operand needs parentheses.
+                self.dim(f, rhs, prec + 1)?;
+                if paren {
+                    f.write_str(")")?;
+                }
+                Ok(())
+            }
+            DimExpr::Rank(e) => {
+                f.write_str("D ")?;
+                self.keyword_operand(f, e)
+            }
+            DimExpr::Prod(e) => {
+                f.write_str(self.pick("Π ", "prod "))?;
+                self.keyword_operand(f, e)
+            }
+            DimExpr::Sum(e) => {
+                f.write_str(self.pick("Σ ", "sum "))?;
+                self.keyword_operand(f, e)
+            }
+            DimExpr::Index(e, i) => {
+                match &**e {
+                    Expr::Var(n) => write!(f, "{n}")?,
+                    Expr::Pattern(p) => self.pattern(f, p)?,
+                    // Not produced by the parser (only a name or a pattern is indexed).
+                    other => {
+                        f.write_str("(")?;
+                        self.expr(f, other, Level::Arrow)?;
+                        f.write_str(")")?;
+                    }
+                }
+                write!(f, "[{i}]")
+            }
+        }
+    }
+
+    fn pred(self, f: &mut Formatter<'_>, p: &Pred) -> fmt::Result {
+        f.write_str("(")?;
+        match p {
+            Pred::Cmp(op, lhs, rhs) => {
+                self.operand(f, lhs)?;
+                f.write_str(match (op, self.ascii) {
+                    (CmpOp::Eq, _) => " = ",
+                    (CmpOp::Ne, false) => " ≠ ",
+                    (CmpOp::Ne, true) => " != ",
+                    (CmpOp::Lt, _) => " < ",
+                    (CmpOp::Le, false) => " ≤ ",
+                    (CmpOp::Le, true) => " <= ",
+                    (CmpOp::Gt, _) => " > ",
+                    (CmpOp::Ge, false) => " ≥ ",
+                    (CmpOp::Ge, true) => " >= ",
+                })?;
+                self.operand(f, rhs)?;
+            }
+            Pred::Broadcastable(a, b) => {
+                f.write_str("K ")?;
+                self.keyword_operand(f, a)?;
+                f.write_str(self.pick(" ⚟ K ", " ~ K "))?;
+                self.keyword_operand(f, b)?;
+            }
+            Pred::And(a, b) => {
+                self.pred(f, a)?;
+                f.write_str(self.pick(" ∧ ", " && "))?;
+                self.pred(f, b)?;
+            }
+            Pred::Or(a, b) => {
+                self.pred(f, a)?;
+                f.write_str(self.pick(" ∨ ", " || "))?;
+                self.pred(f, b)?;
+            }
+        }
+        f.write_str(")")
+    }
+
+    fn operand(self, f: &mut Formatter<'_>, o: &Operand) -> fmt::Result {
+        match o {
+            Operand::Size(d) => self.dim(f, d, 0),
+            Operand::ForAll(e) => {
+                f.write_str(self.pick("∀ ", "all "))?;
+                self.keyword_operand(f, e)
+            }
+        }
+    }
+}
+
+fn printer(f: &Formatter<'_>) -> P {
+    P {
+        ascii: f.alternate(),
+    }
+}
+
+/// `{}`: `(a, b) → (b, c) → (a, c)`; `{:#}`: `(a, b) -> (b, c) -> (a, c)`.
+///
+/// ```
+/// let e = shapes::parse("{ a -> b | (prod a = prod b) }").unwrap();
+/// assert_eq!(e.to_string(), "{ a → b | (Π a = Π b) }");
+/// assert_eq!(format!("{e:#}"), "{ a -> b | (prod a = prod b) }");
+/// ```
+impl Display for Expr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        printer(f).expr(f, self, Level::Arrow)
+    }
+}
+
+/// `(a, 2, heads × head_dim)`; rank 1 is `(5,)`, a scalar `()`.
+///
+/// ```
+/// let p = shapes::parse_pattern("(#b, h * d, ...)").unwrap();
+/// assert_eq!(p.to_string(), "(#b, h × d, …)");
+/// assert_eq!(format!("{p:#}"), "(#b, h * d, ...)");
+/// ```
+impl Display for Pattern {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        printer(f).pattern(f, self)
+    }
+}
+
+/// One item as it appears in a pattern: `heads × head_dim`, `_`, `…`, `*batch`, `#n`.
+///
+/// ```
+/// assert_eq!(shapes::Item::Ellipsis.to_string(), "…");
+/// assert_eq!(format!("{:#}", shapes::Item::Ellipsis), "...");
+/// ```
+impl Display for Item {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        printer(f).item(f, self)
+    }
+}
+
+/// A size with minimal parentheses: `(h + 2 × p - k) ÷ s + 1`.
+///
+/// ```
+/// let p = shapes::parse_pattern("((h + 2*p - k) // s + 1)").unwrap();
+/// assert_eq!(p.items[0].to_string(), "(h + 2 × p - k) ÷ s + 1");
+/// assert_eq!(format!("{:#}", p.items[0]), "(h + 2 * p - k) // s + 1");
+/// ```
+impl Display for DimExpr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        printer(f).dim(f, self, 0)
+    }
+}
+
+/// A constraint, parenthesised like gorgonia: `((D a = D b) ∧ (∀ b < ∀ a))`.
+///
+/// ```
+/// let e = shapes::parse("{ a -> b | D a == D b && all b < all a }").unwrap();
+/// let shapes::Expr::Compound(_, p) = e else { unreachable!() };
+/// assert_eq!(p.to_string(), "((D a = D b) ∧ (∀ b < ∀ a))");
+/// assert_eq!(format!("{p:#}"), "((D a = D b) && (all b < all a))");
+/// ```
+impl Display for Pred {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        printer(f).pred(f, self)
+    }
+}
+
+/// One side of a comparison: a size, or `∀ e` (ASCII `all e`).
+///
+/// ```
+/// use shapes::{Expr, Name, Operand};
+/// let o = Operand::ForAll(Expr::Var(Name::new("a")));
+/// assert_eq!(o.to_string(), "∀ a");
+/// assert_eq!(format!("{o:#}"), "all a");
+/// ```
+impl Display for Operand {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        printer(f).operand(f, self)
+    }
+}
+
+/// numpy's notation: `3`, `-1`, `0:2`, `::2`, `:`.
+///
+/// ```
+/// use shapes::SliceSpec;
+/// assert_eq!(SliceSpec::Index(-1).to_string(), "-1");
+/// let r = SliceSpec::Range { start: Some(0), end: None, step: Some(2) };
+/// assert_eq!(r.to_string(), "0::2");
+/// ```
+impl Display for SliceSpec {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match *self {
+            SliceSpec::Index(i) => write!(f, "{i}"),
+            SliceSpec::Range { start, end, step } => {
+                if let Some(s) = start {
+                    write!(f, "{s}")?;
+                }
+                f.write_str(":")?;
+                if let Some(e) = end {
+                    write!(f, "{e}")?;
+                }
+                if let Some(st) = step {
+                    write!(f, ":{st}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::Name;
+
+    fn v(n: &str) -> Expr {
+        Expr::Var(Name::new(n))
+    }
+    fn dv(n: &str) -> DimExpr {
+        DimExpr::Var(Name::new(n))
+    }
+    fn bin(op: ArithOp, a: DimExpr, b: DimExpr) -> DimExpr {
+        DimExpr::Bin(op, Box::new(a), Box::new(b))
+    }
+    fn both<T: Display>(x: &T) -> (String, String) {
+        (format!("{x}"), format!("{x:#}"))
+    }
+    fn s(a: &str, b: &str) -> (String, String) {
+        (a.to_owned(), b.to_owned())
+    }
+
+    #[test]
+    fn patterns() {
+        assert_eq!(both(&Pattern::default()), s("()", "()"));
+        assert_eq!(both(&Pattern::from(&[5usize][..])), s("(5,)", "(5,)"));
+        assert_eq!(
+            both(&Pattern::from(&[2usize, 3][..])),
+            s("(2, 3)", "(2, 3)")
+        );
+        let p = Pattern::new(vec![
+            Item::Variadic(Name::new("b")),
+            Item::Any,
+            Item::Ellipsis,
+            Item::Broadcast(dv("n")),
+            Item::Broadcast(DimExpr::Lit(1)),
+            Item::Dim(bin(ArithOp::Mul, dv("h"), dv("d"))),
+        ]);
+        assert_eq!(
+            both(&p),
+            s("(*b, _, …, #n, #1, h × d)", "(*b, _, ..., #n, #1, h * d)")
+        );
+    }
+
+    #[test]
+    fn arithmetic_uses_minimal_parentheses() {
+        use ArithOp::*;
+        let conv = bin(
+            Add,
+            bin(
+                FloorDiv,
+                bin(
+                    Sub,
+                    bin(Add, dv("h"), bin(Mul, DimExpr::Lit(2), dv("p"))),
+                    dv("k"),
+                ),
+                dv("s"),
+            ),
+            DimExpr::Lit(1),
+        );
+        assert_eq!(
+            both(&conv),
+            s("(h + 2 × p - k) ÷ s + 1", "(h + 2 * p - k) // s + 1")
+        );
+        // Left-associative chains need none; an equal-precedence right operand needs them.
+        assert_eq!(
+            bin(Sub, bin(Sub, dv("a"), dv("b")), dv("c")).to_string(),
+            "a - b - c"
+        );
+        assert_eq!(
+            bin(Sub, dv("a"), bin(Sub, dv("b"), dv("c"))).to_string(),
+            "a - (b - c)"
+        );
+        assert_eq!(
+            bin(Add, dv("a"), bin(Add, dv("b"), dv("c"))).to_string(),
+            "a + (b + c)"
+        );
+        assert_eq!(
+            bin(Mul, dv("a"), bin(Mul, dv("b"), dv("c"))).to_string(),
+            "a × (b × c)"
+        );
+        assert_eq!(
+            bin(Div, dv("a"), bin(Mul, dv("b"), dv("c"))).to_string(),
+            "a / (b × c)"
+        );
+        assert_eq!(
+            bin(Mul, bin(Add, dv("a"), dv("b")), dv("c")).to_string(),
+            "(a + b) × c"
+        );
+        assert_eq!(
+            bin(Add, dv("a"), bin(Rem, dv("b"), dv("c"))).to_string(),
+            "a + b % c"
+        );
+        let rank = DimExpr::Rank(Box::new(v("a")));
+        assert_eq!(
+            both(&bin(Sub, rank, DimExpr::Lit(1))),
+            s("D a - 1", "D a - 1")
+        );
+        let prod = DimExpr::Prod(Box::new(Expr::Pattern(Pattern::new(vec![
+            Item::Dim(dv("a")),
+            Item::Dim(dv("b")),
+        ]))));
+        assert_eq!(both(&prod), s("Π (a, b)", "prod (a, b)"));
+        assert_eq!(both(&DimExpr::Sum(Box::new(v("a")))), s("Σ a", "sum a"));
+        assert_eq!(DimExpr::Index(Box::new(v("a")), -1).to_string(), "a[-1]");
+    }
+
+    #[test]
+    fn arrows_and_shape_operations() {
+        let ab = Expr::arrow(v("a"), v("b"));
+        assert_eq!(
+            both(&Expr::arrow(ab.clone(), v("c"))),
+            s("(a → b) → c", "(a -> b) -> c")
+        );
+        assert_eq!(
+            both(&Expr::arrow(v("c"), ab.clone())),
+            s("c → a → b", "c -> a -> b")
+        );
+        let t = Expr::Transpose(vec![1, 0], Box::new(v("a")));
+        assert_eq!(both(&t), s("T⁽¹ ⁰⁾ a", "T^(1 0) a"));
+        assert_eq!(
+            both(&Expr::Transpose(vec![10], Box::new(v("a")))),
+            s("T⁽¹⁰⁾ a", "T^(10) a")
+        );
+        let r = Expr::Reduce(
+            Axis::One(0),
+            Box::new(Expr::Reduce(Axis::All, Box::new(v("a")))),
+        );
+        assert_eq!(both(&r), s("/⁰/⁼a", "/^0 /^= a"));
+        let rep = Expr::Repeat(Axis::One(0), vec![3], Box::new(v("a")));
+        assert_eq!(both(&rep), s("Repeat⁰{[3]} a", "Repeat^0{[3]} a"));
+        let cat = Expr::Concat(1, Box::new(v("a")), Box::new(v("b")));
+        assert_eq!(both(&cat), s("a :{1}: b", "a :{1}: b"));
+        let nested = Expr::Concat(1, Box::new(v("a")), Box::new(cat.clone()));
+        assert_eq!(nested.to_string(), "a :{1}: (a :{1}: b)");
+        let bc = Expr::Broadcast(Box::new(v("a")), Box::new(v("b")));
+        assert_eq!(both(&bc), s("(a||b)", "(a || b)"));
+        assert_eq!(
+            both(&Expr::Axes(vec![0, 1, 3, 2])),
+            s("X[0 1 3 2]", "X[0 1 3 2]")
+        );
+        assert_eq!(
+            both(&Expr::Sizes(vec![0, 0, 1, 0])),
+            s("Sz[0 0 1 0]", "Sz[0 0 1 0]")
+        );
+        // Prefix forms are parenthesised where a postfix or a prefix operand is needed.
+        let sliced = Expr::Slice(
+            Box::new(t),
+            Box::new(Expr::Slices(vec![SliceSpec::Index(0)])),
+        );
+        assert_eq!(sliced.to_string(), "(T⁽¹ ⁰⁾ a)[0]");
+        assert_eq!(
+            Expr::Reduce(Axis::One(1), Box::new(ab)).to_string(),
+            "/¹(a → b)"
+        );
+    }
+
+    #[test]
+    fn slices() {
+        let r = |start, end, step| SliceSpec::Range { start, end, step };
+        let e = Expr::Slice(
+            Box::new(v("a")),
+            Box::new(Expr::Slices(vec![
+                r(Some(0), Some(2), None),
+                SliceSpec::Index(3),
+                r(None, None, None),
+                r(None, None, Some(-1)),
+                r(Some(1), None, None),
+                r(None, Some(-2), Some(2)),
+            ])),
+        );
+        assert_eq!(e.to_string(), "a[0:2, 3, :, ::-1, 1:, :-2:2]");
+        assert_eq!(
+            Expr::Slice(Box::new(v("a")), Box::new(v("b"))).to_string(),
+            "a[b]"
+        );
+        // After an ASCII keyword, an operand starting with `[` is parenthesised.
+        let d = DimExpr::Rank(Box::new(Expr::Slices(vec![SliceSpec::Index(0)])));
+        assert_eq!(both(&d), s("D ([0])", "D ([0])"));
+    }
+
+    #[test]
+    fn constraints() {
+        let rank = |n| Operand::Size(DimExpr::Rank(Box::new(v(n))));
+        let eq = Pred::Cmp(CmpOp::Eq, rank("a"), Operand::Size(DimExpr::Lit(2)));
+        assert_eq!(both(&eq), s("(D a = 2)", "(D a = 2)"));
+        let gt = Pred::Cmp(
+            CmpOp::Gt,
+            Operand::Size(DimExpr::Prod(Box::new(v("a")))),
+            Operand::Size(DimExpr::Lit(1)),
+        );
+        let and = Pred::And(Box::new(eq.clone()), Box::new(gt));
+        assert_eq!(
+            both(&and),
+            s("((D a = 2) ∧ (Π a > 1))", "((D a = 2) && (prod a > 1))")
+        );
+        let or = Pred::Or(Box::new(and), Box::new(eq));
+        assert_eq!(or.to_string(), "(((D a = 2) ∧ (Π a > 1)) ∨ (D a = 2))");
+        assert_eq!(
+            format!("{or:#}"),
+            "(((D a = 2) && (prod a > 1)) || (D a = 2))"
+        );
+        let k = Pred::Broadcastable(v("a"), v("b"));
+        assert_eq!(both(&k), s("(K a ⚟ K b)", "(K a ~ K b)"));
+        for (op, u, a) in [
+            (CmpOp::Ne, "≠", "!="),
+            (CmpOp::Le, "≤", "<="),
+            (CmpOp::Ge, "≥", ">="),
+            (CmpOp::Lt, "<", "<"),
+        ] {
+            let p = Pred::Cmp(op, Operand::ForAll(v("b")), Operand::ForAll(v("a")));
+            assert_eq!(
+                both(&p),
+                (format!("(∀ b {u} ∀ a)"), format!("(all b {a} all a)"))
+            );
+        }
+        let c = Expr::Compound(
+            Box::new(Expr::arrow(v("a"), v("b"))),
+            Box::new(Pred::Cmp(
+                CmpOp::Eq,
+                Operand::Size(DimExpr::Prod(Box::new(v("a")))),
+                Operand::Size(DimExpr::Prod(Box::new(v("b")))),
+            )),
+        );
+        assert_eq!(
+            both(&c),
+            s("{ a → b | (Π a = Π b) }", "{ a -> b | (prod a = prod b) }")
+        );
+    }
+
+    #[test]
+    fn trees_the_parser_never_builds_still_print() {
+        let odd_index = DimExpr::Index(Box::new(Expr::arrow(v("a"), v("b"))), 0);
+        assert_eq!(odd_index.to_string(), "(a → b)[0]");
+        let odd_broadcast = Item::Broadcast(bin(ArithOp::Add, dv("a"), DimExpr::Lit(1)));
+        assert_eq!(odd_broadcast.to_string(), "#(a + 1)");
+        let odd_slice = Expr::Slice(Box::new(v("a")), Box::new(Expr::Axes(vec![0])));
+        assert_eq!(odd_slice.to_string(), "a[X[0]]");
+    }
+}

@@ -1,0 +1,167 @@
+//! [`ParseError`]: where a shape expression stopped making sense, and why.
+
+use std::fmt;
+
+/// A shape expression or pattern that does not parse.
+///
+/// It knows the byte offset of the problem, what the parser found there and what it expected,
+/// and keeps a copy of the input so that its [`Display`](fmt::Display) can point at the spot:
+///
+/// ```
+/// let err = shapes::parse("(a b)").unwrap_err();
+/// assert_eq!(err.offset(), 3);
+/// assert_eq!(err.found(), "'b'");
+/// assert_eq!(err.expected(), "',' or ')'");
+/// assert_eq!(err.message(), "expected ',' or ')', found 'b' at byte 3");
+/// assert_eq!(err.to_string(), "expected ',' or ')', found 'b' at byte 3\n  (a b)\n     ^");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    input: String,
+    offset: usize,
+    found: String,
+    expected: String,
+}
+
+impl ParseError {
+    pub(crate) fn new(input: &str, offset: usize, found: String, expected: String) -> Self {
+        ParseError {
+            input: input.to_owned(),
+            offset,
+            found,
+            expected,
+        }
+    }
+
+    /// The byte offset in the input where parsing failed (the input's length at its end).
+    ///
+    /// ```
+    /// assert_eq!(shapes::parse("(a,,b)").unwrap_err().offset(), 3);
+    /// ```
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// What the parser found at [`offset`](Self::offset): a quoted token such as `'b'`, or
+    /// `end of input`.
+    ///
+    /// ```
+    /// assert_eq!(shapes::parse("(a, b").unwrap_err().found(), "end of input");
+    /// ```
+    pub fn found(&self) -> &str {
+        &self.found
+    }
+
+    /// What the parser expected there, in words: `',' or ')'`, `a size`, `end of input`, ….
+    ///
+    /// ```
+    /// assert_eq!(shapes::parse("(a, b) x").unwrap_err().expected(), "end of input");
+    /// ```
+    pub fn expected(&self) -> &str {
+        &self.expected
+    }
+
+    /// The input that failed to parse.
+    ///
+    /// ```
+    /// assert_eq!(shapes::parse("(a @ b)").unwrap_err().input(), "(a @ b)");
+    /// ```
+    pub fn input(&self) -> &str {
+        &self.input
+    }
+
+    /// The one-line message, without the input and the caret:
+    /// `expected ',' or ')', found 'b' at byte 3`.
+    ///
+    /// ```
+    /// let err = shapes::parse("(a / 0)").unwrap_err();
+    /// assert_eq!(err.message(), "expected a non-zero divisor, found '0' at byte 5");
+    /// ```
+    pub fn message(&self) -> String {
+        format!(
+            "expected {}, found {} at byte {}",
+            self.expected, self.found, self.offset
+        )
+    }
+}
+
+impl fmt::Display for ParseError {
+    /// The message, then the line of the input holding the error with a caret under the spot.
+    /// The caret's column counts characters, not bytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())?;
+        // The line that holds the offset (inputs are usually one line; a multi-line input shows
+        // only the offending line).
+        let offset = floor_char_boundary(&self.input, self.offset);
+        let before = self.input.get(..offset).unwrap_or("");
+        let after = self.input.get(offset..).unwrap_or("");
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line_end = after.find('\n').map_or(self.input.len(), |i| offset + i);
+        let line = self.input.get(line_start..line_end).unwrap_or("");
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let column = before.get(line_start..).unwrap_or("").chars().count();
+        write!(f, "\n  {line}\n  {}^", " ".repeat(column))
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// The largest char boundary of `s` at or below `i` (offsets the parser reports always are
+/// boundaries; this only guards a hand-built error).
+fn floor_char_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_has_caret_under_the_offset() {
+        let e = ParseError::new("(a b)", 3, "'b'".into(), "',' or ')'".into());
+        assert_eq!(
+            e.to_string(),
+            "expected ',' or ')', found 'b' at byte 3\n  (a b)\n     ^"
+        );
+    }
+
+    #[test]
+    fn caret_counts_chars_not_bytes() {
+        // 'α' is two bytes; '@' is at byte 4 but column 3.
+        let e = ParseError::new("(α @)", 4, "'@'".into(), "x".into());
+        assert_eq!(
+            e.to_string(),
+            "expected x, found '@' at byte 4\n  (α @)\n     ^"
+        );
+    }
+
+    #[test]
+    fn caret_at_end_of_input() {
+        let e = ParseError::new("(a", 2, "end of input".into(), "')'".into());
+        assert_eq!(
+            e.to_string(),
+            "expected ')', found end of input at byte 2\n  (a\n    ^"
+        );
+    }
+
+    #[test]
+    fn multi_line_input_shows_the_offending_line() {
+        let e = ParseError::new("(a,\n b c)", 7, "'c'".into(), "',' or ')'".into());
+        assert_eq!(
+            e.to_string(),
+            "expected ',' or ')', found 'c' at byte 7\n   b c)\n     ^"
+        );
+    }
+
+    #[test]
+    fn offsets_off_a_boundary_do_not_panic() {
+        let e = ParseError::new("α", 1, "x".into(), "y".into());
+        assert!(e.to_string().ends_with("\n  α\n  ^"));
+        let e = ParseError::new("a", 99, "x".into(), "y".into());
+        assert!(e.to_string().ends_with("\n  a\n   ^"));
+    }
+}

@@ -1,0 +1,83 @@
+//! The parser of the shape-expression language (`GRAMMAR.md` is its specification).
+//!
+//! - [`lexer`]: characters to tokens with byte spans (ASCII and Unicode spellings, superscripts);
+//! - [`parser`]: recursive descent with the backtracking the grammar's disambiguation needs;
+//! - [`error`]: [`ParseError`], with the byte offset, what was found and what was expected.
+
+mod error;
+mod lexer;
+mod parser;
+
+use std::str::FromStr;
+
+pub use error::ParseError;
+
+use crate::expr::{Expr, Pattern};
+
+/// Parses a shape expression: a pattern, an arrow, a constraint, a shape operation.
+///
+/// Both spellings of every operator are accepted (`->` / `→`, `*` / `×`, `prod` / `Π`, …), and
+/// the whole input must be one expression: trailing input is an error.
+///
+/// ```
+/// use shapes::{parse, Expr, Name, Pattern, Item, DimExpr};
+///
+/// let matmul = parse("(a, b) -> (b, c) -> (a, c)").unwrap();
+/// assert_eq!(matmul.to_string(), "(a, b) → (b, c) → (a, c)");
+/// let Expr::Arrow(from, _) = &matmul else { panic!("an arrow") };
+/// let a = || Item::Dim(DimExpr::Var(Name::new("a")));
+/// let b = || Item::Dim(DimExpr::Var(Name::new("b")));
+/// assert_eq!(**from, Expr::Pattern(Pattern::new(vec![a(), b()])));
+///
+/// let err = parse("(a, b) x").unwrap_err();
+/// assert_eq!(err.message(), "expected end of input, found 'x' at byte 7");
+/// ```
+pub fn parse(input: &str) -> Result<Expr, ParseError> {
+    parser::parse_expr(input)
+}
+
+/// Parses a pattern `( item, … )` and nothing else: what `#[shape("…")]` accepts.
+///
+/// ```
+/// use shapes::{parse_pattern, Item, Name};
+///
+/// let p = parse_pattern("(*batch, seq, heads * head_dim)").unwrap();
+/// assert_eq!(p.items.len(), 3);
+/// assert_eq!(p.items[0], Item::Variadic(Name::new("batch")));
+/// assert_eq!(p.to_string(), "(*batch, seq, heads × head_dim)");
+/// assert_eq!(parse_pattern("(5)").unwrap().to_string(), "(5,)");
+///
+/// assert!(parse_pattern("a -> a").is_err());
+/// assert_eq!(parse_pattern("(*a, *b)").unwrap_err().offset(), 5);
+/// ```
+pub fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
+    parser::parse_pattern(input)
+}
+
+impl FromStr for Expr {
+    type Err = ParseError;
+
+    /// The same as [`parse`].
+    ///
+    /// ```
+    /// let e: shapes::Expr = "{ a -> b -> b | (prod a = prod b) }".parse().unwrap();
+    /// assert_eq!(e.to_string(), "{ a → b → b | (Π a = Π b) }");
+    /// ```
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        parse(input)
+    }
+}
+
+impl FromStr for Pattern {
+    type Err = ParseError;
+
+    /// The same as [`parse_pattern`].
+    ///
+    /// ```
+    /// let p: shapes::Pattern = "(a, #b, ...)".parse().unwrap();
+    /// assert_eq!(format!("{p:#}"), "(a, #b, ...)");
+    /// ```
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        parse_pattern(input)
+    }
+}
