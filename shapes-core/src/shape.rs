@@ -66,6 +66,14 @@ impl Shape {
         }
     }
 
+    /// The first `rank` dims of `buf`, stored inline (`rank <= INLINE_RANK`).
+    #[inline]
+    pub(crate) fn from_inline(buf: [usize; INLINE_RANK], rank: usize) -> Self {
+        Shape {
+            dims: SmallVec::from_buf_and_len(buf, rank.min(INLINE_RANK)),
+        }
+    }
+
     /// The number of dims (0 for a scalar).
     ///
     /// ```

@@ -19,12 +19,13 @@ use crate::shape::{INLINE_RANK, Shape};
 /// assert_eq!(broadcast_shapes::<&[usize]>(&[]).unwrap(), []);
 /// assert!(broadcast_shapes(&[[3], [4]]).is_err());
 /// ```
+#[inline]
 pub fn broadcast_shapes<S: AsRef<[usize]>>(shapes: &[S]) -> Result<Shape, BroadcastError> {
     let rank = max_rank(shapes);
     if rank <= INLINE_RANK {
         let mut buf = [1usize; INLINE_RANK];
         fill(shapes, &mut buf[..rank])?;
-        Ok(Shape::new(&buf[..rank]))
+        Ok(Shape::from_inline(buf, rank))
     } else {
         let mut buf = vec![1usize; rank];
         fill(shapes, &mut buf)?;
