@@ -146,6 +146,11 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
         .filter_map(|f| static_check(&g, input, f))
         .collect();
 
+    // Each own variable's scope slot, looked up once per call rather than at every use.
+    let slots = (0..g.own.len()).map(|l| {
+        let v = slot_ident(l);
+        quote!(let #v = __map.get(#l);)
+    });
     let ident = input.ident;
     let name = ident.to_string();
     let generics = bounded_generics(input, &krate);
@@ -157,6 +162,7 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
             const NAME: &'static str = #name;
             #[inline]
             fn check_in(&self, __cx: &mut #p::Checker, __map: &#p::SlotMap) {
+                #(#slots)*
                 #(#checks)*
                 #(#wheres)*
             }
@@ -323,6 +329,10 @@ fn access_code(
     }
 }
 
+fn slot_ident(local: usize) -> Ident {
+    format_ident!("__slot{}", local)
+}
+
 fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
     let p = &g.p;
     let rest = pattern
@@ -342,8 +352,8 @@ fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
         let check = match item {
             Item::Dim(DimExpr::Lit(n)) => quote!(__cx.lit(#n, __d, #axis);),
             Item::Dim(DimExpr::Var(v)) => {
-                let l = usize::from(g.local(v.as_str()));
-                quote!(__cx.var(__map.get(#l), __d, #axis);)
+                let slot = slot_ident(usize::from(g.local(v.as_str())));
+                quote!(__cx.var(#slot, __d, #axis);)
             }
             Item::Dim(e) => {
                 let name = g.fresh("E");
@@ -355,14 +365,14 @@ fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
             }
             Item::Broadcast(DimExpr::Lit(n)) => quote!(__cx.bcast_lit(#n, __d, #axis);),
             Item::Broadcast(DimExpr::Var(v)) => {
-                let l = usize::from(g.local(v.as_str()));
-                quote!(__cx.bcast_var(__map.get(#l), __d, #axis);)
+                let slot = slot_ident(usize::from(g.local(v.as_str())));
+                quote!(__cx.bcast_var(#slot, __d, #axis);)
             }
             Item::Broadcast(_) | Item::Any | Item::Ellipsis => quote!(),
             Item::Variadic(v) => {
-                let l = usize::from(g.local(v.as_str()));
+                let slot = slot_ident(usize::from(g.local(v.as_str())));
                 let after = pattern.items.len() - i - 1;
-                quote!(__cx.variadic(__map.get(#l), __d, #i, __n - #after);)
+                quote!(__cx.variadic(#slot, __d, #i, __n - #after);)
             }
         };
         checks.push(check);

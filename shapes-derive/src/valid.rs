@@ -319,7 +319,16 @@ fn unsupported(e: &DimExpr) -> Option<&'static str> {
 }
 
 fn suggest(name: &str, names: &[&str]) -> String {
-    let others: Vec<&str> = names.iter().copied().filter(|n| *n != name).collect();
+    // One- and two-letter names (`n`, `m`, `h`, `w`) are distinct variables, not typos of
+    // each other.
+    if name.chars().count() < 3 {
+        return String::new();
+    }
+    let others: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| *n != name && n.chars().count() >= 3)
+        .collect();
     match shapes_core::__private::closest(name, &others) {
         Some(s) => format!(" (did you mean `{s}`?)"),
         None => String::new(),

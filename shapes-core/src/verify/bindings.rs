@@ -96,6 +96,33 @@ impl Bindings {
         self
     }
 
+    /// Adds a binding whose name is known not to be bound yet (the checker binds each slot
+    /// once), skipping the search `insert` does.
+    pub(crate) fn push_unique(&mut self, name: Cow<'static, str>, value: Value, origin: RawOrigin) {
+        let (size, shape) = self.store(value);
+        self.entries.push(Entry {
+            name,
+            size,
+            shape,
+            origin,
+        });
+    }
+
+    fn store(&mut self, value: Value) -> (usize, Option<u8>) {
+        match value {
+            Value::Size(n) => (n, None),
+            Value::Shape(s) => {
+                self.shapes.push(s);
+                // More than 255 variadics in one scope cannot come from derived code (64
+                // variables at most); saturate rather than wrap.
+                (
+                    0,
+                    Some(u8::try_from(self.shapes.len() - 1).unwrap_or(u8::MAX)),
+                )
+            }
+        }
+    }
+
     pub(crate) fn insert(&mut self, name: Cow<'static, str>, value: Value, origin: RawOrigin) {
         let (size, shape) = match value {
             Value::Size(n) => (n, None),

@@ -37,7 +37,7 @@ pub struct Checker {
     sizes: [usize; MAX_VARS],
     bound: u64,
     shapes: SmallVec<[(u8, Shape); 2]>,
-    origins: SmallVec<[(u8, RawOrigin); 16]>,
+    origins: SmallVec<[(u8, RawOrigin); 8]>,
     path: [Segment; PATH_DEPTH],
     depth: usize,
     field: &'static FieldInfo,
@@ -124,7 +124,7 @@ impl Checker {
                 Some((_, shape)) => Value::Shape(shape.clone()),
                 None => Value::Size(self.sizes[slot % MAX_VARS]),
             };
-            out.insert(Cow::Borrowed(self.table.name(slot)), value, *raw);
+            out.push_unique(Cow::Borrowed(self.table.name(slot)), value, *raw);
         }
         out
     }
@@ -206,8 +206,15 @@ impl Checker {
                 self.var_mismatch(slot, dims, axis);
             }
         } else {
-            self.set(slot, d, axis, OriginKind::Field);
+            self.bind(slot, d, axis);
         }
+    }
+
+    // Each variable is bound once per verification: keep it out of the hot path.
+    #[cold]
+    #[inline(never)]
+    fn bind(&mut self, slot: usize, value: usize, axis: usize) {
+        self.set(slot, value, axis, OriginKind::Field);
     }
 
     /// A broadcastable variable `#name`: a size of 1 is accepted and binds nothing.
