@@ -25,6 +25,7 @@ mod parse;
 #[doc(hidden)]
 pub mod private;
 mod shape;
+mod source;
 mod verify;
 
 #[doc(hidden)]
@@ -40,6 +41,9 @@ pub use expr::{
 };
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
+pub use source::ShapeSource;
+#[cfg(feature = "safetensors")]
+pub use source::{HeaderError, SafetensorsHeader, TensorEntry};
 pub use verify::{
     Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
     ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,

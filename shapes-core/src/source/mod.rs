@@ -1,0 +1,86 @@
+//! [`ShapeSource`]: where `verify_source` reads tensor shapes from — a checkpoint's header, or a
+//! plain map — without touching tensor data.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::shape::Shape;
+
+#[cfg(feature = "safetensors")]
+mod safetensors;
+
+#[cfg(feature = "safetensors")]
+pub use self::safetensors::{HeaderError, SafetensorsHeader, TensorEntry};
+
+/// Anything that answers "what is the shape of the tensor named `name`" and lists its names.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use shapes::{Shape, ShapeSource};
+///
+/// let mut m = BTreeMap::new();
+/// m.insert("embed.weight".to_string(), Shape::from([1000, 64]));
+/// assert_eq!(m.shape_of("embed.weight"), Some(&[1000, 64][..]));
+/// assert_eq!(m.tensor_names(), ["embed.weight"]);
+/// ```
+pub trait ShapeSource {
+    /// The shape of the tensor called `name`, when the source has one.
+    fn shape_of(&self, name: &str) -> Option<&[usize]>;
+
+    /// Every tensor name, in the source's order.
+    fn tensor_names(&self) -> Vec<&str>;
+}
+
+impl<S: ShapeSource + ?Sized> ShapeSource for &S {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        (**self).shape_of(name)
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        (**self).tensor_names()
+    }
+}
+
+impl<K, V, H> ShapeSource for HashMap<K, V, H>
+where
+    K: std::borrow::Borrow<str> + std::hash::Hash + Eq,
+    V: AsRef<[usize]>,
+    H: std::hash::BuildHasher,
+{
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.get(name).map(AsRef::as_ref)
+    }
+    /// Sorted, since a `HashMap` has no order of its own.
+    fn tensor_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.keys().map(|k| k.borrow()).collect();
+        names.sort_unstable();
+        names
+    }
+}
+
+impl<K, V> ShapeSource for BTreeMap<K, V>
+where
+    K: std::borrow::Borrow<str> + Ord,
+    V: AsRef<[usize]>,
+{
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.get(name).map(AsRef::as_ref)
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        self.keys().map(|k| k.borrow()).collect()
+    }
+}
+
+/// A list of `(name, shape)` pairs, in order.
+///
+/// ```
+/// use shapes::{Shape, ShapeSource};
+/// let v = vec![("w".to_string(), Shape::from([2, 3]))];
+/// assert_eq!(v.as_slice().shape_of("w"), Some(&[2, 3][..]));
+/// ```
+impl ShapeSource for [(String, Shape)] {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.iter().find(|(n, _)| n == name).map(|(_, s)| s.dims())
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        self.iter().map(|(n, _)| n.as_str()).collect()
+    }
+}

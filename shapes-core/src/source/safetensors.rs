@@ -1,0 +1,472 @@
+//! The header of a safetensors file: 8 bytes of little-endian length, then JSON. Only the
+//! header is read; tensor bytes are never touched.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+use ::safetensors::Dtype;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
+use super::ShapeSource;
+use crate::shape::Shape;
+
+/// Why a safetensors header could not be read. Every variant says what is wrong and, where
+/// there is one, which tensor.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HeaderError {
+    /// Reading failed.
+    #[error("cannot read the safetensors header: {0}")]
+    Io(#[from] std::io::Error),
+    /// Fewer than the 8 length bytes.
+    #[error("not a safetensors file: {len} bytes, fewer than the 8-byte header length")]
+    TooShort {
+        /// Bytes available.
+        len: u64,
+    },
+    /// The declared header length is beyond the sanity limit.
+    #[error(
+        "safetensors header length {len} is over the {limit}-byte limit: not a safetensors file, or a corrupt one"
+    )]
+    HeaderTooLarge {
+        /// The declared length.
+        len: u64,
+        /// The limit, [`SafetensorsHeader::MAX_HEADER_LEN`].
+        limit: u64,
+    },
+    /// The declared header length runs past the end of the file.
+    #[error(
+        "safetensors header claims {header_len} bytes but only {available} follow the length field: the file is truncated or not safetensors"
+    )]
+    HeaderBeyondFile {
+        /// The declared length.
+        header_len: u64,
+        /// Bytes after the length field.
+        available: u64,
+    },
+    /// The header is not the expected JSON.
+    #[error("malformed safetensors header JSON: {0}")]
+    Json(String),
+    /// One tensor name appears twice.
+    #[error("tensor {0:?} appears twice in the safetensors header")]
+    DuplicateName(String),
+    /// A dim does not fit in `usize`, or the element count overflows.
+    #[error("tensor {name:?}: shape {shape:?} does not fit in usize")]
+    ShapeOverflow {
+        /// The tensor.
+        name: String,
+        /// Its dims as written.
+        shape: Vec<u64>,
+    },
+    /// `data_offsets` are reversed or do not match the dtype and shape.
+    #[error("tensor {name:?}: data_offsets [{start}, {end}] {problem}")]
+    BadOffsets {
+        /// The tensor.
+        name: String,
+        /// Declared start.
+        start: u64,
+        /// Declared end.
+        end: u64,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// One tensor's entry in a safetensors header.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorEntry {
+    /// The tensor's name.
+    pub name: String,
+    /// Its element type.
+    pub dtype: Dtype,
+    /// Its shape.
+    pub shape: Shape,
+    /// Its byte range in the data section.
+    pub data_offsets: (u64, u64),
+}
+
+/// A parsed safetensors header: every tensor's name, dtype, shape and byte range, and the
+/// `__metadata__` strings.
+///
+/// Reading is bounded: a header length over [`MAX_HEADER_LEN`](Self::MAX_HEADER_LEN) or past
+/// the end of the file is an error before anything is allocated for it; every shape and offset
+/// is checked with overflow-checked arithmetic; duplicate names are an error.
+///
+/// ```
+/// use shapes::{SafetensorsHeader, ShapeSource};
+///
+/// let json = br#"{"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}"#;
+/// let mut file = (json.len() as u64).to_le_bytes().to_vec();
+/// file.extend_from_slice(json);
+/// file.extend_from_slice(&[0u8; 24]);
+/// let header = SafetensorsHeader::from_bytes(&file).unwrap();
+/// assert_eq!(header.shape_of("w"), Some(&[2, 3][..]));
+/// ```
+#[derive(Debug, Clone)]
+pub struct SafetensorsHeader {
+    tensors: Vec<TensorEntry>,
+    index: HashMap<String, usize>,
+    metadata: BTreeMap<String, String>,
+    header_len: u64,
+}
+
+impl SafetensorsHeader {
+    /// The largest header accepted, as in the `safetensors` crate: 100 MB.
+    pub const MAX_HEADER_LEN: u64 = 100_000_000;
+
+    /// Reads the header of the file at `path`: 8 + header-length bytes, whatever the file's
+    /// size.
+    ///
+    /// ```no_run
+    /// let h = shapes::SafetensorsHeader::read_path("model.safetensors")?;
+    /// # Ok::<(), shapes::HeaderError>(())
+    /// ```
+    pub fn read_path(path: impl AsRef<Path>) -> Result<Self, HeaderError> {
+        let file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        Self::read(std::io::BufReader::new(file), Some(len))
+    }
+
+    /// Reads a header from `reader`, positioned at the start of a safetensors file. With
+    /// `file_len`, a header length past the end of the file is an error before any read; data
+    /// offsets past the end of the file are errors too.
+    ///
+    /// ```
+    /// let json = br#"{"b":{"dtype":"I8","shape":[4],"data_offsets":[0,4]}}"#;
+    /// let mut file = (json.len() as u64).to_le_bytes().to_vec();
+    /// file.extend_from_slice(json);
+    /// let h = shapes::SafetensorsHeader::read(&file[..], None).unwrap();
+    /// assert_eq!(h.tensors()[0].name, "b");
+    /// ```
+    pub fn read(mut reader: impl Read, file_len: Option<u64>) -> Result<Self, HeaderError> {
+        let mut len_bytes = [0u8; 8];
+        let mut got = 0;
+        while got < 8 {
+            let n = reader.read(&mut len_bytes[got..])?;
+            if n == 0 {
+                return Err(HeaderError::TooShort { len: got as u64 });
+            }
+            got += n;
+        }
+        let header_len = u64::from_le_bytes(len_bytes);
+        if header_len > Self::MAX_HEADER_LEN {
+            return Err(HeaderError::HeaderTooLarge {
+                len: header_len,
+                limit: Self::MAX_HEADER_LEN,
+            });
+        }
+        if let Some(file_len) = file_len {
+            let available = file_len.saturating_sub(8);
+            if header_len > available {
+                return Err(HeaderError::HeaderBeyondFile {
+                    header_len,
+                    available,
+                });
+            }
+        }
+        // Grows with what actually arrives: a lying length cannot make this allocate more
+        // than the bytes the reader really has.
+        let mut json = Vec::with_capacity(header_len.min(1 << 20) as usize);
+        reader.by_ref().take(header_len).read_to_end(&mut json)?;
+        if (json.len() as u64) < header_len {
+            return Err(HeaderError::HeaderBeyondFile {
+                header_len,
+                available: json.len() as u64,
+            });
+        }
+        let data_len = file_len.map(|f| f.saturating_sub(8 + header_len));
+        Self::parse(&json, header_len, data_len)
+    }
+
+    /// Reads the header from a file's bytes (all of it, or at least the header).
+    ///
+    /// ```
+    /// assert!(shapes::SafetensorsHeader::from_bytes(&[1, 2, 3]).is_err());
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, HeaderError> {
+        Self::read(bytes, Some(bytes.len() as u64))
+    }
+
+    fn parse(json: &[u8], header_len: u64, data_len: Option<u64>) -> Result<Self, HeaderError> {
+        let mut de = serde_json::Deserializer::from_slice(json);
+        let raw = de
+            .deserialize_map(HeaderVisitor)
+            .and_then(|raw| de.end().map(|()| raw))
+            .map_err(|e| match duplicate_name(&e) {
+                Some(name) => HeaderError::DuplicateName(name),
+                None => HeaderError::Json(e.to_string()),
+            })?;
+        let mut tensors = Vec::with_capacity(raw.tensors.len());
+        let mut index = HashMap::with_capacity(raw.tensors.len());
+        for (name, entry) in raw.tensors {
+            let shape: Option<Shape> = entry
+                .shape
+                .iter()
+                .map(|&d| usize::try_from(d).ok())
+                .collect();
+            let numel = shape.as_ref().and_then(|s| s.numel());
+            let (Some(shape), Some(numel)) = (shape, numel) else {
+                return Err(HeaderError::ShapeOverflow {
+                    name,
+                    shape: entry.shape,
+                });
+            };
+            let [start, end] = entry.data_offsets;
+            let bad = |problem: String| HeaderError::BadOffsets {
+                name: name.clone(),
+                start,
+                end,
+                problem,
+            };
+            if end < start {
+                return Err(bad("end before start".into()));
+            }
+            let bits = (numel as u128) * (entry.dtype.bitsize() as u128);
+            let bytes = bits.div_ceil(8);
+            if u128::from(end - start) != bytes {
+                return Err(bad(format!(
+                    "span {} bytes but {:?} {} needs {bytes}",
+                    end - start,
+                    entry.dtype,
+                    shape
+                )));
+            }
+            if let Some(data_len) = data_len
+                && end > data_len
+            {
+                return Err(bad(format!(
+                    "run past the end of the data section ({data_len} bytes)"
+                )));
+            }
+            index.insert(name.clone(), tensors.len());
+            tensors.push(TensorEntry {
+                name,
+                dtype: entry.dtype,
+                shape,
+                data_offsets: (start, end),
+            });
+        }
+        Ok(SafetensorsHeader {
+            tensors,
+            index,
+            metadata: raw.metadata,
+            header_len,
+        })
+    }
+
+    /// Every tensor, in the header's order.
+    pub fn tensors(&self) -> &[TensorEntry] {
+        &self.tensors
+    }
+
+    /// The tensor called `name`.
+    ///
+    /// ```
+    /// # let json = br#"{"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut file = (json.len() as u64).to_le_bytes().to_vec();
+    /// # file.extend_from_slice(json);
+    /// let h = shapes::SafetensorsHeader::read(&file[..], None).unwrap();
+    /// assert_eq!(h.get("w").map(|t| t.shape.rank()), Some(1));
+    /// ```
+    pub fn get(&self, name: &str) -> Option<&TensorEntry> {
+        self.index.get(name).and_then(|&i| self.tensors.get(i))
+    }
+
+    /// The `__metadata__` strings.
+    pub fn metadata(&self) -> &BTreeMap<String, String> {
+        &self.metadata
+    }
+
+    /// The header's length in bytes (after the 8-byte length field).
+    pub fn header_len(&self) -> u64 {
+        self.header_len
+    }
+}
+
+impl ShapeSource for SafetensorsHeader {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.get(name).map(|t| t.shape.dims())
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        self.tensors.iter().map(|t| t.name.as_str()).collect()
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    dtype: Dtype,
+    shape: Vec<u64>,
+    data_offsets: [u64; 2],
+}
+
+struct RawHeader {
+    tensors: Vec<(String, RawEntry)>,
+    metadata: BTreeMap<String, String>,
+}
+
+const DUPLICATE: &str = "duplicate tensor name ";
+
+fn duplicate_name(e: &serde_json::Error) -> Option<String> {
+    let text = e.to_string();
+    let rest = text.strip_prefix(DUPLICATE)?;
+    let end = rest.find(" at line").unwrap_or(rest.len());
+    serde_json::from_str(&rest[..end]).ok()
+}
+
+struct HeaderVisitor;
+
+impl<'de> Visitor<'de> for HeaderVisitor {
+    type Value = RawHeader;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object mapping tensor names to {dtype, shape, data_offsets}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawHeader, A::Error> {
+        let mut tensors: Vec<(String, RawEntry)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut metadata = BTreeMap::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                let quoted = serde_json::to_string(&key).unwrap_or_default();
+                return Err(de::Error::custom(format!("{DUPLICATE}{quoted}")));
+            }
+            if key == "__metadata__" {
+                metadata = map.next_value()?;
+            } else {
+                let entry: RawEntry = map.next_value()?;
+                tensors.push((key, entry));
+            }
+        }
+        Ok(RawHeader { tensors, metadata })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(json: &str, data: usize) -> Vec<u8> {
+        let mut f = (json.len() as u64).to_le_bytes().to_vec();
+        f.extend_from_slice(json.as_bytes());
+        f.extend(std::iter::repeat_n(0u8, data));
+        f
+    }
+
+    #[test]
+    fn reads_the_shipped_checkpoint_header_only() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/fracast/fracast_model.safetensors"
+        );
+        let h = SafetensorsHeader::read_path(path).unwrap();
+        assert_eq!(h.tensors().len(), 47);
+        assert_eq!(h.shape_of("core.block.dw_weight"), Some(&[64, 1, 3][..]));
+        assert_eq!(
+            h.metadata().get("model_name").map(String::as_str),
+            Some("fracast-0")
+        );
+    }
+
+    #[test]
+    fn every_bad_file_is_a_clear_error() {
+        let ok = r#"{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#;
+        assert!(SafetensorsHeader::from_bytes(&file(ok, 8)).is_ok());
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (vec![1, 2, 3], "fewer than the 8-byte"),
+            (
+                u64::MAX.to_le_bytes().to_vec(),
+                "over the 100000000-byte limit",
+            ),
+            (
+                {
+                    let mut f = file(ok, 8);
+                    f[0] = 200;
+                    f
+                },
+                "claims 200 bytes but only",
+            ),
+            (file(ok, 8)[..20].to_vec(), "claims"),
+            (file("{\"w\": [1, 2", 0), "malformed"),
+            (file("[1]", 0), "malformed"),
+            (file(&format!("{ok} trailing"), 0), "malformed"),
+            (
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#,
+                    16,
+                ),
+                "appears twice",
+            ),
+            (
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[18446744073709551615,2],"data_offsets":[0,8]}}"#,
+                    8,
+                ),
+                "does not fit",
+            ),
+            (
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,8]}}"#,
+                    8,
+                ),
+                "malformed",
+            ),
+            (
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}}"#,
+                    8,
+                ),
+                "end before start",
+            ),
+            (
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
+                    8,
+                ),
+                "needs 12",
+            ),
+            (
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#,
+                    4,
+                ),
+                "past the end of the data",
+            ),
+            (
+                file(
+                    r#"{"w":{"dtype":"Q9","shape":[2],"data_offsets":[0,8]}}"#,
+                    8,
+                ),
+                "malformed",
+            ),
+            (
+                file(
+                    r#"{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"extra":1}}"#,
+                    8,
+                ),
+                "malformed",
+            ),
+        ];
+        for (bytes, expected) in cases {
+            let e = SafetensorsHeader::from_bytes(&bytes)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(expected), "{e:?} should contain {expected:?}");
+        }
+    }
+
+    #[test]
+    fn a_lying_reader_cannot_force_a_large_allocation() {
+        // Claims 99 MB, delivers 10 bytes, no file length known.
+        let mut f = 99_000_000u64.to_le_bytes().to_vec();
+        f.extend_from_slice(b"{\"a\":1}   ");
+        let e = SafetensorsHeader::read(&f[..], None).unwrap_err();
+        assert!(
+            matches!(e, HeaderError::HeaderBeyondFile { available: 10, .. }),
+            "{e}"
+        );
+    }
+}
