@@ -21,6 +21,7 @@
 
 mod broadcast;
 mod expr;
+mod integrations;
 mod parse;
 #[doc(hidden)]
 pub mod private;
