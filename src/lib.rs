@@ -21,3 +21,109 @@ pub use shapes_core::*;
 /// `#[derive(Shaped)]`: see [`Shaped`].
 #[cfg(feature = "derive")]
 pub use shapes_derive::Shaped;
+
+/// A shape expression parsed at compile time: `expr!("(a, b) -> (b, c) -> (a, c)")` is the
+/// [`Expr`] that [`parse`] returns for the same string, and a string that does not parse is a
+/// compile error at the literal, with the parser's message and a caret under the spot:
+///
+/// ```text
+/// error: invalid shape expression: expected ',' or ')', found 'b' at byte 3
+///          (a b)
+///             ^
+/// ```
+///
+/// The macro takes exactly one string literal (a string built at run time goes to [`parse`]).
+/// It expands to the constructor calls that build the tree, so each evaluation allocates the
+/// nodes like `parse` does but does no parsing; keep the value if it is used in a loop.
+///
+/// ```
+/// use shapes::{expr, parse, Expr};
+///
+/// let matmul: Expr = expr!("(a, b) -> (b, c) -> (a, c)");
+/// assert_eq!(matmul, parse("(a, b) -> (b, c) -> (a, c)").unwrap());
+/// assert_eq!(matmul.to_string(), "(a, b) → (b, c) → (a, c)");
+///
+/// let reshape = expr!("{ a -> b -> b | (prod a = prod b) }");
+/// assert_eq!(reshape.to_string(), "{ a → b → b | (Π a = Π b) }");
+/// ```
+#[cfg(feature = "derive")]
+pub use shapes_derive::expr;
+
+/// Checks a function's arguments, and optionally its return value, against `#[shape("…")]`
+/// patterns, all in one scope per call (jaxtyping's `@jaxtyped`): the same name means the
+/// same size across every parameter of one call.
+///
+/// ```
+/// use shapes::{Shape, check};
+///
+/// #[check(ret = "(*b, n, m)")]
+/// fn matmul(#[shape("(*b, n, k)")] x: &Shape, #[shape("(k, m)")] w: &Shape) -> Shape {
+///     let mut out = x.dims()[..x.rank() - 1].to_vec();
+///     out.push(w.dims()[1]);
+///     Shape::new(&out)
+/// }
+///
+/// let y = matmul(&Shape::from([8, 2, 3]), &Shape::from([3, 5]));
+/// assert_eq!(y, Shape::from([8, 2, 5]));
+///
+/// // k is 3 from `x` but 4 in `w`: a panic naming the function, the parameter, the axis,
+/// // both values and where k was bound.
+/// let err = std::panic::catch_unwind(|| matmul(&Shape::from([2, 3]), &Shape::from([4, 5])));
+/// assert!(err.is_err());
+/// ```
+///
+/// The message of that panic:
+///
+/// ```text
+/// matmul.w: axis 0 expected k = 3, found 4
+///   k = 3 bound by matmul.x axis 1
+///   shape is (4, 5), pattern (k, m)
+/// ```
+///
+/// # Parameters and return value
+/// - A parameter with `#[shape("…")]` must be a plain name (`x: T`, `mut x: T`) whose type
+///   implements [`HasShape`] (references, `Box`, `Rc`, `Arc` of one included). Parameters
+///   without the attribute, and `self`, are left alone; `#[shape("…")] self` checks `self`.
+/// - `ret = "…"` checks the return value against the same scope (a name bound by an argument
+///   must match; a new name is bound by the return value). Rust has no attributes on return
+///   types, hence the argument. For a function returning `Result<T, E>`, the pattern is about
+///   the `Ok` value.
+/// - Works on free functions, methods, generic functions and `async fn` (an async function's
+///   arguments are checked when its future is first polled). Not on `const fn`.
+/// - Every pattern is parsed at compile time: a bad pattern, an unknown key, `#[shape]` on a
+///   destructured parameter, or a variable no argument can determine is a compile error.
+///
+/// # On a mismatch
+/// A function whose return type is a `Result` (any path ending in `Result`: `Result<T, E>`,
+/// `io::Result<T>`, `anyhow::Result<T>`) returns `Err(E::from(error))` with the
+/// [`ShapeError`]; `E` must implement `From<ShapeError>` (a compile error at the return type
+/// otherwise). Any other function panics with the error's full message.
+///
+/// ```
+/// use shapes::{Shape, ShapeError, check};
+///
+/// #[check]
+/// fn add(#[shape("(n,)")] a: &Shape, #[shape("(n,)")] b: &Shape) -> Result<usize, ShapeError> {
+///     Ok(a.dims()[0])
+/// }
+///
+/// assert_eq!(add(&Shape::from([3]), &Shape::from([3])).unwrap(), 3);
+/// let err = add(&Shape::from([3]), &Shape::from([4])).unwrap_err();
+/// assert!(err.to_string().starts_with("add.b: axis 0 expected n = 3, found 4"));
+/// ```
+///
+/// # Cost, and compiling the checks out
+/// The patterns are compiled like `#[derive(Shaped)]`'s: variables are slot indices fixed at
+/// compile time, each dim is one comparison, and a successful check allocates nothing, hashes
+/// nothing and looks up no name. A 3-argument call costs tens of nanoseconds more than the
+/// same function unchecked (`cargo bench --bench check`; jaxtyping takes about 30 µs).
+///
+/// To remove the checks:
+/// - `#[check(debug_only)]` checks only when `debug_assertions` are on, like `debug_assert!`;
+/// - the cargo feature `no-checks` of `shapes` turns every `#[check]` function in the build
+///   into its plain body (the patterns and `HasShape` bounds are still verified at compile
+///   time, nothing runs).
+///
+/// Other keys: `crate = "path"` names the `shapes` crate when it is renamed.
+#[cfg(feature = "derive")]
+pub use shapes_derive::check;

@@ -13,13 +13,13 @@ use syn::{Ident, Type};
 use crate::ast::{Access, Field, Input, Kind, is_data_array, span_of_field};
 
 /// The pieces every generated item needs.
-struct Gen {
+pub(crate) struct Gen {
     /// `::shapes::__private` (or the `crate = "…"` override's).
-    p: TokenStream,
+    pub(crate) p: TokenStream,
     /// The struct's own variables, in order of first appearance: their local indices.
-    own: Vec<String>,
+    pub(crate) own: Vec<String>,
     /// A counter for unique `static` names.
-    next: std::cell::Cell<usize>,
+    pub(crate) next: std::cell::Cell<usize>,
 }
 
 impl Gen {
@@ -63,7 +63,7 @@ impl Gen {
     }
 }
 
-fn pattern_vars(pattern: &Pattern, out: &mut Vec<String>) {
+pub(crate) fn pattern_vars(pattern: &Pattern, out: &mut Vec<String>) {
     for item in &pattern.items {
         match item {
             Item::Dim(e) | Item::Broadcast(e) => dim_vars(e, out),
@@ -329,11 +329,11 @@ fn access_code(
     }
 }
 
-fn slot_ident(local: usize) -> Ident {
+pub(crate) fn slot_ident(local: usize) -> Ident {
     format_ident!("__slot{}", local)
 }
 
-fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
+pub(crate) fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
     let p = &g.p;
     let rest = pattern
         .items

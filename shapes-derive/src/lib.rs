@@ -1,4 +1,5 @@
-//! Procedural macros for the [`shapes`](https://docs.rs/shapes) crate: `#[derive(Shaped)]`.
+//! Procedural macros for the [`shapes`](https://docs.rs/shapes) crate: `#[derive(Shaped)]`,
+//! `expr!` and `#[check]`.
 //!
 //! Use them through the facade crate `shapes`, which re-exports them. Every shape string is
 //! parsed here, at compile time, by the same parser `shapes` uses at run time; a bad string is
@@ -11,8 +12,10 @@
 
 mod ast;
 mod attr;
+mod check;
 mod ctxt;
 mod expand;
+mod expr_macro;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -37,4 +40,19 @@ pub fn derive_shaped(input: TokenStream) -> TokenStream {
             out.into()
         }
     }
+}
+
+/// `shapes::expr!("…")`: see the `shapes` crate's documentation of `expr!`.
+#[proc_macro]
+pub fn expr(input: TokenStream) -> TokenStream {
+    match expr_macro::expand(input.into()) {
+        Ok(out) => out.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// `#[shapes::check]`: see the `shapes` crate's documentation of `check`.
+#[proc_macro_attribute]
+pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
+    check::expand(args.into(), item.into()).into()
 }

@@ -1,6 +1,7 @@
 //! Verification: the runtime that `#[derive(Shaped)]` drives, its errors and its bindings.
 
 mod bindings;
+mod call;
 mod checker;
 mod error;
 mod has_shape;
@@ -11,6 +12,7 @@ mod static_check;
 mod vars;
 
 pub use bindings::{Binding, Bindings, Value};
+pub use call::{CHECKS, CallScope, call_error, call_panic};
 pub use checker::{Checker, closest};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use has_shape::{Dims, Element, HasShape, StaticShape};

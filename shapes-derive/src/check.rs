@@ -1,0 +1,631 @@
+//! `#[shapes::check]`: a function's arguments (and return value) checked against their
+//! `#[shape("…")]` patterns in one scope per call.
+//!
+//! Each pattern is parsed here, at compile time, and compiled by the derive's own code
+//! generator (`expand::items_check`) into straight-line calls on the checker, with variables as
+//! slot indices. The generated function body is:
+//!
+//! ```text
+//! if CHECKS { scope = CallScope::new(VARS, "f"); scope.check(|cx| { args }) or fail }
+//! let ret = (move || -> R { original body })();      // only with `ret = "…"`
+//! if CHECKS { scope.check(|cx| { ret }) or fail }     // only with `ret = "…"`
+//! ```
+//!
+//! where "fail" is `return Err(E::from(error))` for a function returning `…Result<_, E>` and a
+//! panic with the full message otherwise. Without `ret`, the original body runs in place, so
+//! `return`, `?`, `impl Trait`, `async` and borrows behave exactly as written.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
+use shapes_core::{ArithOp, DimExpr, Item, Pattern};
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
+
+use crate::ctxt::Ctxt;
+use crate::expand::{Gen, items_check, pattern_vars, slot_ident};
+
+const KEYS: &str = "`ret = \"(…)\"`, `debug_only`, `crate = \"path\"`";
+
+/// What `#[shapes::check(...)]` says.
+#[derive(Default)]
+struct Options {
+    /// `ret = "(…)"`: the return value's pattern.
+    ret: Option<LitStr>,
+    /// `debug_only`: check only when `debug_assertions` are on (like `debug_assert!`).
+    debug_only: bool,
+    /// `crate = "path"`: where the `shapes` crate is.
+    crate_path: Option<syn::Path>,
+}
+
+fn options(cx: &Ctxt, args: TokenStream) -> Options {
+    let mut out = Options::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("ret") {
+            if out.ret.is_some() {
+                return Err(meta.error("duplicate `ret`"));
+            }
+            out.ret = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("debug_only") {
+            out.debug_only = true;
+        } else if meta.path.is_ident("crate") {
+            let lit: LitStr = meta.value()?.parse()?;
+            out.crate_path = Some(lit.parse()?);
+        } else {
+            let key = meta.path.to_token_stream().to_string();
+            return Err(meta.error(format!(
+                "unknown key `{key}` in #[shapes::check]: expected {KEYS}"
+            )));
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        cx.syn_error(e);
+    }
+    out
+}
+
+/// One checked parameter (or the return value).
+struct Checked {
+    /// The name in error messages: the parameter's, `self`, or `return`.
+    name: String,
+    /// A place expression for the value (the check borrows it).
+    value: TokenStream,
+    /// Where a missing `HasShape` impl is reported.
+    span: Span,
+    lit: LitStr,
+    pattern: Pattern,
+}
+
+/// Removes the `#[shape]` attributes from `attrs`, returning the pattern string if there is
+/// exactly one well-formed one.
+fn take_shape(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> Option<LitStr> {
+    let (shape, rest): (Vec<Attribute>, Vec<Attribute>) =
+        attrs.drain(..).partition(|a| a.path().is_ident("shape"));
+    *attrs = rest;
+    let mut out = None;
+    for attr in shape {
+        if out.is_some() {
+            cx.error_spanned(
+                &attr,
+                "duplicate #[shape] attribute: a parameter has one pattern",
+            );
+            continue;
+        }
+        if !matches!(attr.meta, syn::Meta::List(_)) {
+            cx.error_spanned(
+                &attr,
+                "#[shape] needs a pattern string: #[shape(\"(batch, d_model)\")]",
+            );
+            continue;
+        }
+        match attr.parse_args::<LitStr>() {
+            Ok(lit) => out = Some(lit),
+            Err(_) => cx.error_spanned(
+                &attr,
+                "#[shape(...)] on a parameter takes one pattern string: #[shape(\"(batch, d_model)\")]",
+            ),
+        }
+    }
+    out
+}
+
+fn parse(cx: &Ctxt, lit: &LitStr) -> Option<Pattern> {
+    match shapes_core::parse_pattern(&lit.value()) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            cx.error_at(lit.span(), format!("invalid shape pattern: {e}"));
+            None
+        }
+    }
+}
+
+/// Whether `ty` is syntactically a `Result`: `Result<…>`, `io::Result<…>`, `anyhow::Result<…>`.
+fn is_result(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Result"),
+        Type::Group(g) => is_result(&g.elem),
+        Type::Paren(p) => is_result(&p.elem),
+        _ => false,
+    }
+}
+
+/// Whether a type mentions `impl Trait`, which a closure's return annotation cannot name.
+fn has_impl_trait(ty: &Type) -> bool {
+    fn walk(ts: TokenStream) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(id) => id == "impl",
+            proc_macro2::TokenTree::Group(g) => walk(g.stream()),
+            _ => false,
+        })
+    }
+    walk(ty.to_token_stream())
+}
+
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let cx = Ctxt::default();
+    let opts = options(&cx, args);
+    let mut func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = syn::Error::new(
+                e.span(),
+                format!("#[shapes::check] goes on a function with a body: {e}"),
+            )
+            .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let generated = generate(&cx, &opts, &mut func);
+    match cx.check() {
+        Ok(()) => generated,
+        Err(errors) => {
+            // The function as written minus its #[shape] attributes (already taken off), so
+            // the user sees these errors and not a cascade.
+            // The parameters look unused without the checks: say nothing about them.
+            let mut out = errors.to_compile_error();
+            func.attrs
+                .push(syn::parse_quote!(#[allow(unused_variables)]));
+            out.extend(func.into_token_stream());
+            out
+        }
+    }
+}
+
+fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
+    let krate = match &opts.crate_path {
+        Some(path) => quote!(#path),
+        None => quote!(::shapes),
+    };
+    let p = quote!(#krate::__private);
+    let fname = func.sig.ident.to_string();
+
+    let mut params: Vec<Checked> = Vec::new();
+    // Whether any parameter has a #[shape] attribute, well-formed or not.
+    let mut any_shape = false;
+    for arg in func.sig.inputs.iter_mut() {
+        any_shape |= match arg {
+            FnArg::Receiver(r) => &r.attrs,
+            FnArg::Typed(pt) => &pt.attrs,
+        }
+        .iter()
+        .any(|a| a.path().is_ident("shape"));
+        match arg {
+            FnArg::Receiver(r) => {
+                let Some(lit) = take_shape(cx, &mut r.attrs) else {
+                    continue;
+                };
+                let self_token = r.self_token;
+                if let Some(pattern) = parse(cx, &lit) {
+                    params.push(Checked {
+                        name: "self".into(),
+                        value: quote!(#self_token),
+                        span: self_token.span(),
+                        lit,
+                        pattern,
+                    });
+                }
+            }
+            FnArg::Typed(pt) => {
+                let Some(lit) = take_shape(cx, &mut pt.attrs) else {
+                    continue;
+                };
+                let ident = match &*pt.pat {
+                    Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
+                    other => {
+                        cx.error_spanned(
+                            other,
+                            "#[shape] needs the parameter to be a plain name (`x: T`) so the check can read it; destructure it inside the function body instead",
+                        );
+                        continue;
+                    }
+                };
+                if let Some(pattern) = parse(cx, &lit) {
+                    let name = ident.to_string();
+                    let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
+                    params.push(Checked {
+                        name,
+                        value: quote!(#ident),
+                        span: pt.ty.span(),
+                        lit,
+                        pattern,
+                    });
+                }
+            }
+        }
+    }
+
+    if let Some(c) = &func.sig.constness {
+        cx.error_at(
+            c.span,
+            "#[shapes::check] cannot check a `const fn`: shapes are read at run time",
+        );
+    }
+
+    let output = match &func.sig.output {
+        ReturnType::Type(_, ty) => Some((**ty).clone()),
+        ReturnType::Default => None,
+    };
+    let returns_result = output.as_ref().is_some_and(is_result);
+
+    let mut ret: Option<Checked> = None;
+    if let Some(lit) = &opts.ret {
+        match &output {
+            None => cx.error_at(
+                lit.span(),
+                format!("`ret` describes the return value, but `{fname}` returns nothing"),
+            ),
+            Some(ty) => {
+                if let Some(pattern) = parse(cx, lit) {
+                    ret = Some(Checked {
+                        name: "return".into(),
+                        value: if returns_result {
+                            quote!(*__shapes_ok)
+                        } else {
+                            quote!(__shapes_ret)
+                        },
+                        span: ty.span(),
+                        lit: lit.clone(),
+                        pattern,
+                    });
+                }
+            }
+        }
+    }
+
+    if !any_shape && opts.ret.is_none() {
+        cx.error_at(
+            func.sig.ident.span(),
+            format!("#[shapes::check] has nothing to check on `{fname}`: put #[shape(\"(…)\")] on a parameter, or give `ret = \"(…)\"`"),
+        );
+    }
+
+    // On errors the output is discarded by `expand`; generation below stays total anyway.
+    validate(cx, &params, ret.as_ref());
+
+    // Every variable, the arguments' first: its slot.
+    let mut own = Vec::new();
+    for c in params.iter().chain(&ret) {
+        pattern_vars(&c.pattern, &mut own);
+    }
+    let g = Gen {
+        p: p.clone(),
+        own,
+        next: std::cell::Cell::new(0),
+    };
+    let names = &g.own;
+    let slots = (0..g.own.len()).map(|l| {
+        let v = slot_ident(l);
+        quote!(let #v: usize = #l;)
+    });
+    let prelude = quote! {
+        let __map: &#p::SlotMap = &__SHAPES_MAP;
+        #(#slots)*
+    };
+
+    let arg_checks: Vec<TokenStream> = params
+        .iter()
+        .enumerate()
+        .map(|(i, c)| value_check(&g, c, format_ident!("__SHAPES_F{}", i)))
+        .collect();
+
+    let guard = if opts.debug_only {
+        quote!((#p::CHECKS && ::core::cfg!(debug_assertions)))
+    } else {
+        quote!(#p::CHECKS)
+    };
+    let fail = match &output {
+        // At the return type: where a missing `From<ShapeError>` is reported.
+        Some(ty) if returns_result => respan(
+            quote!(return #p::Err(#p::call_error(__shapes_error))),
+            ty.span(),
+        ),
+        _ => quote!(#p::call_panic(__shapes_error)),
+    };
+    let statics = quote! {
+        const __SHAPES_VARS: #p::VarTable = #p::VarTable::new() #(.with(#names))*;
+        static __SHAPES_TABLE: #p::VarTable = __SHAPES_VARS;
+        static __SHAPES_MAP: #p::SlotMap = __SHAPES_VARS.identity();
+    };
+
+    let (inner_attrs, outer_attrs): (Vec<&Attribute>, Vec<&Attribute>) = func
+        .attrs
+        .iter()
+        .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
+    let vis = &func.vis;
+    let sig = &func.sig;
+    let block = &func.block;
+
+    let body = match &ret {
+        None => quote! {
+            #(#inner_attrs)*
+            if #guard {
+                #statics
+                let mut __shapes_scope = #p::CallScope::new(&__SHAPES_TABLE, #fname);
+                if let #p::Err(__shapes_error) = __shapes_scope.check(|__cx: &mut #p::Checker| {
+                    #prelude
+                    #(#arg_checks)*
+                }) {
+                    #fail;
+                }
+            }
+            #block
+        },
+        Some(rc) => {
+            let ret_check = value_check(&g, rc, format_ident!("__SHAPES_RET"));
+            let ret_check = if returns_result {
+                quote! {
+                    if let #p::Ok(__shapes_ok) = &__shapes_ret {
+                        #ret_check
+                    }
+                }
+            } else {
+                ret_check
+            };
+            // `output` is Some: `ret` without a return type was rejected above.
+            let ty = output
+                .as_ref()
+                .map(|t| quote!(#t))
+                .unwrap_or_else(|| quote!(()));
+            let annotated = !output.as_ref().is_some_and(has_impl_trait);
+            let call = match (func.sig.asyncness.is_some(), annotated) {
+                (false, true) => quote!((move || -> #ty #block)()),
+                (false, false) => quote!((move || #block)()),
+                (true, true) => quote!((async move || -> #ty #block)().await),
+                (true, false) => quote!((async move || #block)().await),
+            };
+            quote! {
+                #(#inner_attrs)*
+                #statics
+                let mut __shapes_scope = if #guard {
+                    #p::Some(#p::CallScope::new(&__SHAPES_TABLE, #fname))
+                } else {
+                    #p::None
+                };
+                if let #p::Some(__shapes_scope) = &mut __shapes_scope {
+                    if let #p::Err(__shapes_error) = __shapes_scope.check(|__cx: &mut #p::Checker| {
+                        #prelude
+                        #(#arg_checks)*
+                    }) {
+                        #fail;
+                    }
+                }
+                let __shapes_ret = #call;
+                if let #p::Some(__shapes_scope) = &mut __shapes_scope {
+                    if let #p::Err(__shapes_error) = __shapes_scope.check(|__cx: &mut #p::Checker| {
+                        #prelude
+                        #ret_check
+                    }) {
+                        #fail;
+                    }
+                }
+                __shapes_ret
+            }
+        }
+    };
+    quote! {
+        #(#outer_attrs)*
+        #vis #sig {
+            #body
+        }
+    }
+}
+
+/// The checks of one value against its pattern, as in the derive's field checks.
+fn value_check(g: &Gen, c: &Checked, info: syn::Ident) -> TokenStream {
+    let p = &g.p;
+    let (name, pattern) = (&c.name, c.lit.value());
+    let value = &c.value;
+    // Every token at the type, so a missing `HasShape` impl is reported there (a span made of
+    // tokens from several places would fall back to the attribute).
+    let shape_call = respan(quote!(#p::HasShape::shape(&#value)), c.span);
+    let items = items_check(g, &c.pattern);
+    quote! {
+        {
+            static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
+            let __s = #shape_call;
+            let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
+            __cx.field(&#info);
+            #items
+        }
+    }
+}
+
+// ----- compile-time checks -----
+
+fn dim_vars(e: &DimExpr, out: &mut Vec<String>) {
+    match e {
+        DimExpr::Var(n) => out.push(n.as_str().to_owned()),
+        DimExpr::Bin(_, l, r) => {
+            dim_vars(l, out);
+            dim_vars(r, out);
+        }
+        DimExpr::Lit(_)
+        | DimExpr::Rank(_)
+        | DimExpr::Prod(_)
+        | DimExpr::Sum(_)
+        | DimExpr::Index(..) => {}
+    }
+}
+
+fn unsupported(e: &DimExpr) -> Option<&'static str> {
+    match e {
+        DimExpr::Lit(_) | DimExpr::Var(_) => None,
+        DimExpr::Bin(_, l, r) => unsupported(l).or_else(|| unsupported(r)),
+        DimExpr::Rank(_) => Some("`D` (rank of a shape)"),
+        DimExpr::Prod(_) => Some("`Π`/`prod` (product of a shape)"),
+        DimExpr::Sum(_) => Some("`Σ`/`sum` (sum of a shape)"),
+        DimExpr::Index(..) => Some("indexing a shape"),
+    }
+}
+
+/// Whether `e = known` determines `var` once every other variable is known: `var` occurs once
+/// and no floor division or remainder stands between it and the top.
+fn invertible(e: &DimExpr, var: &str) -> bool {
+    let mut vars = Vec::new();
+    dim_vars(e, &mut vars);
+    if vars.iter().filter(|v| *v == var).count() != 1 {
+        return false;
+    }
+    fn path_ok(e: &DimExpr, var: &str) -> bool {
+        match e {
+            DimExpr::Var(n) => n.as_str() == var,
+            DimExpr::Bin(op, l, r) => {
+                (path_ok(l, var) || path_ok(r, var))
+                    && !matches!(op, ArithOp::FloorDiv | ArithOp::Rem)
+            }
+            _ => false,
+        }
+    }
+    path_ok(e, var)
+}
+
+/// Every variable that `known` and the dims `equations` determine, one inversion at a time.
+fn closure(mut known: BTreeSet<String>, equations: &[&DimExpr]) -> BTreeSet<String> {
+    loop {
+        let before = known.len();
+        for e in equations {
+            let mut vars = Vec::new();
+            dim_vars(e, &mut vars);
+            let unknown: BTreeSet<&String> = vars.iter().filter(|v| !known.contains(*v)).collect();
+            if let [one] = unknown.into_iter().collect::<Vec<_>>().as_slice()
+                && invertible(e, one)
+            {
+                known.insert((*one).clone());
+            }
+        }
+        if known.len() == before {
+            return known;
+        }
+    }
+}
+
+/// What one pattern binds directly, what it only uses in arithmetic, and its equations.
+#[derive(Default)]
+struct Uses<'a> {
+    bare: BTreeSet<String>,
+    variadic: BTreeSet<String>,
+    dims: BTreeSet<String>,
+    all: BTreeSet<String>,
+    equations: Vec<&'a DimExpr>,
+}
+
+fn uses<'a>(cx: &Ctxt, c: &'a Checked, into: &mut Uses<'a>, first: &mut BTreeMap<String, LitStr>) {
+    let mut note = |n: &str, into: &mut Uses<'a>| {
+        into.all.insert(n.to_owned());
+        first.entry(n.to_owned()).or_insert_with(|| c.lit.clone());
+    };
+    for item in &c.pattern.items {
+        match item {
+            Item::Dim(DimExpr::Var(n)) | Item::Broadcast(DimExpr::Var(n)) => {
+                note(n.as_str(), into);
+                into.bare.insert(n.as_str().to_owned());
+                into.dims.insert(n.as_str().to_owned());
+            }
+            Item::Variadic(n) => {
+                note(n.as_str(), into);
+                into.variadic.insert(n.as_str().to_owned());
+            }
+            Item::Dim(e) | Item::Broadcast(e) => {
+                if let Some(what) = unsupported(e) {
+                    cx.error_at(
+                        c.lit.span(),
+                        format!("{what} cannot be checked against a value in #[shape] patterns: use arithmetic on names and numbers"),
+                    );
+                    continue;
+                }
+                let mut vars = Vec::new();
+                dim_vars(e, &mut vars);
+                for v in &vars {
+                    note(v, into);
+                    into.dims.insert(v.clone());
+                }
+                into.equations.push(e);
+            }
+            Item::Any | Item::Ellipsis => {}
+        }
+    }
+}
+
+/// What can be known before the call: unsupported items, a name that is both a dim and a
+/// variadic, and variables no argument (or, for the return pattern, no argument and not the
+/// return value) can ever determine.
+fn validate(cx: &Ctxt, params: &[Checked], ret: Option<&Checked>) {
+    let mut first = BTreeMap::new();
+    let mut args = Uses::default();
+    for c in params {
+        uses(cx, c, &mut args, &mut first);
+    }
+    let mut back = Uses::default();
+    if let Some(c) = ret {
+        uses(cx, c, &mut back, &mut first);
+    }
+    let variadic: BTreeSet<&String> = args.variadic.union(&back.variadic).collect();
+    let dims: BTreeSet<&String> = args.dims.union(&back.dims).collect();
+    for name in variadic.intersection(&dims) {
+        if let Some(lit) = first.get(*name) {
+            cx.error_at(
+                lit.span(),
+                format!("`{name}` is used both as a variadic `*{name}` (a sub-shape) and as a single dim"),
+            );
+        }
+    }
+
+    let start: BTreeSet<String> = args.bare.union(&args.variadic).cloned().collect();
+    let known = closure(start, &args.equations);
+    let unsolved: Vec<&String> = args.all.iter().filter(|n| !known.contains(*n)).collect();
+    if let Some(lit) = unsolved.first().and_then(|n| first.get(*n)) {
+        cx.error_at(
+            lit.span(),
+            format!(
+                "{} can never be solved from the arguments: they only appear inside arithmetic with other unknowns; give one of them a dim of its own",
+                list(&unsolved)
+            ),
+        );
+    }
+    if let Some(c) = ret {
+        let mut start = known;
+        start.extend(back.bare.iter().cloned());
+        start.extend(back.variadic.iter().cloned());
+        let mut equations = args.equations.clone();
+        equations.extend(back.equations.iter().copied());
+        let known = closure(start, &equations);
+        let unsolved: Vec<&String> = back.all.iter().filter(|n| !known.contains(*n)).collect();
+        if !unsolved.is_empty() {
+            cx.error_at(
+                c.lit.span(),
+                format!(
+                    "{} in `ret` can never be solved from the arguments or the return value: they only appear inside arithmetic with other unknowns",
+                    list(&unsolved)
+                ),
+            );
+        }
+    }
+}
+
+fn list(names: &[&String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `tokens` with every span set to `span`, recursively.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}

@@ -1,0 +1,4 @@
+#[shapes::check]
+struct S;
+
+fn main() {}

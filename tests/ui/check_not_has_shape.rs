@@ -1,0 +1,6 @@
+struct NotATensor;
+
+#[shapes::check]
+fn f(#[shape("(n,)")] x: &NotATensor) {}
+
+fn main() {}

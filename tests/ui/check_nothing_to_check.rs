@@ -1,0 +1,6 @@
+use shapes::Shape;
+
+#[shapes::check]
+fn f(x: &Shape) {}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use shapes::Shape;
+
+#[shapes::check(ret = "(n,)")]
+fn f(#[shape("(n,)")] x: &Shape) {}
+
+fn main() {}

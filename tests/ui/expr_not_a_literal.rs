@@ -1,0 +1,4 @@
+fn main() {
+    let s = "(a, b)";
+    let _ = shapes::expr!(s);
+}

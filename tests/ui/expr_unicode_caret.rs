@@ -1,0 +1,4 @@
+fn main() {
+    // The caret counts characters, not bytes.
+    let _ = shapes::expr!("(größe, α @ β)");
+}
