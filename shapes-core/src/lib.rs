@@ -45,6 +45,8 @@ pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
 pub use source::ShapeSource;
 #[cfg(feature = "safetensors")]
 pub use source::{HeaderError, SafetensorsHeader, TensorEntry};
+#[cfg(feature = "gguf")]
+pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 pub use verify::{
     Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
     ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,

@@ -5,11 +5,16 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::shape::Shape;
 
+#[cfg(feature = "gguf")]
+mod gguf;
 #[cfg(feature = "safetensors")]
 mod safetensors;
 
 #[cfg(feature = "safetensors")]
 pub use self::safetensors::{HeaderError, SafetensorsHeader, TensorEntry};
+
+#[cfg(feature = "gguf")]
+pub use self::gguf::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 
 /// Anything that answers "what is the shape of the tensor named `name`" and lists its names.
 ///

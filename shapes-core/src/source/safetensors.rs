@@ -52,8 +52,11 @@ pub enum HeaderError {
     /// One tensor name appears twice.
     #[error("tensor {0:?} appears twice in the safetensors header")]
     DuplicateName(String),
-    /// A dim does not fit in `usize`, or the element count overflows.
-    #[error("tensor {name:?}: shape {shape:?} does not fit in usize")]
+    /// A dim does not fit in `usize`, or the element count overflows `usize` or `i64` (the
+    /// element count type of PyTorch and ggml).
+    #[error(
+        "tensor {name:?}: shape {shape:?} does not fit: the element count must fit in usize and i64"
+    )]
     ShapeOverflow {
         /// The tensor.
         name: String,
@@ -206,7 +209,10 @@ impl SafetensorsHeader {
                 .iter()
                 .map(|&d| usize::try_from(d).ok())
                 .collect();
-            let numel = shape.as_ref().and_then(|s| s.numel());
+            let numel = shape
+                .as_ref()
+                .and_then(|s| s.numel())
+                .filter(|&n| i64::try_from(n).is_ok());
             let (Some(shape), Some(numel)) = (shape, numel) else {
                 return Err(HeaderError::ShapeOverflow {
                     name,
