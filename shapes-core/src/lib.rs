@@ -51,3 +51,4 @@ pub use verify::{
     Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
     ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,
 };
+pub use verify::SourceOptions;

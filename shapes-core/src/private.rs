@@ -9,6 +9,7 @@ pub use crate::verify::{
     StaticShape, VarTable, closest, static_matches,
 };
 pub use crate::verify::{CHECKS, CallScope, call_error, call_panic};
+pub use crate::verify::SourceCx;
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};
 pub use std::boxed::Box;

@@ -17,6 +17,15 @@ pub struct FieldAttr {
     pub own_scope: Option<Span>,
     /// `rename(inner = "outer", …)`: a nested struct's variable `inner` is this struct's `outer`.
     pub renames: Vec<(LitStr, LitStr)>,
+    /// `name = "…"`: the tensor's name in a checkpoint (`verify_source`), instead of the
+    /// field's name.
+    pub name: Option<LitStr>,
+    /// `prefix = "…"`: the nested structs' tensor names are under this prefix in a checkpoint,
+    /// instead of under the field's name.
+    pub prefix: Option<LitStr>,
+    /// `count = "n_layers"`: the variable bound to the number of elements of a `Vec`, array or
+    /// slice field.
+    pub count: Option<LitStr>,
     /// The attribute itself, for errors about it as a whole.
     pub span: Option<Span>,
 }
@@ -32,8 +41,7 @@ pub struct StructAttr {
     pub crate_path: Option<syn::Path>,
 }
 
-const FIELD_KEYS: &str =
-    "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`";
+const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`";
 const STRUCT_KEYS: &str = "`where = \"…\"`, `given = \"…\"`, `crate = \"…\"`";
 
 pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {
@@ -119,6 +127,22 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
                             content.parse::<Token![,]>()?;
                         }
                     }
+                }
+                "name" | "prefix" | "count" => {
+                    input.parse::<Token![=]>()?;
+                    let v: LitStr = input.parse()?;
+                    let slot = match key.to_string().as_str() {
+                        "name" => &mut out.name,
+                        "prefix" => &mut out.prefix,
+                        _ => &mut out.count,
+                    };
+                    if slot.is_some() {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            format!("`{key}` is given twice"),
+                        ));
+                    }
+                    *slot = Some(v);
                 }
                 other => {
                     return Err(syn::Error::new(

@@ -23,19 +23,19 @@ pub(crate) struct Gen {
 }
 
 impl Gen {
-    fn fresh(&self, prefix: &str) -> Ident {
+    pub(crate) fn fresh(&self, prefix: &str) -> Ident {
         let n = self.next.get();
         self.next.set(n + 1);
         format_ident!("__{}{}", prefix, n)
     }
 
-    fn local(&self, name: &str) -> u8 {
+    pub(crate) fn local(&self, name: &str) -> u8 {
         // `own` is built from the same patterns, and valid.rs bounds the count through the
         // const VarTable (64 at most); an unknown name cannot reach here.
         self.own.iter().position(|n| n == name).unwrap_or(0) as u8
     }
 
-    fn slot_expr(&self, e: &DimExpr) -> TokenStream {
+    pub(crate) fn slot_expr(&self, e: &DimExpr) -> TokenStream {
         let p = &self.p;
         match e {
             DimExpr::Lit(n) => quote!(#p::SlotExpr::Lit(#n)),
@@ -103,6 +103,11 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
         dim_vars(l, &mut own);
         dim_vars(r, &mut own);
     }
+    for f in &input.fields {
+        if let Some(count) = &f.attr.count {
+            push_unique(&mut own, &count.value());
+        }
+    }
     let g = Gen {
         p: p.clone(),
         own,
@@ -151,6 +156,7 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
         let v = slot_ident(l);
         quote!(let #v = __map.get(#l);)
     });
+    let source_fn = crate::expand_source::check_source_fn(&g, &krate, input);
     let ident = input.ident;
     let name = ident.to_string();
     let generics = bounded_generics(input, &krate);
@@ -166,6 +172,7 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
                 #(#checks)*
                 #(#wheres)*
             }
+            #source_fn
         }
         #(#static_checks)*
     }
@@ -190,6 +197,7 @@ pub fn stub(input: &syn::DeriveInput) -> TokenStream {
             const VARS: #p::VarTable = #p::VarTable::new();
             const NAME: &'static str = #name;
             fn check_in(&self, _: &mut #p::Checker, _: &#p::SlotMap) {}
+            fn check_source_in(_: &mut #p::Checker, _: &#p::SlotMap, _: &mut #p::SourceCx<'_>) {}
         }
     }
 }
@@ -201,7 +209,7 @@ fn crate_path(input: &Input<'_>) -> TokenStream {
     }
 }
 
-fn renames(f: &Field) -> TokenStream {
+pub(crate) fn renames(f: &Field) -> TokenStream {
     let pairs = f.attr.renames.iter().map(|(inner, outer)| {
         let (i, o) = (inner.value(), outer.value());
         quote!((#i, #o))
@@ -245,10 +253,12 @@ fn field_check(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
             } else {
                 (quote!(), quote!())
             };
+            let count = crate::expand_source::count_check(g, f);
             quote_spanned! {span=>
                 {
                     static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
                     #enter
+                    #count
                     #body
                     #leave
                 }
@@ -274,10 +284,12 @@ fn field_check(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
                     });
                 }
             };
+            let count = crate::expand_source::count_check(g, f);
             quote_spanned! {span=>
                 {
                     #map
                     __cx.enter(#p::Segment::Field(#name));
+                    #count
                     #body
                     __cx.leave();
                 }

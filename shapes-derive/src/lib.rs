@@ -15,6 +15,7 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
+mod expand_source;
 mod expr_macro;
 mod valid;
 

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use shapes_core::{ArithOp, DimExpr, Item};
 use syn::LitStr;
 
-use crate::ast::{Input, Kind};
+use crate::ast::{Access, Input, Kind};
 use crate::ctxt::Ctxt;
 
 /// Every variable of one pattern or equation, and how it appears.
@@ -81,7 +81,14 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
         .iter()
         .any(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none());
 
+    source_keys(cx, input);
     for field in &input.fields {
+        // `count = "n"`: the element count binds `n` directly, like a bare dim.
+        if let Some(lit) = &field.attr.count {
+            uses.note(&lit.value(), lit);
+            uses.bare.insert(lit.value());
+            uses.dims.insert(lit.value());
+        }
         let Kind::Tensor { pattern, lit } = &field.kind else {
             continue;
         };
@@ -332,5 +339,52 @@ fn suggest(name: &str, names: &[&str]) -> String {
     match shapes_core::__private::closest(name, &others) {
         Some(s) => format!(" (did you mean `{s}`?)"),
         None => String::new(),
+    }
+}
+
+/// The checkpoint-naming keys (`name`, `prefix`, `count`) where they make sense.
+fn source_keys(cx: &Ctxt, input: &Input<'_>) {
+    for f in &input.fields {
+        let nested = matches!(f.kind, Kind::Nested);
+        if let (Some(lit), true) = (&f.attr.name, nested) {
+            cx.error_at(
+                lit.span(),
+                "`name` names one tensor; the tensors of a `nested` field are placed under `prefix = \"…\"`",
+            );
+        }
+        if let (Some(lit), false) = (&f.attr.prefix, nested) {
+            cx.error_at(
+                lit.span(),
+                "`prefix` applies to `nested` fields; a tensor field's checkpoint name is set with `name = \"…\"`",
+            );
+        }
+        if let Some(lit) = &f.attr.name
+            && lit.value().is_empty()
+        {
+            cx.error_at(lit.span(), "a tensor name cannot be empty");
+        }
+        if let Some(lit) = &f.attr.count {
+            let mut access = &f.access;
+            while let Access::Deref(inner) = access {
+                access = inner;
+            }
+            if !matches!(access, Access::Seq(_)) {
+                cx.error_at(
+                    lit.span(),
+                    "`count` binds the number of elements of a `Vec`, array or slice field; this field is not one",
+                );
+            }
+            let value = lit.value();
+            let is_name = match shapes_core::parse_pattern(&format!("({value},)")) {
+                Ok(p) => matches!(p.items.as_slice(), [Item::Dim(DimExpr::Var(v))] if v.as_str() == value),
+                Err(_) => false,
+            };
+            if !is_name {
+                cx.error_at(
+                    lit.span(),
+                    format!("`count` takes a variable name like \"n_layers\", not {value:?}"),
+                );
+            }
+        }
     }
 }

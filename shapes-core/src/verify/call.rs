@@ -106,6 +106,7 @@ impl CallScope {
                     detail: "the shape check failed without a recorded error".into(),
                 },
                 provenance: Vec::new(),
+                tensor: None,
             }
             .into()
         })
@@ -118,7 +119,7 @@ impl CallScope {
 /// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into() },
-/// #     provenance: vec![] });
+/// #     provenance: vec![], tensor: None });
 /// let boxed: Box<dyn std::error::Error> = shapes::__private::call_error(e);
 /// assert!(boxed.to_string().contains("missing"));
 /// ```
@@ -134,7 +135,7 @@ pub fn call_error<E: From<ShapeError>>(error: ShapeError) -> E {
 /// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into() },
-/// #     provenance: vec![] });
+/// #     provenance: vec![], tensor: None });
 /// shapes::__private::call_panic(e);
 /// ```
 #[cold]

@@ -347,6 +347,7 @@ impl Checker {
             shape: dims.map(Shape::new),
             kind,
             provenance,
+            tensor: None,
         }
         .into()
     }
@@ -650,6 +651,48 @@ impl Checker {
                         self.errors.push(e);
                     }
                 }
+            }
+        }
+    }
+}
+
+// ----- hooks for checkpoint sources (`verify_source`, in source.rs) -----
+impl Checker {
+    /// Whether this pass records errors (the final pass) or only notes that one exists.
+    pub(crate) fn reporting(&self) -> bool {
+        self.report
+    }
+
+    /// How many errors are recorded so far.
+    pub(crate) fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// The errors recorded since `start`, for tagging with a tensor name.
+    pub(crate) fn errors_since(&mut self, start: usize) -> &mut [ShapeError] {
+        let start = start.min(self.errors.len());
+        &mut self.errors[start..]
+    }
+
+    /// Records an error about the current field that is not about its dims (a missing tensor,
+    /// a gap in a list).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn source_error(&mut self, kind: impl FnOnce() -> ShapeErrorKind) {
+        self.push(|cx| cx.error(None, None, kind(), Vec::new()));
+    }
+
+    /// Folds the errors of a nested scope checked on its own into this checker's, under the
+    /// current path.
+    pub(crate) fn absorb(&mut self, errors: Vec<ShapeError>) {
+        self.failed = true;
+        if self.report {
+            let prefix = self.current_path();
+            for mut e in errors {
+                let mut segments: Vec<Segment> = prefix.segments().to_vec();
+                segments.extend_from_slice(e.path.segments());
+                e.path = FieldPath::new(prefix.root(), &segments);
+                self.errors.push(e);
             }
         }
     }

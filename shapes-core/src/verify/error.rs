@@ -83,6 +83,17 @@ pub enum ShapeErrorKind {
         /// Their names.
         tensors: Vec<String>,
     },
+    /// Elements of a list in a checkpoint (`prefix.0`, `prefix.1`, …) are not numbered
+    /// without gaps: `prefix.{index}` has no tensor but later indices do. The elements before
+    /// the gap are checked; the later ones are not.
+    Gap {
+        /// The list's name prefix, e.g. `encoder.layer`.
+        prefix: String,
+        /// The first index with no tensor.
+        index: usize,
+        /// The later indices that have tensors.
+        later: Vec<usize>,
+    },
     /// The shape source itself failed (a malformed header, an I/O error).
     Source {
         /// The source's message.
@@ -147,6 +158,9 @@ pub struct ShapeErrorDetails {
     pub kind: ShapeErrorKind,
     /// The variables the expectation depends on, with their values and origins.
     pub provenance: Vec<Provenance>,
+    /// The checkpoint tensor the error is about, when the shapes came from a
+    /// [`ShapeSource`](crate::ShapeSource) (`verify_source`); `None` for values in memory.
+    pub tensor: Option<String>,
 }
 
 impl ShapeErrorDetails {
@@ -157,7 +171,7 @@ impl ShapeErrorDetails {
     /// let e = ShapeError::from(ShapeErrorDetails {
     ///     path: FieldPath::new("M", &[]), axis: Some(1), pattern: Some("(a, 3)"),
     ///     shape: Some(Shape::from([2, 4])), kind: ShapeErrorKind::Literal { expected: 3 },
-    ///     provenance: vec![],
+    ///     provenance: vec![], tensor: None,
     /// });
     /// assert_eq!(e.found(), Some(4));
     /// assert_eq!(e.to_string(), "M: axis 1 expected 3, found 4\n  shape is (2, 4), pattern (a, 3)");
@@ -176,7 +190,10 @@ impl fmt::Display for ShapeError {
 
 impl fmt::Display for ShapeErrorDetails {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.path)?;
+        match &self.tensor {
+            Some(tensor) => write!(f, "{} (tensor {tensor:?}): ", self.path)?,
+            None => write!(f, "{}: ", self.path)?,
+        }
         let found = self.found();
         match &self.kind {
             ShapeErrorKind::Rank { expected, at_least } => {
@@ -230,6 +247,18 @@ impl fmt::Display for ShapeErrorDetails {
                 tensors.len(),
                 tensors.join(", ")
             )?,
+            ShapeErrorKind::Gap {
+                prefix,
+                index,
+                later,
+            } => {
+                let later: Vec<String> = later.iter().map(|i| format!("{prefix}.{i}")).collect();
+                write!(
+                    f,
+                    "no tensor under {prefix}.{index} but some under {}: the elements must be numbered 0, 1, 2, … without gaps, so only the first {index} were checked",
+                    later.join(", ")
+                )?
+            }
             ShapeErrorKind::Source { detail } => f.write_str(detail)?,
         }
         if !self.provenance.is_empty() {
@@ -279,7 +308,7 @@ impl std::error::Error for ShapeError {}
 /// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("M", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into() },
-/// #     provenance: vec![] });
+/// #     provenance: vec![], tensor: None });
 /// let errs = ShapeErrors::from(vec![e.clone(), e]);
 /// assert_eq!(errs.len(), 2);
 /// assert!(errs.to_string().starts_with("2 shape errors:"));

@@ -8,6 +8,7 @@ mod has_shape;
 mod path;
 mod plan;
 mod shaped;
+mod source;
 mod static_check;
 mod vars;
 
@@ -19,5 +20,6 @@ pub use has_shape::{Dims, Element, HasShape, StaticShape};
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
 pub use shaped::Shaped;
+pub use source::{SourceCx, SourceOptions};
 pub use static_check::{StaticItem, static_matches};
 pub use vars::{MAX_VARS, SlotMap, VarTable};

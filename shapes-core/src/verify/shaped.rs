@@ -3,6 +3,8 @@
 use super::bindings::Bindings;
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrors};
+use super::source::{self, SourceCx, SourceOptions};
+use crate::source::ShapeSource;
 use super::vars::{SlotMap, VarTable};
 
 /// A struct whose tensors' shapes are described by `#[shape("…")]` patterns.
@@ -39,6 +41,112 @@ pub trait Shaped {
     /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`.
     #[doc(hidden)]
     fn check_in(&self, cx: &mut Checker, map: &SlotMap);
+
+    /// Runs this struct's checks in `cx` with shapes read by name from `src` (what
+    /// `verify_source` drives).
+    #[doc(hidden)]
+    fn check_source_in(cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>);
+
+    /// Verifies a checkpoint against this struct before loading it: the same checks as
+    /// [`verify`](Shaped::verify), with each tensor's shape read by name from `src` (a
+    /// safetensors header, a map) instead of from a value. No tensor data is needed.
+    ///
+    /// A tensor's name is its field's name (or `#[shape("…", name = "…")]`), under the prefix
+    /// of each nested struct it sits in (`#[shape(nested, prefix = "encoder")]`, the field's
+    /// name by default, `""` for none), joined with `.`. A `Vec` (or array, or slice) of nested
+    /// structs or tensors is read as `prefix.0`, `prefix.1`, …, its length discovered from the
+    /// source and bound to the variable named by `count = "…"` if there is one. An `Option`
+    /// field is `None` when the source has nothing under its name.
+    ///
+    /// Like PyTorch's `load_state_dict(strict=True)`, every problem is reported: missing
+    /// tensors ([`ShapeErrors::missing_tensors`]), tensors the struct does not describe
+    /// ([`ShapeErrors::unexpected_tensors`]) and shape mismatches naming both the field path
+    /// and the tensor. [`verify_source_options`](Shaped::verify_source_options) has a
+    /// non-strict mode.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, Shaped};
+    ///
+    /// #[derive(Shaped)]
+    /// struct Block {
+    ///     #[shape("(d_ff, d_model)", name = "up.weight")] up: Shape,
+    ///     #[shape("(d_model, d_ff)", name = "down.weight")] down: Shape,
+    /// }
+    ///
+    /// #[derive(Shaped)]
+    /// struct Model {
+    ///     #[shape("(vocab, d_model)", name = "embed.weight")] embed: Shape,
+    ///     #[shape(nested, prefix = "layers", count = "n_layers")] layers: Vec<Block>,
+    /// }
+    ///
+    /// let mut header = BTreeMap::new();
+    /// header.insert("embed.weight".to_string(), Shape::from([100, 8]));
+    /// for i in 0..2 {
+    ///     header.insert(format!("layers.{i}.up.weight"), Shape::from([32, 8]));
+    ///     header.insert(format!("layers.{i}.down.weight"), Shape::from([8, 32]));
+    /// }
+    /// let b = Model::verify_source(&header).unwrap();
+    /// assert_eq!((b.get("n_layers"), b.get("d_ff")), (Some(2), Some(32)));
+    ///
+    /// header.insert("layers.1.down.weight".to_string(), Shape::from([8, 16]));
+    /// let err = Model::verify_source(&header).unwrap_err();
+    /// assert!(err.to_string().starts_with(
+    ///     "Model.layers[1].down (tensor \"layers.1.down.weight\"): axis 1 expected d_ff = 32, found 16"
+    /// ));
+    /// ```
+    fn verify_source<S: ShapeSource + ?Sized>(src: &S) -> Result<Bindings, ShapeErrors> {
+        let src = &src;
+        source::verify_source::<Self>(&src, &SourceOptions::new())
+    }
+
+    /// [`verify_source`](Shaped::verify_source) with some variables pre-bound (from a
+    /// config), as in [`verify_with`](Shaped::verify_with).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Bindings, Shape, Shaped};
+    ///
+    /// #[derive(Shaped)]
+    /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
+    ///
+    /// let src = HashMap::from([("weight".to_string(), Shape::from([4, 3]))]);
+    /// assert!(Linear::verify_source_with(&src, Bindings::new().bind("d_out", 4)).is_ok());
+    /// let err = Linear::verify_source_with(&src, Bindings::new().bind("d_out", 5)).unwrap_err();
+    /// assert!(err.to_string().contains("expected d_out = 5, found 4"));
+    /// ```
+    fn verify_source_with<S: ShapeSource + ?Sized>(
+        src: &S,
+        pre: Bindings,
+    ) -> Result<Bindings, ShapeErrors> {
+        let src = &src;
+        source::verify_source::<Self>(&src, &SourceOptions::new().bindings(pre))
+    }
+
+    /// [`verify_source`](Shaped::verify_source) with [`SourceOptions`]: pre-bound values and
+    /// strict or non-strict handling of tensors the struct does not describe.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, Shaped, SourceOptions};
+    ///
+    /// #[derive(Shaped)]
+    /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
+    ///
+    /// let src = HashMap::from([
+    ///     ("weight".to_string(), Shape::from([4, 3])),
+    ///     ("optimizer_step".to_string(), Shape::from([1])),
+    /// ]);
+    /// assert!(Linear::verify_source(&src).is_err());
+    /// assert!(Linear::verify_source_options(&src, SourceOptions::new().strict(false)).is_ok());
+    /// ```
+    fn verify_source_options<S: ShapeSource + ?Sized>(
+        src: &S,
+        options: SourceOptions,
+    ) -> Result<Bindings, ShapeErrors> {
+        let src = &src;
+        source::verify_source::<Self>(&src, &options)
+    }
 
     /// Verifies every field; the bindings on success, the first mismatch otherwise (in
     /// declaration order).
@@ -79,6 +187,7 @@ fn unreachable_error() -> ShapeError {
             detail: "verification failed without a recorded error".into(),
         },
         provenance: Vec::new(),
+        tensor: None,
     }
     .into()
 }

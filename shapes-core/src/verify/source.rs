@@ -1,0 +1,439 @@
+//! `verify_source`: the same checker as `verify()`, with shapes read by name from a
+//! [`ShapeSource`] (a checkpoint header) instead of from field values.
+//!
+//! The derive generates `check_source_in`, which walks the struct's fields like `check_in` but
+//! asks a [`SourceCx`] for each tensor by its checkpoint name: the field's name (or its
+//! `name = "…"`), under the prefixes of the nested structs it sits in (joined with `.`), with
+//! list elements numbered `prefix.0`, `prefix.1`, …. The `SourceCx` also remembers which
+//! tensors were asked for, so that what the struct does not describe can be reported the way
+//! PyTorch's `load_state_dict(strict=True)` does: missing keys, unexpected keys, and the shape
+//! mismatches.
+
+use super::bindings::Bindings;
+use super::checker::Checker;
+use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+use super::path::FieldPath;
+use super::shaped::Shaped;
+use super::vars::SlotMap;
+use crate::source::ShapeSource;
+
+/// How `verify_source_options` treats the checkpoint: pre-bound values, and whether tensors the
+/// struct does not describe are errors.
+///
+/// ```
+/// use shapes::{Bindings, SourceOptions};
+/// let opts = SourceOptions::new().bindings(Bindings::new().bind("heads", 12)).strict(false);
+/// assert!(!opts.is_strict());
+/// assert_eq!(opts.pre().get("heads"), Some(12));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceOptions {
+    pre: Bindings,
+    strict: bool,
+}
+
+impl Default for SourceOptions {
+    fn default() -> Self {
+        SourceOptions {
+            pre: Bindings::new(),
+            strict: true,
+        }
+    }
+}
+
+impl SourceOptions {
+    /// Strict (unexpected tensors are errors), nothing pre-bound.
+    ///
+    /// ```
+    /// assert!(shapes::SourceOptions::new().is_strict());
+    /// ```
+    pub fn new() -> Self {
+        SourceOptions::default()
+    }
+
+    /// With `strict` false, tensors in the source that the struct does not describe are
+    /// ignored (PyTorch's `strict=False`); missing tensors and mismatches are still errors.
+    ///
+    /// ```
+    /// assert!(!shapes::SourceOptions::new().strict(false).is_strict());
+    /// ```
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Values bound before verifying (from a config), as in `verify_with`.
+    ///
+    /// ```
+    /// let o = shapes::SourceOptions::new().bindings(shapes::Bindings::new().bind("d", 4));
+    /// assert_eq!(o.pre().get("d"), Some(4));
+    /// ```
+    pub fn bindings(mut self, pre: Bindings) -> Self {
+        self.pre = pre;
+        self
+    }
+
+    /// Whether unexpected tensors are errors.
+    ///
+    /// ```
+    /// assert!(shapes::SourceOptions::default().is_strict());
+    /// ```
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// The pre-bound values.
+    ///
+    /// ```
+    /// assert!(shapes::SourceOptions::new().pre().is_empty());
+    /// ```
+    pub fn pre(&self) -> &Bindings {
+        &self.pre
+    }
+}
+
+/// The source side of one `verify_source` run: the source, the current name prefix, and which
+/// tensors were asked for. Generated code drives it; not a public API.
+pub struct SourceCx<'s> {
+    src: &'s dyn ShapeSource,
+    /// The source's names, sorted, so prefixes are ranges.
+    names: Vec<&'s str>,
+    /// Whether `names[i]` was asked for by the struct.
+    used: Vec<bool>,
+    /// The current name: the prefixes joined with `.`.
+    prefix: String,
+}
+
+impl<'s> SourceCx<'s> {
+    pub(crate) fn new(src: &'s dyn ShapeSource) -> Self {
+        let mut names = src.tensor_names();
+        names.sort_unstable();
+        names.dedup();
+        let used = vec![false; names.len()];
+        SourceCx {
+            src,
+            names,
+            used,
+            prefix: String::new(),
+        }
+    }
+
+    /// Appends a name part (`encoder`, `attention.self.query.weight`) to the current name;
+    /// returns the mark that [`pop`](Self::pop) restores. An empty part adds nothing.
+    #[inline]
+    pub fn push(&mut self, part: &str) -> usize {
+        let mark = self.prefix.len();
+        if !part.is_empty() {
+            if !self.prefix.is_empty() {
+                self.prefix.push('.');
+            }
+            self.prefix.push_str(part);
+        }
+        mark
+    }
+
+    /// Appends a list index: `encoder.layer` becomes `encoder.layer.3`.
+    #[inline]
+    pub fn push_index(&mut self, index: usize) -> usize {
+        use std::fmt::Write;
+        let mark = self.prefix.len();
+        if !self.prefix.is_empty() {
+            self.prefix.push('.');
+        }
+        // Writing to a String cannot fail.
+        let _ = write!(self.prefix, "{index}");
+        mark
+    }
+
+    /// Restores the name to what it was at `mark`.
+    #[inline]
+    pub fn pop(&mut self, mark: usize) {
+        self.prefix.truncate(mark);
+    }
+
+    /// The sorted names that start with `start`.
+    fn range(&self, start: &str) -> std::ops::Range<usize> {
+        let from = self.names.partition_point(|n| *n < start);
+        let len = self.names[from..]
+            .iter()
+            .take_while(|n| n.starts_with(start))
+            .count();
+        from..from + len
+    }
+
+    /// The shape of the tensor named by the current name, marking it as used; a missing
+    /// tensor is an error on the current field.
+    #[inline]
+    pub fn tensor(&mut self, cx: &mut Checker) -> Option<&'s [usize]> {
+        match self.src.shape_of(&self.prefix) {
+            Some(dims) => {
+                if let Ok(i) = self.names.binary_search(&self.prefix.as_str()) {
+                    self.used[i] = true;
+                }
+                Some(dims)
+            }
+            None => {
+                let name = &self.prefix;
+                cx.source_error(|| ShapeErrorKind::Missing {
+                    tensor: name.clone(),
+                });
+                None
+            }
+        }
+    }
+
+    /// Whether the source has the tensor named by the current name or any tensor under it
+    /// (`name.…`): how an `Option` field is told to be `Some`.
+    pub fn present(&self) -> bool {
+        if self.prefix.is_empty() {
+            return !self.names.is_empty();
+        }
+        self.range(&self.prefix).any(|i| {
+            self.names[i]
+                .get(self.prefix.len()..)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+    }
+
+    /// The number of list elements under the current name: the length of the run `name.0`,
+    /// `name.1`, … for which some tensor exists (`name.{i}` itself, or `name.{i}.…`). Later
+    /// indices after a gap are reported as an error on the current field.
+    pub fn count(&mut self, cx: &mut Checker) -> usize {
+        let mut indices: Vec<usize> = Vec::new();
+        let start = if self.prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{}.", self.prefix)
+        };
+        for i in self.range(&start) {
+            let rest = &self.names[i][start.len()..];
+            let digits = rest.split('.').next().unwrap_or("");
+            // Only canonical indices: `3`, not `03` or `+3`.
+            let canonical = !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits == "0" || !digits.starts_with('0'));
+            if let (true, Ok(index)) = (canonical, digits.parse::<usize>()) {
+                indices.push(index);
+            }
+        }
+        indices.sort_unstable();
+        indices.dedup();
+        let mut n = 0;
+        while indices.get(n) == Some(&n) {
+            n += 1;
+        }
+        if n < indices.len() {
+            let prefix = &self.prefix;
+            let later = &indices[n..];
+            cx.source_error(|| ShapeErrorKind::Gap {
+                prefix: prefix.clone(),
+                index: n,
+                later: later.to_vec(),
+            });
+        }
+        n
+    }
+
+    /// Binds the list length `n` to the variable at `slot` (a `count = "…"` attribute), with
+    /// the current field as its origin.
+    pub fn bind_count(&mut self, cx: &mut Checker, slot: usize, n: usize) {
+        let start = cx.error_count();
+        cx.var(slot, &[n], 0);
+        if cx.error_count() > start {
+            let tag = match n {
+                0 => format!("{}.* (none found)", self.prefix),
+                _ => format!("{0}.0 to {0}.{1}", self.prefix, n - 1),
+            };
+            for e in cx.errors_since(start) {
+                e.tensor = Some(tag.clone());
+            }
+        }
+    }
+
+    /// The error count before a tensor's checks (see [`tag`](Self::tag)).
+    #[inline]
+    pub fn mark(&self, cx: &Checker) -> usize {
+        cx.error_count()
+    }
+
+    /// Names the current tensor in every dim error recorded since `start`.
+    #[inline]
+    pub fn tag(&self, cx: &mut Checker, start: usize) {
+        if cx.error_count() > start {
+            self.tag_cold(cx, start);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn tag_cold(&self, cx: &mut Checker, start: usize) {
+        for e in cx.errors_since(start) {
+            if e.tensor.is_none() && !matches!(e.kind, ShapeErrorKind::Missing { .. }) {
+                e.tensor = Some(self.prefix.clone());
+            }
+        }
+    }
+
+    /// Checks the nested struct `S` under the current name in a scope of its own
+    /// (`#[shape(nested, scope = "own")]`), folding its errors into `cx`'s.
+    pub fn isolated<S: Shaped + ?Sized>(&mut self, cx: &mut Checker) {
+        let report = cx.reporting();
+        let mark = self.prefix.len();
+        let result = run_source::<S>(self, &Bindings::new(), report);
+        self.prefix.truncate(mark);
+        if let Err(errors) = result {
+            cx.absorb(errors);
+        }
+    }
+
+    /// The names nobody asked for, in sorted order.
+    fn unexpected(&self) -> Vec<String> {
+        self.names
+            .iter()
+            .zip(&self.used)
+            .filter(|(_, used)| !**used)
+            .map(|(n, _)| (*n).to_owned())
+            .collect()
+    }
+}
+
+/// The pass loop of `verify_source`, like `shaped::run` with the source instead of values.
+pub(crate) fn run_source<S: Shaped + ?Sized>(
+    src: &mut SourceCx<'_>,
+    pre: &Bindings,
+    report: bool,
+) -> Result<Bindings, Vec<ShapeError>> {
+    let table = const { &S::VARS };
+    let map: SlotMap = const { S::VARS.identity() };
+    let mut cx = Checker::new(table, S::NAME, pre);
+    loop {
+        cx.begin_pass(false);
+        S::check_source_in(&mut cx, &map, src);
+        if cx.is_clean() {
+            return Ok(cx.into_bindings());
+        }
+        if !cx.needs_another_pass() {
+            break;
+        }
+    }
+    if !report {
+        return Err(vec![failed_marker()]);
+    }
+    cx.begin_pass(true);
+    S::check_source_in(&mut cx, &map, src);
+    Err(cx.into_errors())
+}
+
+#[cold]
+fn failed_marker() -> ShapeError {
+    ShapeErrorDetails {
+        path: FieldPath::new("?", &[]),
+        axis: None,
+        pattern: None,
+        shape: None,
+        kind: ShapeErrorKind::Source {
+            detail: "verification failed".into(),
+        },
+        provenance: Vec::new(),
+        tensor: None,
+    }
+    .into()
+}
+
+/// `verify_source` and its variants: run the checker, then list the unexpected tensors.
+pub(crate) fn verify_source<S: Shaped + ?Sized>(
+    src: &dyn ShapeSource,
+    options: &SourceOptions,
+) -> Result<Bindings, ShapeErrors> {
+    let mut scx = SourceCx::new(src);
+    let result = run_source::<S>(&mut scx, &options.pre, true);
+    let unexpected = if options.strict {
+        scx.unexpected()
+    } else {
+        Vec::new()
+    };
+    if unexpected.is_empty() {
+        return result.map_err(ShapeErrors::from);
+    }
+    let error: ShapeError = ShapeErrorDetails {
+        path: FieldPath::new(S::NAME, &[]),
+        axis: None,
+        pattern: None,
+        shape: None,
+        kind: ShapeErrorKind::Unexpected {
+            tensors: unexpected,
+        },
+        provenance: Vec::new(),
+        tensor: None,
+    }
+    .into();
+    let mut errors = result.err().unwrap_or_default();
+    errors.push(error);
+    Err(ShapeErrors::from(errors))
+}
+
+/// The checkpoint view of a `verify_source` failure: PyTorch's two lists and the mismatches.
+impl ShapeErrors {
+    /// The tensors the struct needs that the source lacks, in declaration order (PyTorch's
+    /// "missing keys").
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, Shaped};
+    ///
+    /// #[derive(Shaped)]
+    /// struct Linear {
+    ///     #[shape("(d_out, d_in)")] weight: Shape,
+    ///     #[shape("(d_out,)")] bias: Shape,
+    /// }
+    ///
+    /// let mut src = BTreeMap::new();
+    /// src.insert("weight".to_string(), Shape::from([4, 3]));
+    /// src.insert("scale".to_string(), Shape::from([4]));
+    /// let errs = Linear::verify_source(&src).unwrap_err();
+    /// assert_eq!(errs.missing_tensors(), ["bias"]);
+    /// assert_eq!(errs.unexpected_tensors(), ["scale"]);
+    /// assert_eq!(errs.mismatches().count(), 0);
+    /// ```
+    pub fn missing_tensors(&self) -> Vec<&str> {
+        self.errors()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                ShapeErrorKind::Missing { tensor } => Some(tensor.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The source's tensors the struct does not describe, sorted (PyTorch's "unexpected
+    /// keys"); empty in non-strict mode. See [`missing_tensors`](Self::missing_tensors).
+    ///
+    /// ```
+    /// let errs = shapes::ShapeErrors::from(Vec::new());
+    /// assert!(errs.unexpected_tensors().is_empty());
+    /// ```
+    pub fn unexpected_tensors(&self) -> &[String] {
+        self.errors()
+            .iter()
+            .find_map(|e| match &e.kind {
+                ShapeErrorKind::Unexpected { tensors } => Some(tensors.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+
+    /// Every error that is neither a missing nor an unexpected tensor: shape mismatches,
+    /// unsolvable dims, gaps. See [`missing_tensors`](Self::missing_tensors).
+    ///
+    /// ```
+    /// assert_eq!(shapes::ShapeErrors::from(Vec::new()).mismatches().count(), 0);
+    /// ```
+    pub fn mismatches(&self) -> impl Iterator<Item = &ShapeError> + '_ {
+        self.errors().iter().filter(|e| {
+            !matches!(
+                e.kind,
+                ShapeErrorKind::Missing { .. } | ShapeErrorKind::Unexpected { .. }
+            )
+        })
+    }
+}

@@ -1,0 +1,213 @@
+//! Code generation for `verify_source`: `check_source_in`, the twin of `check_in` that reads
+//! each tensor's shape by its checkpoint name from a `SourceCx` instead of from a field value.
+//!
+//! It reuses `expand`'s slots and item checks unchanged, so a header is checked by exactly the
+//! same code path as a struct in memory; only where the dims come from differs. Names: the
+//! field's name or `name = "…"` for a tensor, the field's name or `prefix = "…"` for a nested
+//! struct, joined with `.`; list elements are `prefix.{i}` with the count discovered from the
+//! source (and bound to `count = "…"`'s variable).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::ast::{Access, Field, Input, Kind, span_of_field};
+use crate::expand::{Gen, items_check, renames, slot_ident};
+
+/// The `FieldInfo` pattern text shown when a list's length disagrees with its `count`
+/// variable.
+fn count_text(count: &str) -> String {
+    format!("({count},) = the number of elements")
+}
+
+/// In `check_in`: binds a `count = "n"` field's element count to `n` (nothing for other
+/// fields). Emitted right after the field's path segment is entered.
+pub(crate) fn count_check(g: &Gen, f: &Field) -> TokenStream {
+    let Some(count) = &f.attr.count else {
+        return quote!();
+    };
+    let p = &g.p;
+    let member = &f.member;
+    let slot = slot_ident(usize::from(g.local(&count.value())));
+    let info = g.fresh("C");
+    let text = count_text(&count.value());
+    quote! {
+        static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: #text };
+        __cx.field(&#info);
+        __cx.var(#slot, &[(self.#member).len()], 0);
+    }
+}
+
+/// The `check_source_in` method of the `Shaped` impl.
+pub(crate) fn check_source_fn(g: &Gen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
+    let p = &g.p;
+    let slots = (0..g.own.len()).map(|l| {
+        let v = slot_ident(l);
+        quote!(let #v = __map.get(#l);)
+    });
+    let fields: Vec<TokenStream> = input
+        .fields
+        .iter()
+        .map(|f| field_source(g, krate, f))
+        .collect();
+    let wheres = input.wheres.iter().map(|(l, r, _)| {
+        let (ln, rn, info) = (g.fresh("SWL"), g.fresh("SWR"), g.fresh("SWI"));
+        let (le, re) = (g.slot_expr(l), g.slot_expr(r));
+        quote! {
+            static #ln: #p::SlotExpr = #le;
+            static #rn: #p::SlotExpr = #re;
+            static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: "" };
+            __cx.where_eq(&#ln, &#rn, &#info, __map);
+        }
+    });
+    quote! {
+        fn check_source_in(
+            __cx: &mut #p::Checker,
+            __map: &#p::SlotMap,
+            __src: &mut #p::SourceCx<'_>,
+        ) {
+            #(#slots)*
+            #(#fields)*
+            #(#wheres)*
+        }
+    }
+}
+
+fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
+    let p = &g.p;
+    let name = &f.name;
+    let span = span_of_field(f);
+    let count = f.attr.count.as_ref().map(|c| {
+        let slot = slot_ident(usize::from(g.local(&c.value())));
+        (slot, count_text(&c.value()))
+    });
+    match &f.kind {
+        Kind::Tensor { pattern, lit } => {
+            let info = g.fresh("SF");
+            let seq = f.access.has_seq();
+            let info_name = if seq { String::new() } else { name.clone() };
+            let pattern_text = lit.value();
+            let tensor_name = f
+                .attr
+                .name
+                .as_ref()
+                .map_or_else(|| name.clone(), |n| n.value());
+            let items = items_check(g, pattern);
+            let leaf = |_: usize| {
+                quote! {
+                    __cx.field(&#info);
+                    let __e = __src.mark(__cx);
+                    if let #p::Some(__d) = __src.tensor(__cx) {
+                        let __d: &[usize] = __d;
+                        #items
+                    }
+                    __src.tag(__cx, __e);
+                }
+            };
+            let body = walk(g, &f.access, 0, count.as_ref(), &leaf);
+            let (enter, leave) = if seq {
+                (
+                    quote!(__cx.enter(#p::Segment::Field(#name));),
+                    quote!(__cx.leave();),
+                )
+            } else {
+                (quote!(), quote!())
+            };
+            quote_spanned! {span=>
+                {
+                    static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
+                    let __m = __src.push(#tensor_name);
+                    #enter
+                    #body
+                    #leave
+                    __src.pop(__m);
+                }
+            }
+        }
+        Kind::Nested => {
+            let child = f.access.leaf();
+            let own = f.attr.own_scope.is_some();
+            let leaf = |_: usize| {
+                if own {
+                    quote!(__src.isolated::<#child>(__cx);)
+                } else {
+                    quote!(<#child as #krate::Shaped>::check_source_in(__cx, &__child, __src);)
+                }
+            };
+            let body = walk(g, &f.access, 0, count.as_ref(), &leaf);
+            let map = if own {
+                quote!()
+            } else {
+                let renames = renames(f);
+                quote! {
+                    let __child = __map.then(&const {
+                        <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
+                    });
+                }
+            };
+            let prefix = f
+                .attr
+                .prefix
+                .as_ref()
+                .map_or_else(|| name.clone(), |n| n.value());
+            quote_spanned! {span=>
+                {
+                    #map
+                    let __m = __src.push(#prefix);
+                    __cx.enter(#p::Segment::Field(#name));
+                    #body
+                    __cx.leave();
+                    __src.pop(__m);
+                }
+            }
+        }
+    }
+}
+
+/// Walks the field's wrappers by name: an `Option` is `Some` when the source has anything
+/// under the current name, a sequence is `name.0`, `name.1`, … as far as the source goes.
+/// `count` (the variable's slot and its pattern text) is bound at the first sequence.
+fn walk(
+    g: &Gen,
+    access: &Access,
+    depth: usize,
+    count: Option<&(proc_macro2::Ident, String)>,
+    leaf: &dyn Fn(usize) -> TokenStream,
+) -> TokenStream {
+    let p = &g.p;
+    match access {
+        Access::Leaf(_) => leaf(depth),
+        Access::Deref(inner) => walk(g, inner, depth + 1, count, leaf),
+        Access::Option(inner) => {
+            let body = walk(g, inner, depth + 1, None, leaf);
+            quote! {
+                if __src.present() {
+                    #body
+                }
+            }
+        }
+        Access::Seq(inner) => {
+            let body = walk(g, inner, depth + 1, None, leaf);
+            let (n, i, m) = (
+                format_ident!("__n{}", depth),
+                format_ident!("__i{}", depth),
+                format_ident!("__m{}", depth),
+            );
+            let info = g.fresh("SC");
+            let text = count.map_or_else(String::new, |(_, t)| t.clone());
+            let bind = count.map(|(slot, _)| quote!(__src.bind_count(__cx, #slot, #n);));
+            quote! {
+                static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: #text };
+                __cx.field(&#info);
+                let #n = __src.count(__cx);
+                #bind
+                for #i in 0..#n {
+                    let #m = __src.push_index(#i);
+                    __cx.enter(#p::Segment::Index(#i));
+                    #body
+                    __cx.leave();
+                    __src.pop(#m);
+                }
+            }
+        }
+    }
+}
