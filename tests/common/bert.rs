@@ -149,3 +149,136 @@ pub fn hand_written(m: &Bert<Shape>) -> Option<Sizes> {
         d_ff,
     })
 }
+
+/// A BERT encoder as transformers names its parameters (`BertModel`'s state dict), for
+/// checking checkpoints with `verify_source`: attention heads as `heads * head_dim`,
+/// `n_layers` encoder layers counted from the names, LayerNorms, the pooler, and the
+/// `embeddings.position_ids` buffer that some checkpoints carry (an `Option`).
+///
+/// The original `bert-base-uncased` upload names its LayerNorm parameters `gamma`/`beta`
+/// (transformers renames them while loading); a struct for that file would use
+/// `name = "gamma"` / `name = "beta"` on [`hf::LayerNorm`]'s fields.
+pub mod hf {
+    use shapes::Shaped;
+
+    /// `LayerNorm.weight` and `LayerNorm.bias`.
+    #[derive(Shaped)]
+    pub struct LayerNorm<T> {
+        #[shape("(d_model,)")]
+        pub weight: T,
+        #[shape("(d_model,)")]
+        pub bias: T,
+    }
+
+    /// `embeddings.*`.
+    #[derive(Shaped)]
+    pub struct Embeddings<T> {
+        #[shape("(vocab, d_model)", name = "word_embeddings.weight")]
+        pub word: T,
+        #[shape("(max_pos, d_model)", name = "position_embeddings.weight")]
+        pub position: T,
+        #[shape("(type_vocab, d_model)", name = "token_type_embeddings.weight")]
+        pub token_type: T,
+        #[shape(nested, prefix = "LayerNorm")]
+        pub ln: LayerNorm<T>,
+        /// A buffer `(1, max_pos)` saved by older transformers versions; absent in newer files.
+        #[shape("(1, max_pos)", name = "position_ids")]
+        pub position_ids: Option<T>,
+    }
+
+    /// `attention.self.*`: `heads` heads of `head_dim` each.
+    #[derive(Shaped)]
+    #[shapes(given = "heads")]
+    pub struct SelfAttention<T> {
+        #[shape("(heads * head_dim, d_model)", name = "query.weight")]
+        pub q_w: T,
+        #[shape("(heads * head_dim,)", name = "query.bias")]
+        pub q_b: T,
+        #[shape("(heads * head_dim, d_model)", name = "key.weight")]
+        pub k_w: T,
+        #[shape("(heads * head_dim,)", name = "key.bias")]
+        pub k_b: T,
+        #[shape("(heads * head_dim, d_model)", name = "value.weight")]
+        pub v_w: T,
+        #[shape("(heads * head_dim,)", name = "value.bias")]
+        pub v_b: T,
+    }
+
+    /// `encoder.layer.{i}.*`: attention, its output projection and LayerNorm, the FFN.
+    #[derive(Shaped)]
+    pub struct Layer<T> {
+        #[shape(nested, prefix = "attention.self")]
+        pub attn: SelfAttention<T>,
+        #[shape("(d_model, heads * head_dim)", name = "attention.output.dense.weight")]
+        pub attn_out_w: T,
+        #[shape("(d_model,)", name = "attention.output.dense.bias")]
+        pub attn_out_b: T,
+        #[shape(nested, prefix = "attention.output.LayerNorm")]
+        pub attn_ln: LayerNorm<T>,
+        #[shape("(d_ff, d_model)", name = "intermediate.dense.weight")]
+        pub up_w: T,
+        #[shape("(d_ff,)", name = "intermediate.dense.bias")]
+        pub up_b: T,
+        #[shape("(d_model, d_ff)", name = "output.dense.weight")]
+        pub down_w: T,
+        #[shape("(d_model,)", name = "output.dense.bias")]
+        pub down_b: T,
+        #[shape(nested, prefix = "output.LayerNorm")]
+        pub out_ln: LayerNorm<T>,
+    }
+
+    /// `BertModel`: embeddings, `n_layers` layers, the pooler. `d_model = heads * head_dim`;
+    /// `heads` is not visible in any shape, so it comes from the config (`verify_source_with`).
+    #[derive(Shaped)]
+    #[shapes(where = "d_model = heads * head_dim")]
+    pub struct BertModel<T> {
+        #[shape(nested)]
+        pub embeddings: Embeddings<T>,
+        #[shape(nested, prefix = "encoder.layer", count = "n_layers")]
+        pub layers: Vec<Layer<T>>,
+        #[shape("(d_model, d_model)", name = "pooler.dense.weight")]
+        pub pooler_w: T,
+        #[shape("(d_model,)", name = "pooler.dense.bias")]
+        pub pooler_b: T,
+    }
+
+    /// `bert-base-uncased`'s parameter names and shapes as `BertModel` saves them (vocab
+    /// 30522, 512 positions, 2 token types, hidden 768, 12 layers of 12 heads, intermediate
+    /// 3072): 199 tensors, plus `embeddings.position_ids` when `position_ids` is true.
+    pub fn bert_base_uncased(position_ids: bool) -> Vec<(String, Vec<usize>)> {
+        let (vocab, pos, types, d, ff, layers) = (30522, 512, 2, 768, 3072, 12);
+        let mut t: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut add = |name: String, dims: &[usize]| t.push((name, dims.to_vec()));
+        add("embeddings.word_embeddings.weight".into(), &[vocab, d]);
+        add("embeddings.position_embeddings.weight".into(), &[pos, d]);
+        add(
+            "embeddings.token_type_embeddings.weight".into(),
+            &[types, d],
+        );
+        add("embeddings.LayerNorm.weight".into(), &[d]);
+        add("embeddings.LayerNorm.bias".into(), &[d]);
+        if position_ids {
+            add("embeddings.position_ids".into(), &[1, pos]);
+        }
+        for i in 0..layers {
+            let l = format!("encoder.layer.{i}");
+            for m in ["query", "key", "value"] {
+                add(format!("{l}.attention.self.{m}.weight"), &[d, d]);
+                add(format!("{l}.attention.self.{m}.bias"), &[d]);
+            }
+            add(format!("{l}.attention.output.dense.weight"), &[d, d]);
+            add(format!("{l}.attention.output.dense.bias"), &[d]);
+            add(format!("{l}.attention.output.LayerNorm.weight"), &[d]);
+            add(format!("{l}.attention.output.LayerNorm.bias"), &[d]);
+            add(format!("{l}.intermediate.dense.weight"), &[ff, d]);
+            add(format!("{l}.intermediate.dense.bias"), &[ff]);
+            add(format!("{l}.output.dense.weight"), &[d, ff]);
+            add(format!("{l}.output.dense.bias"), &[d]);
+            add(format!("{l}.output.LayerNorm.weight"), &[d]);
+            add(format!("{l}.output.LayerNorm.bias"), &[d]);
+        }
+        add("pooler.dense.weight".into(), &[d, d]);
+        add("pooler.dense.bias".into(), &[d]);
+        t
+    }
+}
