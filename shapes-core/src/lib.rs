@@ -26,6 +26,7 @@ mod parse;
 #[doc(hidden)]
 pub mod private;
 mod shape;
+mod solve;
 mod source;
 mod verify;
 
@@ -42,6 +43,9 @@ pub use expr::{
 };
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
+pub use solve::{
+    ArithFailure, InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify,
+};
 pub use source::ShapeSource;
 #[cfg(feature = "safetensors")]
 pub use source::{HeaderError, SafetensorsHeader, TensorEntry};

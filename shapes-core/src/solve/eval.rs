@@ -1,0 +1,527 @@
+//! Evaluation under a substitution: sizes are folded, shape operations on known operands are
+//! computed (numpy semantics, see [`ops`](super::ops)), constraints are decided when closed.
+//! Whatever still depends on an unknown stays symbolic.
+
+use super::arith::fold;
+use super::error::{InferError, InferErrorKind, bad_op, err};
+use super::ops;
+use super::subst::{Substitution, Term};
+use crate::expr::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Operand, Pattern, Pred, SliceSpec};
+
+/// A constraint's value under a substitution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Truth {
+    True,
+    False,
+    /// Depends on something still unknown.
+    Open,
+}
+
+pub(crate) fn eval_dim(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferError> {
+    match d {
+        DimExpr::Lit(_) => Ok(d.clone()),
+        DimExpr::Var(n) => match s.lookup(n) {
+            None => Ok(d.clone()),
+            Some(Term::Dim(v)) => Ok(v.clone()),
+            Some(Term::Expr(Expr::Pattern(p))) if p.items.len() == 1 => match &p.items[0] {
+                // A rank-1 shape in a size position is its one dim (the grammar's `Π a` in a
+                // shape position is `(Π a,)`; this is the way back).
+                Item::Dim(v) => Ok(v.clone()),
+                _ => not_a_dim(n, s),
+            },
+            Some(Term::Expr(_)) => not_a_dim(n, s),
+        },
+        DimExpr::Bin(op, a, b) => fold(*op, eval_dim(a, s)?, eval_dim(b, s)?),
+        DimExpr::Rank(e) => {
+            let e = eval_expr(e, s)?;
+            Ok(match rank_of(&e) {
+                Some(n) => DimExpr::Lit(n),
+                None => DimExpr::Rank(Box::new(e)),
+            })
+        }
+        DimExpr::Prod(e) => reduce_dims(eval_expr(e, s)?, ArithOp::Mul, 1, DimExpr::Prod),
+        DimExpr::Sum(e) => reduce_dims(eval_expr(e, s)?, ArithOp::Add, 0, DimExpr::Sum),
+        DimExpr::Index(e, i) => {
+            let e = eval_expr(e, s)?;
+            match dims_of(&e) {
+                Some(dims) => {
+                    let rank = dims.len();
+                    let j = if *i < 0 {
+                        rank.checked_sub(i.unsigned_abs())
+                    } else {
+                        Some(i.unsigned_abs()).filter(|&j| j < rank)
+                    };
+                    match j {
+                        Some(j) => Ok(match &dims[j] {
+                            Some(d) => d.clone(),
+                            None => DimExpr::Index(Box::new(e), *i),
+                        }),
+                        None => err(InferErrorKind::AxisOutOfRange {
+                            op: "index",
+                            axis: *i,
+                            rank,
+                        }),
+                    }
+                }
+                None => Ok(DimExpr::Index(Box::new(e), *i)),
+            }
+        }
+    }
+}
+
+fn not_a_dim<T>(n: &crate::Name, s: &Substitution) -> Result<T, InferError> {
+    err(InferErrorKind::NotADim {
+        var: n.clone(),
+        value: s.lookup(n).map(|t| t.to_string()).unwrap_or_default(),
+    })
+}
+
+/// `Π` / `Σ` of an evaluated expression: folded when every dim is known, a product / sum of
+/// the dims when the rank is known, otherwise `wrap(e)`.
+fn reduce_dims(
+    e: Expr,
+    op: ArithOp,
+    unit: usize,
+    wrap: fn(Box<Expr>) -> DimExpr,
+) -> Result<DimExpr, InferError> {
+    let Some(dims) = dims_of(&e) else {
+        return Ok(wrap(Box::new(e)));
+    };
+    let mut acc = DimExpr::Lit(unit);
+    for d in dims {
+        match d {
+            Some(d) => acc = fold(op, acc, d)?,
+            None => return Ok(wrap(Box::new(e))),
+        }
+    }
+    Ok(acc)
+}
+
+/// The rank of an evaluated expression, when known: a pattern without a variadic, or a list
+/// (`D X[1 0]` = 2, `D Sz[0 1]` = 2).
+pub(crate) fn rank_of(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Pattern(p) => pattern_rank(p),
+        Expr::Axes(v) | Expr::Sizes(v) => Some(v.len()),
+        Expr::Slices(v) => Some(v.len()),
+        _ => None,
+    }
+}
+
+/// The rank of a pattern without a variadic.
+pub(crate) fn pattern_rank(p: &Pattern) -> Option<usize> {
+    if p.items
+        .iter()
+        .any(|i| matches!(i, Item::Ellipsis | Item::Variadic(_)))
+    {
+        None
+    } else {
+        Some(p.items.len())
+    }
+}
+
+/// The dims of an evaluated expression of known rank: `Some(dim)` for a sized item, `None`
+/// for `_` / `#n` (whose size is not fixed).
+fn dims_of(e: &Expr) -> Option<Vec<Option<DimExpr>>> {
+    match e {
+        Expr::Pattern(p) => {
+            pattern_rank(p)?;
+            Some(
+                p.items
+                    .iter()
+                    .map(|i| match i {
+                        Item::Dim(d) => Some(d.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        }
+        Expr::Axes(v) | Expr::Sizes(v) => Some(v.iter().map(|&n| Some(DimExpr::Lit(n))).collect()),
+        _ => None,
+    }
+}
+
+/// Literal dims of a pattern with no variadic, or `None`.
+fn concrete(p: &Pattern) -> Option<crate::Shape> {
+    p.as_concrete()
+}
+
+pub(crate) fn eval_pattern(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
+    let mut items = Vec::with_capacity(p.items.len());
+    for item in &p.items {
+        match item {
+            Item::Dim(d) => items.push(Item::Dim(eval_dim(d, s)?)),
+            Item::Broadcast(d) => items.push(Item::Broadcast(eval_dim(d, s)?)),
+            Item::Any | Item::Ellipsis => items.push(item.clone()),
+            Item::Variadic(n) => match s.lookup(n) {
+                None => items.push(item.clone()),
+                Some(Term::Expr(Expr::Pattern(q))) => items.extend(q.items.iter().cloned()),
+                Some(Term::Expr(Expr::Var(m))) => items.push(Item::Variadic(m.clone())),
+                Some(Term::Dim(d)) => items.push(Item::Dim(d.clone())),
+                Some(Term::Expr(other)) => {
+                    return err(InferErrorKind::KindMismatch {
+                        left: format!("*{n}"),
+                        right: other.to_string(),
+                    });
+                }
+            },
+        }
+    }
+    Ok(Pattern::new(items))
+}
+
+/// Evaluates `e` under `s`: substitutes, folds, computes operations whose operands are known,
+/// checks closed constraints (a false one is an error) and keeps open ones.
+pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    match e {
+        Expr::Var(n) => Ok(match s.lookup(n) {
+            None => e.clone(),
+            Some(t) => t.to_expr(),
+        }),
+        Expr::Pattern(p) => Ok(Expr::Pattern(eval_pattern(p, s)?)),
+        Expr::Arrow(a, b) => Ok(Expr::arrow(eval_expr(a, s)?, eval_expr(b, s)?)),
+        Expr::Compound(a, p) => {
+            let a = eval_expr(a, s)?;
+            match eval_pred(p, s)? {
+                Truth::True => Ok(a),
+                Truth::False => err(InferErrorKind::ConstraintFailed {
+                    pred: s.subst_pred(p).to_string(),
+                }),
+                Truth::Open => Ok(Expr::Compound(Box::new(a), Box::new(s.subst_pred(p)))),
+            }
+        }
+        Expr::Axes(_) | Expr::Sizes(_) | Expr::Slices(_) => Ok(e.clone()),
+        Expr::Slice(a, idx) => {
+            let a = eval_expr(a, s)?;
+            let idx = eval_expr(idx, s)?;
+            if let (Expr::Pattern(p), Expr::Slices(specs)) = (&a, &idx)
+                && let Some(out) = slice_pattern(p, specs)?
+            {
+                return Ok(Expr::Pattern(out));
+            }
+            Ok(Expr::Slice(Box::new(a), Box::new(idx)))
+        }
+        Expr::Transpose(axes, a) => {
+            let a = eval_expr(a, s)?;
+            if let Expr::Pattern(p) = &a
+                && pattern_rank(p).is_some()
+            {
+                let items = ops::permute(axes, &p.items)?;
+                return Ok(Expr::Pattern(Pattern::new(items)));
+            }
+            Ok(Expr::Transpose(axes.clone(), Box::new(a)))
+        }
+        Expr::Reduce(axis, a) => {
+            let a = eval_expr(a, s)?;
+            if let Expr::Pattern(p) = &a
+                && let Some(rank) = pattern_rank(p)
+            {
+                return Ok(Expr::Pattern(match axis {
+                    Axis::All => Pattern::default(),
+                    Axis::One(i) => {
+                        ops::check_axis("reduce", *i, rank)?;
+                        let mut items = p.items.clone();
+                        items.remove(*i);
+                        Pattern::new(items)
+                    }
+                }));
+            }
+            Ok(Expr::Reduce(*axis, Box::new(a)))
+        }
+        Expr::Broadcast(a, b) => {
+            let a = eval_expr(a, s)?;
+            let b = eval_expr(b, s)?;
+            if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
+                && let Some(out) = broadcast_patterns(p, q)?
+            {
+                return Ok(Expr::Pattern(out));
+            }
+            Ok(Expr::Broadcast(Box::new(a), Box::new(b)))
+        }
+        Expr::Repeat(axis, reps, a) => {
+            let a = eval_expr(a, s)?;
+            if let Expr::Pattern(p) = &a
+                && let Some(out) = repeat_pattern(p, *axis, reps)?
+            {
+                return Ok(Expr::Pattern(out));
+            }
+            Ok(Expr::Repeat(*axis, reps.clone(), Box::new(a)))
+        }
+        Expr::Concat(axis, a, b) => {
+            let a = eval_expr(a, s)?;
+            let b = eval_expr(b, s)?;
+            if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
+                && let Some(out) = concat_patterns(*axis, p, q)?
+            {
+                return Ok(Expr::Pattern(out));
+            }
+            Ok(Expr::Concat(*axis, Box::new(a), Box::new(b)))
+        }
+    }
+}
+
+/// numpy indexing of a pattern; `None` (stay symbolic) when a sliced dim is not known.
+fn slice_pattern(p: &Pattern, specs: &[SliceSpec]) -> Result<Option<Pattern>, InferError> {
+    let Some(rank) = pattern_rank(p).or_else(|| {
+        // a variadic after every sliced axis does not matter
+        let first = p
+            .items
+            .iter()
+            .position(|i| matches!(i, Item::Ellipsis | Item::Variadic(_)))?;
+        (first >= specs.len()).then_some(usize::MAX)
+    }) else {
+        return Ok(None);
+    };
+    if rank != usize::MAX && specs.len() > rank {
+        return bad_op(
+            "slice",
+            format!("too many indices: {} for {p}, of rank {rank}", specs.len()),
+        );
+    }
+    let mut items = Vec::with_capacity(p.items.len());
+    for (axis, item) in p.items.iter().enumerate() {
+        match specs.get(axis) {
+            None => items.push(item.clone()),
+            Some(&spec) => {
+                if spec
+                    == (SliceSpec::Range {
+                        start: None,
+                        end: None,
+                        step: None,
+                    })
+                {
+                    items.push(item.clone());
+                    continue;
+                }
+                let Item::Dim(DimExpr::Lit(size)) = item else {
+                    return Ok(None);
+                };
+                if let Some(n) = ops::slice_axis(*size, spec, axis)? {
+                    items.push(Item::Dim(DimExpr::Lit(n)));
+                }
+            }
+        }
+    }
+    Ok(Some(Pattern::new(items)))
+}
+
+/// numpy broadcasting of two patterns; symbolic where the answer does not depend on the
+/// unknown (`(x, 1) || (x, 3)` is `(x, 3)`), `None` where it does.
+fn broadcast_patterns(p: &Pattern, q: &Pattern) -> Result<Option<Pattern>, InferError> {
+    if let (Some(a), Some(b)) = (concrete(p), concrete(q)) {
+        return match crate::broadcast_shapes(&[a.dims(), b.dims()]) {
+            Ok(out) => Ok(Some(Pattern::from(out))),
+            Err(e) => bad_op("broadcast", e.to_string()),
+        };
+    }
+    let (Some(_), Some(_)) = (pattern_rank(p), pattern_rank(q)) else {
+        return Ok(None);
+    };
+    let rank = p.items.len().max(q.items.len());
+    let mut items = vec![Item::Any; rank];
+    for k in 0..rank {
+        let a = k.checked_sub(rank - p.items.len()).map(|i| &p.items[i]);
+        let b = k.checked_sub(rank - q.items.len()).map(|i| &q.items[i]);
+        items[k] = match (a, b) {
+            (Some(x), None) | (None, Some(x)) => x.clone(),
+            (Some(Item::Dim(x)), Some(Item::Dim(y))) => match (x, y) {
+                (DimExpr::Lit(1), _) => Item::Dim(y.clone()),
+                (_, DimExpr::Lit(1)) => Item::Dim(x.clone()),
+                (DimExpr::Lit(m), DimExpr::Lit(n)) if m != n => {
+                    return bad_op(
+                        "broadcast",
+                        format!("{p} and {q} differ on dim {k}: {m} against {n}, and neither is 1"),
+                    );
+                }
+                _ if x == y => Item::Dim(x.clone()),
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+    }
+    Ok(Some(Pattern::new(items)))
+}
+
+fn repeat_pattern(p: &Pattern, axis: Axis, reps: &[usize]) -> Result<Option<Pattern>, InferError> {
+    if let Some(shape) = concrete(p) {
+        return Ok(Some(Pattern::from(ops::repeat(&shape, axis, reps)?.0)));
+    }
+    let (Axis::One(a), Some(rank)) = (axis, pattern_rank(p)) else {
+        return Ok(None);
+    };
+    ops::check_axis("repeat", a, rank)?;
+    let Item::Dim(d) = &p.items[a] else {
+        return Ok(None);
+    };
+    let new = match (reps, d) {
+        ([r], _) => fold(ArithOp::Mul, d.clone(), DimExpr::Lit(*r))?,
+        (rs, DimExpr::Lit(n)) if rs.len() == *n => DimExpr::Lit(
+            rs.iter()
+                .try_fold(0usize, |acc, &r| acc.checked_add(r))
+                .ok_or_else(|| {
+                    InferError::new(InferErrorKind::BadOperation {
+                        op: "repeat",
+                        detail: "the repeated size overflows usize".to_string(),
+                    })
+                })?,
+        ),
+        (rs, DimExpr::Lit(n)) => {
+            return bad_op(
+                "repeat",
+                format!(
+                    "{} repeat counts for an axis of size {n}: give one count, or one per element",
+                    rs.len()
+                ),
+            );
+        }
+        // one count per element of an axis of unknown size: wait until it is known
+        _ => return Ok(None),
+    };
+    let mut items = p.items.clone();
+    items[a] = Item::Dim(new);
+    Ok(Some(Pattern::new(items)))
+}
+
+fn concat_patterns(axis: usize, p: &Pattern, q: &Pattern) -> Result<Option<Pattern>, InferError> {
+    if let (Some(a), Some(b)) = (concrete(p), concrete(q)) {
+        return Ok(Some(Pattern::from(ops::concat(
+            Axis::One(axis),
+            &[a.dims(), b.dims()],
+        )?)));
+    }
+    let (Some(rp), Some(rq)) = (pattern_rank(p), pattern_rank(q)) else {
+        return Ok(None);
+    };
+    if rp != rq {
+        return bad_op("concat", format!("{p} and {q} have different ranks"));
+    }
+    ops::check_axis("concat", axis, rp)?;
+    let mut items = Vec::with_capacity(rp);
+    for (i, (x, y)) in p.items.iter().zip(&q.items).enumerate() {
+        let (Item::Dim(x), Item::Dim(y)) = (x, y) else {
+            return Ok(None);
+        };
+        if i == axis {
+            items.push(Item::Dim(fold(ArithOp::Add, x.clone(), y.clone())?));
+        } else if x == y {
+            items.push(Item::Dim(x.clone()));
+        } else if let (DimExpr::Lit(_), DimExpr::Lit(_)) = (x, y) {
+            return bad_op(
+                "concat",
+                format!(
+                    "{p} and {q} differ on axis {i}, which is not the concatenation axis {axis}"
+                ),
+            );
+        } else {
+            return Ok(None);
+        }
+    }
+    Ok(Some(Pattern::new(items)))
+}
+
+fn compare(op: CmpOp, a: usize, b: usize) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+/// The sizes an operand stands for: one, or every dim of a `∀` (`None` when the list itself
+/// is not known yet).
+fn operand_values(
+    o: &Operand,
+    s: &Substitution,
+) -> Result<Option<Vec<Option<DimExpr>>>, InferError> {
+    match o {
+        Operand::Size(d) => Ok(Some(vec![Some(eval_dim(d, s)?)])),
+        Operand::ForAll(e) => Ok(dims_of(&eval_expr(e, s)?)),
+    }
+}
+
+/// Decides a constraint under `s`.
+pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
+    match p {
+        Pred::Cmp(op, a, b) => {
+            let (Some(xs), Some(ys)) = (operand_values(a, s)?, operand_values(b, s)?) else {
+                return Ok(Truth::Open);
+            };
+            let pairs: Vec<(Option<DimExpr>, Option<DimExpr>)> = match (
+                matches!(a, Operand::ForAll(_)),
+                matches!(b, Operand::ForAll(_)),
+            ) {
+                (true, true) => {
+                    if xs.len() != ys.len() {
+                        return Ok(Truth::False);
+                    }
+                    xs.into_iter().zip(ys).collect()
+                }
+                (true, false) => xs.into_iter().map(|x| (x, ys[0].clone())).collect(),
+                (false, true) => ys.into_iter().map(|y| (xs[0].clone(), y)).collect(),
+                (false, false) => vec![(xs[0].clone(), ys[0].clone())],
+            };
+            let mut truth = Truth::True;
+            for (x, y) in pairs {
+                match (x, y) {
+                    (Some(DimExpr::Lit(x)), Some(DimExpr::Lit(y))) => {
+                        if !compare(*op, x, y) {
+                            return Ok(Truth::False);
+                        }
+                    }
+                    (Some(x), Some(y)) if x == y => {
+                        if !matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge) {
+                            return Ok(Truth::False);
+                        }
+                    }
+                    _ => truth = Truth::Open,
+                }
+            }
+            Ok(truth)
+        }
+        Pred::Broadcastable(a, b) => {
+            let a = eval_expr(a, s)?;
+            let b = eval_expr(b, s)?;
+            match (&a, &b) {
+                (Expr::Pattern(p), Expr::Pattern(q)) => match broadcast_patterns(p, q) {
+                    Ok(Some(_)) => Ok(Truth::True),
+                    Ok(None) => Ok(Truth::Open),
+                    Err(_) => Ok(Truth::False),
+                },
+                _ => Ok(Truth::Open),
+            }
+        }
+        Pred::And(a, b) => Ok(match (eval_pred(a, s)?, eval_pred(b, s)?) {
+            (Truth::False, _) | (_, Truth::False) => Truth::False,
+            (Truth::True, Truth::True) => Truth::True,
+            _ => Truth::Open,
+        }),
+        Pred::Or(a, b) => Ok(match (eval_pred(a, s)?, eval_pred(b, s)?) {
+            (Truth::True, _) | (_, Truth::True) => Truth::True,
+            (Truth::False, Truth::False) => Truth::False,
+            _ => Truth::Open,
+        }),
+    }
+}
+
+impl Expr {
+    /// Evaluates the expression: folds size arithmetic, computes shape operations whose
+    /// operands are known (numpy semantics) and checks constraints that are closed. What
+    /// depends on a variable stays symbolic.
+    ///
+    /// ```
+    /// use shapes::parse;
+    /// let e = |s: &str| parse(s).unwrap().eval().unwrap().to_string();
+    /// assert_eq!(e("T⁽¹ ⁰⁾ (1, 1 + 2)"), "(3, 1)");
+    /// assert_eq!(e("(5,)[0:5:2]"), "(3,)");
+    /// assert_eq!(e("((2, 1, 4)||(3, 1))"), "(2, 3, 4)");
+    /// assert_eq!(e("Repeat⁰{[3]} (a, b)"), "(a × 3, b)");
+    /// assert_eq!(e("T⁽¹ ⁰⁾ (x, y)"), "(y, x)");
+    /// assert!(parse("(2 - 3,)").unwrap().eval().is_err());
+    /// ```
+    pub fn eval(&self) -> Result<Expr, InferError> {
+        eval_expr(self, &Substitution::new())
+    }
+}

@@ -1,0 +1,428 @@
+//! Shape operations on concrete shapes, with numpy's semantics: what the solver computes when
+//! an operation's operand is known, also usable directly.
+//!
+//! These are gorgonia's `Shape` methods (`S`, `T`, `Repeat`, `Concat`, `Eq`, `IsVector`, …)
+//! as free functions over `&[usize]`, with gorgonia's bugs fixed (numpy is the reference):
+//! stepped slices round up, a slice past the end is empty rather than an error, a reduction
+//! axis out of range is an error rather than a panic, an identity permutation is not an
+//! error. For a dim by index (negative from the end) use [`Shape::dim`](crate::Shape::dim).
+
+use super::error::{InferError, InferErrorKind, bad_op, err};
+use crate::Shape;
+use crate::expr::{Axis, SliceSpec};
+
+/// The length of axis `axis` (of size `size`) after `spec`, with numpy's rules; `None` when
+/// an integer index drops the axis.
+pub(crate) fn slice_axis(
+    size: usize,
+    spec: SliceSpec,
+    axis: usize,
+) -> Result<Option<usize>, InferError> {
+    let Ok(len) = isize::try_from(size) else {
+        return bad_op(
+            "slice",
+            format!("axis {axis} has size {size}, too large to index"),
+        );
+    };
+    match spec {
+        SliceSpec::Index(i) => {
+            let j = if i < 0 { i + len } else { i };
+            if j < 0 || j >= len {
+                return bad_op(
+                    "index",
+                    format!("index {i} is out of bounds for axis {axis} with size {size}"),
+                );
+            }
+            Ok(None)
+        }
+        SliceSpec::Range { start, end, step } => {
+            let step = step.unwrap_or(1);
+            if step == 0 {
+                return bad_op("slice", "slice step cannot be zero".to_string());
+            }
+            // Python's slice.indices(len).
+            let (lower, upper) = if step > 0 { (0, len) } else { (-1, len - 1) };
+            let clamp = |v: Option<isize>, default: isize| match v {
+                None => default,
+                Some(v) if v < 0 => (v + len).max(lower),
+                Some(v) => v.min(upper),
+            };
+            let (s, e) = if step > 0 {
+                (clamp(start, lower), clamp(end, upper))
+            } else {
+                (clamp(start, upper), clamp(end, lower))
+            };
+            let n = if step > 0 {
+                if e > s { (e - s - 1) / step + 1 } else { 0 }
+            } else if s > e {
+                (s - e - 1) / (-step) + 1
+            } else {
+                0
+            };
+            Ok(Some(n.unsigned_abs()))
+        }
+    }
+}
+
+/// numpy basic indexing: the shape of `x[specs]` for an array `x` of shape `shape`. An
+/// integer index drops its axis; a range keeps it with numpy's length (clamped to the axis,
+/// rounded up for a step, empty when it starts past the end); missing trailing specs keep
+/// their axes.
+///
+/// ```
+/// use shapes::{ops, SliceSpec, Shape};
+/// let r = |start, end, step| SliceSpec::Range { start, end, step };
+/// assert_eq!(ops::slice(&[5], &[r(Some(0), Some(5), Some(2))]).unwrap(), Shape::from([3]));
+/// assert_eq!(ops::slice(&[5, 3, 4], &[r(Some(0), Some(2), None), SliceSpec::Index(1)]).unwrap(),
+///            Shape::from([2, 4]));
+/// assert_eq!(ops::slice(&[5], &[r(Some(-2), None, None)]).unwrap(), Shape::from([2]));
+/// assert!(ops::slice(&[2], &[SliceSpec::Index(3)]).is_err());
+/// assert!(ops::slice(&[2], &[SliceSpec::Index(0), SliceSpec::Index(0)]).is_err());
+/// ```
+pub fn slice(shape: &[usize], specs: &[SliceSpec]) -> Result<Shape, InferError> {
+    if specs.len() > shape.len() {
+        return bad_op(
+            "slice",
+            format!(
+                "too many indices: {} for a shape of rank {}",
+                specs.len(),
+                shape.len()
+            ),
+        );
+    }
+    let mut out = Shape::scalar();
+    for (axis, &size) in shape.iter().enumerate() {
+        match specs.get(axis) {
+            None => out.push(size),
+            Some(&spec) => {
+                if let Some(n) = slice_axis(size, spec, axis)? {
+                    out.push(n)
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Checks that `axes` is a permutation of `0..rank`.
+pub(crate) fn check_permutation(axes: &[usize], rank: usize) -> Result<(), InferError> {
+    if axes.len() != rank {
+        return bad_op(
+            "transpose",
+            format!(
+                "{} axes given for a shape of rank {rank}; a permutation needs exactly {rank}",
+                axes.len()
+            ),
+        );
+    }
+    let mut seen = [false; 64];
+    let mut seen_vec;
+    let seen: &mut [bool] = if rank <= 64 {
+        &mut seen[..rank]
+    } else {
+        seen_vec = vec![false; rank];
+        &mut seen_vec
+    };
+    for &a in axes {
+        if a >= rank {
+            return err(InferErrorKind::AxisOutOfRange {
+                op: "transpose",
+                axis: a.try_into().unwrap_or(isize::MAX),
+                rank,
+            });
+        }
+        if std::mem::replace(&mut seen[a], true) {
+            return bad_op(
+                "transpose",
+                format!("axis {a} is repeated in the permutation"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Permutes `items` by `axes`: `out[i] = items[axes[i]]` (numpy's `transpose`), for any
+/// element type (gorgonia's `UnsafePermute` / `genericUnsafePermute`). The identity
+/// permutation is not an error.
+///
+/// ```
+/// use shapes::ops;
+/// assert_eq!(ops::permute(&[2, 1, 3, 4, 0], &[1, 2, 3, 4, 5]).unwrap(), [3, 2, 4, 5, 1]);
+/// assert_eq!(ops::permute(&[1, 0], &["a", "world"]).unwrap(), ["world", "a"]);
+/// assert!(ops::permute(&[1, 1], &[3, 2]).is_err());
+/// ```
+pub fn permute<T: Clone>(axes: &[usize], items: &[T]) -> Result<Vec<T>, InferError> {
+    check_permutation(axes, items.len())?;
+    Ok(axes.iter().map(|&a| items[a].clone()).collect())
+}
+
+/// The shape of numpy's `x.transpose(axes)`.
+///
+/// ```
+/// use shapes::{ops, Shape};
+/// assert_eq!(ops::transpose(&[2, 3, 4], &[2, 0, 1]).unwrap(), Shape::from([4, 2, 3]));
+/// assert!(ops::transpose(&[2, 3], &[0, 0]).is_err());
+/// ```
+pub fn transpose(shape: &[usize], axes: &[usize]) -> Result<Shape, InferError> {
+    check_permutation(axes, shape.len())?;
+    Ok(axes.iter().map(|&a| shape[a]).collect())
+}
+
+/// The shape after reducing (summing, taking the max, …) along one axis, which is removed,
+/// or along every axis, which gives a scalar.
+///
+/// ```
+/// use shapes::{ops, Axis, Shape};
+/// assert_eq!(ops::reduce(&[2, 3], Axis::One(1)).unwrap(), Shape::from([2]));
+/// assert_eq!(ops::reduce(&[2, 3], Axis::All).unwrap(), Shape::scalar());
+/// assert!(ops::reduce(&[2, 3, 4], Axis::One(3)).is_err());
+/// ```
+pub fn reduce(shape: &[usize], axis: Axis) -> Result<Shape, InferError> {
+    match axis {
+        Axis::All => Ok(Shape::scalar()),
+        Axis::One(a) => {
+            check_axis("reduce", a, shape.len())?;
+            Ok(shape
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != a)
+                .map(|(_, &d)| d)
+                .collect())
+        }
+    }
+}
+
+pub(crate) fn check_axis(op: &'static str, axis: usize, rank: usize) -> Result<(), InferError> {
+    if axis >= rank {
+        return err(InferErrorKind::AxisOutOfRange {
+            op,
+            axis: axis.try_into().unwrap_or(isize::MAX),
+            rank,
+        });
+    }
+    Ok(())
+}
+
+/// numpy's `repeat`: the new shape and the repeat count of each element along the axis.
+///
+/// One count is broadcast over the axis; otherwise there must be one count per element. With
+/// [`Axis::All`] the array is flattened first (numpy's `axis=None`).
+///
+/// ```
+/// use shapes::{ops, Axis, Shape};
+/// assert_eq!(ops::repeat(&[2, 3], Axis::One(0), &[3]).unwrap(), (Shape::from([6, 3]), vec![3, 3]));
+/// assert_eq!(ops::repeat(&[2, 3, 2], Axis::One(1), &[1, 2, 1]).unwrap().0, Shape::from([2, 4, 2]));
+/// assert_eq!(ops::repeat(&[2, 3, 2], Axis::All, &[2]).unwrap().0, Shape::from([24]));
+/// assert!(ops::repeat(&[2, 3], Axis::One(1), &[1, 2]).is_err());
+/// assert!(ops::repeat(&[2, 1], Axis::One(2), &[3]).is_err());
+/// ```
+pub fn repeat(
+    shape: &[usize],
+    axis: Axis,
+    repeats: &[usize],
+) -> Result<(Shape, Vec<usize>), InferError> {
+    let (size, mut out) = match axis {
+        Axis::All => {
+            let Some(n) = crate::numel(shape) else {
+                return bad_op(
+                    "repeat",
+                    format!(
+                        "the element count of {} overflows usize",
+                        crate::DisplayDims(shape)
+                    ),
+                );
+            };
+            (n, Shape::from([n]))
+        }
+        Axis::One(a) => {
+            check_axis("repeat", a, shape.len())?;
+            (shape[a], Shape::from(shape))
+        }
+    };
+    let finals: Vec<usize> = match repeats {
+        [r] => vec![*r; size],
+        rs if rs.len() == size => rs.to_vec(),
+        rs => {
+            return bad_op(
+                "repeat",
+                format!(
+                    "{} repeat counts for an axis of size {size}: give one count, or one per element",
+                    rs.len()
+                ),
+            );
+        }
+    };
+    let total = finals.iter().try_fold(0usize, |acc, &r| acc.checked_add(r));
+    let Some(total) = total else {
+        return bad_op("repeat", "the repeated size overflows usize".to_string());
+    };
+    let at = match axis {
+        Axis::All => 0,
+        Axis::One(a) => a,
+    };
+    out[at] = total;
+    Ok((out, finals))
+}
+
+/// numpy's `concatenate` of shapes along an axis: the ranks must agree, and every dim except
+/// the axis. With [`Axis::All`] each is flattened first (numpy's `axis=None`).
+///
+/// ```
+/// use shapes::{ops, Axis, Shape};
+/// assert_eq!(ops::concat(Axis::One(0), &[&[2, 2], &[2, 2], &[2, 2]]).unwrap(), Shape::from([6, 2]));
+/// assert_eq!(ops::concat(Axis::One(1), &[&[2, 3], &[2, 5]]).unwrap(), Shape::from([2, 8]));
+/// assert!(ops::concat(Axis::One(0), &[&[2, 2], &[2, 3]]).is_err());
+/// ```
+pub fn concat(axis: Axis, shapes: &[&[usize]]) -> Result<Shape, InferError> {
+    let Some((first, rest)) = shapes.split_first() else {
+        return bad_op("concat", "nothing to concatenate".to_string());
+    };
+    let Axis::One(axis) = axis else {
+        let mut total = 0usize;
+        for s in shapes {
+            total = crate::numel(s)
+                .and_then(|n| total.checked_add(n))
+                .ok_or_else(|| overflow_err("concat"))?;
+        }
+        return Ok(Shape::from([total]));
+    };
+    check_axis("concat", axis, first.len())?;
+    let mut out = Shape::from(*first);
+    for s in rest {
+        if s.len() != first.len() {
+            return bad_op(
+                "concat",
+                format!(
+                    "{} and {} have different ranks",
+                    crate::DisplayDims(first),
+                    crate::DisplayDims(s)
+                ),
+            );
+        }
+        for (i, (&a, &b)) in first.iter().zip(s.iter()).enumerate() {
+            if i != axis && a != b {
+                return bad_op(
+                    "concat",
+                    format!(
+                        "{} and {} differ on axis {i}, which is not the concatenation axis {axis}",
+                        crate::DisplayDims(first),
+                        crate::DisplayDims(s)
+                    ),
+                );
+            }
+        }
+        out[axis] = out[axis]
+            .checked_add(s[axis])
+            .ok_or_else(|| overflow_err("concat"))?;
+    }
+    Ok(out)
+}
+
+fn overflow_err(op: &'static str) -> InferError {
+    InferError::new(InferErrorKind::BadOperation {
+        op,
+        detail: "the result overflows usize".to_string(),
+    })
+}
+
+/// gorgonia's soft `Shape.Eq`: equal, or both vectors with the same length once size-1 dims
+/// of a rank-2 row or column vector are ignored (`(2,)` ≈ `(2, 1)` ≈ `(1, 2)`).
+///
+/// ```
+/// use shapes::ops::vector_eq;
+/// assert!(vector_eq(&[2], &[2, 1]));
+/// assert!(vector_eq(&[1, 2], &[2]));
+/// assert!(!vector_eq(&[2, 1], &[1, 2]));
+/// assert!(!vector_eq(&[], &[1]));
+/// ```
+pub fn vector_eq(a: &[usize], b: &[usize]) -> bool {
+    if a == b {
+        return true;
+    }
+    let squeeze = |s: &[usize]| -> Option<usize> {
+        match *s {
+            [n] => Some(n),
+            [1, n] | [n, 1] => Some(n),
+            _ => None,
+        }
+    };
+    // Only a rank-1 shape matches a rank-2 vector; two rank-2 shapes must be equal.
+    if a.len() == b.len() {
+        return false;
+    }
+    matches!((squeeze(a), squeeze(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// Rank 0.
+///
+/// ```
+/// assert!(shapes::ops::is_scalar(&[]));
+/// assert!(!shapes::ops::is_scalar(&[1]));
+/// ```
+pub fn is_scalar(s: &[usize]) -> bool {
+    s.is_empty()
+}
+
+/// One element or none: rank 0, every dim 0, or a product of 1.
+///
+/// ```
+/// use shapes::ops::is_scalar_equiv;
+/// assert!(is_scalar_equiv(&[1, 1, 1]));
+/// assert!(is_scalar_equiv(&[0, 0, 0]));
+/// assert!(!is_scalar_equiv(&[1, 2, 0, 3]));
+/// ```
+pub fn is_scalar_equiv(s: &[usize]) -> bool {
+    s.is_empty() || s.iter().all(|&d| d == 0) || crate::numel(s) == Some(1)
+}
+
+/// A column vector: rank 2, one column, more than one row.
+///
+/// ```
+/// assert!(shapes::ops::is_col_vec(&[2, 1]));
+/// assert!(!shapes::ops::is_col_vec(&[1, 1]));
+/// ```
+pub fn is_col_vec(s: &[usize]) -> bool {
+    matches!(*s, [r, 1] if r > 1)
+}
+
+/// A row vector: rank 2, one row, more than one column.
+///
+/// ```
+/// assert!(shapes::ops::is_row_vec(&[1, 2]));
+/// assert!(!shapes::ops::is_row_vec(&[2, 1]));
+/// ```
+pub fn is_row_vec(s: &[usize]) -> bool {
+    matches!(*s, [1, c] if c > 1)
+}
+
+/// Rank 1, or a row or column vector.
+///
+/// ```
+/// assert!(shapes::ops::is_vector(&[2]));
+/// assert!(shapes::ops::is_vector(&[1, 2]));
+/// assert!(!shapes::ops::is_vector(&[1, 1]));
+/// ```
+pub fn is_vector(s: &[usize]) -> bool {
+    s.len() == 1 || is_col_vec(s) || is_row_vec(s)
+}
+
+/// At most one dim differs from 1 (and nothing is empty).
+///
+/// ```
+/// assert!(shapes::ops::is_vector_like(&[1, 5, 1]));
+/// assert!(!shapes::ops::is_vector_like(&[2, 2]));
+/// assert!(!shapes::ops::is_vector_like(&[0, 0]));
+/// ```
+pub fn is_vector_like(s: &[usize]) -> bool {
+    s.iter().all(|&d| d != 0) && s.iter().filter(|&&d| d != 1).count() <= 1
+}
+
+/// Rank 2.
+///
+/// ```
+/// assert!(shapes::ops::is_matrix(&[2, 1]));
+/// assert!(!shapes::ops::is_matrix(&[2]));
+/// ```
+pub fn is_matrix(s: &[usize]) -> bool {
+    s.len() == 2
+}
