@@ -556,6 +556,27 @@ impl GgufArray {
 }
 
 /// One tensor's entry in a GGUF header.
+///
+/// ```
+/// # fn string(out: &mut Vec<u8>, s: &str) {
+/// #     out.extend((s.len() as u64).to_le_bytes());
+/// #     out.extend(s.as_bytes());
+/// # }
+/// // A v3 file with one F16 tensor written in ggml order as [8, 3].
+/// let mut f = b"GGUF\x03\0\0\0".to_vec();
+/// f.extend(1u64.to_le_bytes());
+/// f.extend(0u64.to_le_bytes());
+/// string(&mut f, "norm.weight");
+/// f.extend(2u32.to_le_bytes());
+/// f.extend(8u64.to_le_bytes());
+/// f.extend(3u64.to_le_bytes());
+/// f.extend(1u32.to_le_bytes()); // F16
+/// f.extend(0u64.to_le_bytes());
+/// let h = shapes::GgufHeader::read(&f[..], None).unwrap();
+/// let t = &h.tensors()[0];
+/// assert_eq!((t.name.as_str(), t.shape.dims()), ("norm.weight", &[3, 8][..]));
+/// assert_eq!(t.ggml_type.name(), Some("F16"));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct GgufTensor {
     /// The tensor's name.
@@ -655,7 +676,9 @@ impl GgufHeader {
     pub fn read_path(path: impl AsRef<Path>) -> Result<Self, GgufError> {
         let file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();
-        Self::read(std::io::BufReader::new(file), Some(len))
+        // 64 KiB buffers: a header is many small fields, and with a vocabulary it runs to
+        // megabytes, so the default 8 KiB would mean hundreds of read calls.
+        Self::read(std::io::BufReader::with_capacity(1 << 16, file), Some(len))
     }
 
     /// Reads a header from `reader`, positioned at the start of a GGUF file, consuming exactly
@@ -678,6 +701,7 @@ impl GgufHeader {
             file_len,
             wide: true,
             kept: 0,
+            scratch: [0; 512],
         };
         let mut magic = [0u8; 4];
         let mut got = 0;
@@ -847,11 +871,7 @@ impl GgufHeader {
     /// assert!(h.arch_value("context_length").is_none());
     /// ```
     pub fn arch_value(&self, suffix: &str) -> Option<&GgufValue> {
-        let arch = self.architecture()?;
-        let (_, v) = self.metadata.iter().find(|(k, _)| {
-            k.strip_prefix(arch).and_then(|r| r.strip_prefix('.')) == Some(suffix)
-        })?;
-        Some(v)
+        self.meta(&format!("{}.{suffix}", self.architecture()?))
     }
 
     /// [`arch_value`](Self::arch_value) as a `usize`: `embedding_length`, `block_count`,
@@ -955,6 +975,8 @@ struct Src<R> {
     wide: bool,
     /// Array elements kept so far.
     kept: u64,
+    /// Where skipped bytes go (one buffer, not one zeroed per skipped string).
+    scratch: [u8; 512],
 }
 
 impl<R: Read> Src<R> {
@@ -1028,12 +1050,11 @@ impl<R: Read> Src<R> {
     fn skip(&mut self, n: u64, what: &'static str) -> Result<(), GgufError> {
         self.ensure(n, what)?;
         let at = self.pos;
-        let mut buf = [0u8; 512];
         let mut left = n;
         while left > 0 {
-            let k = left.min(buf.len() as u64) as usize;
+            let k = left.min(self.scratch.len() as u64) as usize;
             self.r
-                .read_exact(&mut buf[..k])
+                .read_exact(&mut self.scratch[..k])
                 .map_err(|e| eof(e, what, at, n))?;
             left -= k as u64;
         }
