@@ -207,6 +207,15 @@ fn s3_6_slicing_concrete_shapes() {
     assert_eq!(eval("(1, 1, 2, 2)[0]"), "(1, 2, 2)");
 }
 
+/// (shape, axis, repeats, new shape, final repeats)
+type RepeatCase = (
+    &'static [usize],
+    Axis,
+    &'static [usize],
+    &'static [usize],
+    &'static [usize],
+);
+
 #[test]
 fn s3_7_repeat() {
     let rep = |s: &[usize], axis, reps: &[usize]| ops::repeat(s, axis, reps);
@@ -223,7 +232,7 @@ fn s3_7_repeat() {
         (Shape::from([3]), vec![3])
     );
     // R3, R5..R11: (shape, final repeats); gorgonia's `size` is the number of final repeats.
-    let ok: &[(&[usize], Axis, &[usize], &[usize], &[usize])] = &[
+    let ok: &[RepeatCase] = &[
         (&[2], one(0), &[3], &[6], &[3, 3]),
         (&[2, 1], one(0), &[3], &[6, 1], &[3, 3]),
         (&[2, 1], one(1), &[3], &[2, 3], &[3]),
@@ -1021,8 +1030,9 @@ fn deep_and_long_chains() {
     let matmul = e("(a, b) → (b, c) → (a, c)");
     let mut x = e("(8, 16)");
     for i in 0..100 {
-        let w = Expr::shape(&[16 + i % 2 * 0, 16]);
-        x = infer_app(&matmul, &[x, w]).unwrap();
+        // alternate 16 → 32 → 16 features
+        let (from, to) = if i % 2 == 0 { (16, 32) } else { (32, 16) };
+        x = infer_app(&matmul, &[x, Expr::shape(&[from, to])]).unwrap();
     }
     assert_eq!(x.to_string(), "(8, 16)");
     // a 100-argument function

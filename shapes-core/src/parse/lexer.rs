@@ -128,7 +128,9 @@ fn is_ident_continue(c: char) -> bool {
 /// Splits `input` into tokens, ending with [`Tok::Eof`]. Unknown characters and numbers that
 /// overflow `usize` are errors at their byte offset.
 pub(crate) fn lex(input: &str) -> Result<Vec<Token>, ParseError> {
-    let mut tokens = Vec::new();
+    // A token is at least one byte (plus the end token): one allocation for any
+    // signature-sized input.
+    let mut tokens = Vec::with_capacity(input.len().min(1024) + 1);
     let mut chars = input.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
         if c.is_whitespace() {

@@ -8,8 +8,9 @@
 //! - `(` at the start of a comparison: a parenthesised predicate (`(D a = 2)`) or a size that
 //!   starts with a parenthesis (`(a + b) * 2 = c`).
 //!
-//! Atoms starting with `(` or `{` are memoised by position (and nesting depth), so that
-//! backtracking over nested parentheses stays polynomial. Nesting is capped at [`MAX_DEPTH`]
+//! Atoms starting with `(` or `{` that are parsed inside a first alternative are memoised by
+//! position (and nesting depth), so that backtracking over nested parentheses stays
+//! polynomial; input that never backtracks builds no memo. Nesting is capped at [`MAX_DEPTH`]
 //! so that no input can exhaust the stack.
 //!
 //! When both alternatives fail, the error that got further wins (the first on a tie), which
@@ -108,7 +109,17 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     memo: Memo,
+    /// How many first alternatives of a backtracking point enclose the current position.
+    /// Only atoms parsed inside one can be parsed again (after a rewind), so only those are
+    /// memoised: an input with no backtracking pays for no memo entry and no tree clone.
+    tentative: usize,
+    /// Names already built in this parse, reused so a repeated name shares one allocation
+    /// (bounded, so a long input with many names stays linear).
+    names: Vec<Name>,
 }
+
+/// How many distinct names [`Parser::intern`] remembers.
+const NAME_CACHE: usize = 16;
 
 /// Parses a whole expression (see [`crate::parse`]).
 pub(crate) fn parse_expr(input: &str) -> Result<Expr, ParseError> {
@@ -137,6 +148,8 @@ impl<'a> Parser<'a> {
             pos: 0,
             depth: 0,
             memo: HashMap::new(),
+            tentative: 0,
+            names: Vec::new(),
         })
     }
 
@@ -167,6 +180,18 @@ impl<'a> Parser<'a> {
 
     fn text(&self, t: Token) -> &'a str {
         self.src.get(t.start..t.end).unwrap_or("")
+    }
+
+    /// The name spelled by `text`, sharing the allocation of an earlier equal name.
+    fn intern(&mut self, text: &str) -> Name {
+        if let Some(n) = self.names.iter().find(|n| n.as_str() == text) {
+            return n.clone();
+        }
+        let n = Name::new(text);
+        if self.names.len() < NAME_CACHE {
+            self.names.push(n.clone());
+        }
+        n
     }
 
     /// Whether the token `k` ahead is the identifier `name`.
@@ -294,7 +319,7 @@ impl<'a> Parser<'a> {
         let t = self.nth(0);
         if t.tok == Tok::Ident && self.text(t) != "_" {
             self.advance();
-            Ok(Name::new(self.text(t)))
+            Ok(self.intern(self.text(t)))
         } else {
             Err(self.fail(expected))
         }
@@ -492,7 +517,7 @@ impl<'a> Parser<'a> {
             if t.tok == Tok::Ident && self.text(t) != "_" {
                 self.advance();
                 self.advance();
-                return Ok(Expr::Var(Name::new(self.text(t))));
+                return Ok(Expr::Var(self.intern(self.text(t))));
             }
         }
         let mut specs = vec![self.slice_spec(if allow_name {
@@ -567,6 +592,9 @@ impl<'a> Parser<'a> {
             });
         }
         let out = self.atom_uncached();
+        if self.tentative == 0 {
+            return out;
+        }
         let entry = match &out {
             Ok(e) => Ok((e.clone(), self.pos)),
             Err(f) => Err(f.clone()),
@@ -610,7 +638,7 @@ impl<'a> Parser<'a> {
                     return Err(self.fail("an expression ('_' is a pattern item)"));
                 } else {
                     self.advance();
-                    return Ok(Expr::Var(Name::new(name)));
+                    return Ok(Expr::Var(self.intern(name)));
                 }
             }
             Tok::Int(n) => {
@@ -626,7 +654,10 @@ impl<'a> Parser<'a> {
     /// `(` in a shape position: a pattern, else `( expr )` or `( expr || expr )`.
     fn paren(&mut self) -> R<Expr> {
         let (pos, depth) = (self.pos, self.depth);
-        let as_pattern = match self.pattern() {
+        self.tentative += 1;
+        let first = self.pattern();
+        self.tentative -= 1;
+        let as_pattern = match first {
             Ok(parsed) => return Ok(Expr::Pattern(parsed.pattern)),
             Err(f) if f.fatal => return Err(f),
             Err(f) => f,
@@ -849,7 +880,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident if self.text(t) != "_" => {
                 self.advance();
-                let name = Name::new(self.text(t));
+                let name = self.intern(self.text(t));
                 if self.peek() == Tok::LBracket {
                     self.advance();
                     let i = self.signed()?;
@@ -909,7 +940,10 @@ impl<'a> Parser<'a> {
         let out = match self.peek() {
             Tok::LParen => {
                 let (pos, depth) = (self.pos, self.depth);
-                match self.paren_pred() {
+                self.tentative += 1;
+                let first = self.paren_pred();
+                self.tentative -= 1;
+                match first {
                     Ok(p) => p,
                     Err(f) if f.fatal => return Err(f),
                     Err(as_pred) => {

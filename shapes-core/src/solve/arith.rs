@@ -39,7 +39,7 @@ pub(crate) fn failure(op: ArithOp, a: usize, b: usize) -> ArithFailure {
     match op {
         ArithOp::Sub => ArithFailure::Negative,
         ArithOp::Add | ArithOp::Mul => ArithFailure::Overflow,
-        ArithOp::Div if b != 0 && a % b != 0 => ArithFailure::Inexact,
+        ArithOp::Div if b != 0 && !a.is_multiple_of(b) => ArithFailure::Inexact,
         ArithOp::Div | ArithOp::FloorDiv | ArithOp::Rem => ArithFailure::DivisionByZero,
     }
 }
@@ -90,7 +90,7 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                                 no_solution()
                             };
                         }
-                        if t % k == 0 { Some(t / k) } else { None }
+                        if t.is_multiple_of(k) { Some(t / k) } else { None }
                     }
                     ArithOp::Div => match t.checked_mul(k) {
                         Some(v) => Some(v),
@@ -115,7 +115,7 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                                 no_solution()
                             };
                         }
-                        if t % k == 0 { Some(t / k) } else { None }
+                        if t.is_multiple_of(k) { Some(t / k) } else { None }
                     }
                     ArithOp::Div => {
                         if t == 0 {
@@ -125,7 +125,7 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                                 no_solution()
                             };
                         }
-                        if k % t == 0 { Some(k / t) } else { None }
+                        if k.is_multiple_of(t) { Some(k / t) } else { None }
                     }
                     ArithOp::FloorDiv | ArithOp::Rem => return Ok(Solved::Stuck),
                 };

@@ -133,6 +133,18 @@ pub enum InferErrorKind {
 }
 
 /// Why arithmetic on sizes failed.
+///
+/// ```
+/// use shapes::{infer_app, parse, ArithFailure, InferErrorKind};
+///
+/// let f = parse("(a, b) -> (a // b,)").unwrap();
+/// let err = infer_app(&f, &[parse("(7, 0)").unwrap()]).unwrap_err();
+/// assert!(matches!(
+///     err.kind(),
+///     InferErrorKind::Arithmetic { reason: ArithFailure::DivisionByZero, .. }
+/// ));
+/// assert_eq!(err.to_string(), "7 ÷ 0 divides by zero");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ArithFailure {
     /// The result does not fit in `usize`.

@@ -318,11 +318,11 @@ fn broadcast_patterns(p: &Pattern, q: &Pattern) -> Result<Option<Pattern>, Infer
         return Ok(None);
     };
     let rank = p.items.len().max(q.items.len());
-    let mut items = vec![Item::Any; rank];
+    let mut items = Vec::with_capacity(rank);
     for k in 0..rank {
         let a = k.checked_sub(rank - p.items.len()).map(|i| &p.items[i]);
         let b = k.checked_sub(rank - q.items.len()).map(|i| &q.items[i]);
-        items[k] = match (a, b) {
+        items.push(match (a, b) {
             (Some(x), None) | (None, Some(x)) => x.clone(),
             (Some(Item::Dim(x)), Some(Item::Dim(y))) => match (x, y) {
                 (DimExpr::Lit(1), _) => Item::Dim(y.clone()),
@@ -337,7 +337,7 @@ fn broadcast_patterns(p: &Pattern, q: &Pattern) -> Result<Option<Pattern>, Infer
                 _ => return Ok(None),
             },
             _ => return Ok(None),
-        };
+        });
     }
     Ok(Some(Pattern::new(items)))
 }

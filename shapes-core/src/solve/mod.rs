@@ -1,14 +1,14 @@
 //! The symbolic solver of the shape algebra: unification, evaluation and function
 //! application ([`infer_app`]).
 //!
-//! - [`subst`]: [`Substitution`], idempotent, and [`Term`] (what a variable stands for);
-//! - [`unify`](mod@unify): unification with kinds, arithmetic inversion and deferred equations;
-//! - [`arith`]: checked folding of size arithmetic and inversion for one unknown;
-//! - [`eval`]: evaluation of expressions, sizes and constraints under a substitution;
-//! - [`ops`]: shape operations on concrete shapes (numpy semantics), public as `shapes::ops`;
-//! - [`rename`]: alpha-renaming of a function's variables apart from its arguments';
-//! - [`infer`]: [`infer_app`];
-//! - [`error`]: [`InferError`].
+//! - `subst`: [`Substitution`], idempotent, and [`Term`] (what a variable stands for);
+//! - `unify`: [`unify`], with kinds, arithmetic inversion and deferred equations;
+//! - `arith`: checked folding of size arithmetic and inversion for one unknown;
+//! - `eval`: evaluation of expressions, sizes and constraints under a substitution;
+//! - `ops`: shape operations on concrete shapes (numpy semantics), public as `shapes::ops`;
+//! - `rename`: alpha-renaming of a function's variables apart from its arguments';
+//! - `infer`: [`infer_app`];
+//! - `error`: [`InferError`].
 
 mod arith;
 mod error;

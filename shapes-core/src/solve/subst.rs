@@ -77,6 +77,12 @@ impl fmt::Display for Term {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Substitution {
     entries: SmallVec<[(Name, Term); 8]>,
+    /// How many values are not literal sizes (only those can mention a variable).
+    symbolic: usize,
+}
+
+fn is_literal(t: &Term) -> bool {
+    matches!(t, Term::Dim(DimExpr::Lit(_)))
 }
 
 /// Same variable? Pointer equality first (names cloned from one parse share it).
@@ -173,7 +179,14 @@ impl Substitution {
     /// mention `name` are rewritten (by `rewrite`, which evaluates them) to keep the
     /// substitution idempotent.
     pub(crate) fn push(&mut self, name: Name, value: Term) {
+        self.symbolic += usize::from(!is_literal(&value));
         self.entries.push((name, value));
+    }
+
+    /// Whether some bound value is not a literal size (and so may need rewriting when a
+    /// variable it mentions is bound).
+    pub(crate) fn has_symbolic_values(&self) -> bool {
+        self.symbolic > 0
     }
 
     /// Indices of the bindings (other than the last) whose value mentions `name`.
@@ -192,6 +205,9 @@ impl Substitution {
     }
 
     pub(crate) fn set_value(&mut self, i: usize, t: Term) {
+        let was = is_literal(&self.entries[i].1);
+        let now = is_literal(&t);
+        self.symbolic = self.symbolic + usize::from(was && !now) - usize::from(!was && now);
         self.entries[i].1 = t;
     }
 

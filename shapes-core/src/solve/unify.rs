@@ -33,6 +33,9 @@ impl Unifier {
             });
         }
         self.subst.push(n.clone(), t);
+        if !self.subst.has_symbolic_values() {
+            return Ok(());
+        }
         for i in self.subst.dependents(n) {
             let nv = match self.subst.value(i) {
                 Term::Dim(d) => Term::Dim(eval_dim(d, &self.subst)?),
@@ -341,8 +344,45 @@ impl Unifier {
         Ok(())
     }
 
+    /// A dim seen through the substitution without evaluating or cloning anything.
+    fn shallow<'d>(&self, d: &'d DimExpr) -> Shallow<'d> {
+        match d {
+            DimExpr::Lit(n) => Shallow::Lit(*n),
+            DimExpr::Var(x) => match self.subst.lookup(x) {
+                None => Shallow::Unbound(x),
+                Some(Term::Dim(DimExpr::Lit(n))) => Shallow::Lit(*n),
+                Some(_) => Shallow::Other,
+            },
+            _ => Shallow::Other,
+        }
+    }
+
     pub(crate) fn unify_dims(&mut self, a: &DimExpr, b: &DimExpr) -> Result<(), InferError> {
-        // Fast path: literals and unbound variables need no evaluation.
+        // Fast path: literals and variables bound to literals or unbound, the common case,
+        // need no evaluation and no clone.
+        match (self.shallow(a), self.shallow(b)) {
+            (Shallow::Lit(x), Shallow::Lit(y)) => {
+                return if x == y {
+                    Ok(())
+                } else {
+                    err(InferErrorKind::Mismatch {
+                        left: x.to_string(),
+                        right: y.to_string(),
+                    })
+                };
+            }
+            (Shallow::Unbound(x), Shallow::Lit(n)) | (Shallow::Lit(n), Shallow::Unbound(x)) => {
+                return self.bind(x, Term::Dim(DimExpr::Lit(n)));
+            }
+            (Shallow::Unbound(x), Shallow::Unbound(y)) => {
+                return if same(x, y) {
+                    Ok(())
+                } else {
+                    self.bind(x, Term::Dim(DimExpr::Var(y.clone())))
+                };
+            }
+            _ => {}
+        }
         let a = match a {
             DimExpr::Lit(_) => Cow::Borrowed(a),
             _ => Cow::Owned(eval_dim(a, &self.subst)?),
@@ -386,6 +426,13 @@ impl Unifier {
             }
         }
     }
+}
+
+/// See [`Unifier::shallow`].
+enum Shallow<'d> {
+    Lit(usize),
+    Unbound(&'d Name),
+    Other,
 }
 
 fn eq(a: DimExpr, b: DimExpr) -> Pred {
