@@ -29,6 +29,33 @@ use super::vars::{SlotMap, VarTable};
 /// let err = bad.verify().unwrap_err();
 /// assert!(err.to_string().starts_with("Linear.bias: axis 0 expected d_out = 4, found 5"));
 /// ```
+///
+/// # Field attribute keys
+///
+/// | key | on | meaning |
+/// |---|---|---|
+/// | `"(…)"` | tensor field | the pattern |
+/// | `nested` | field of `Shaped` structs | checked in this struct's scope (same name = same size) |
+/// | `scope = "own"` | `nested` | each nested struct gets a scope of its own |
+/// | `rename(inner = "outer")` | `nested` | the nested struct's `inner` is this struct's `outer` |
+/// | `name = "…"` | tensor field | its name in a checkpoint ([`verify_source`](Shaped::verify_source)); the field's name by default |
+/// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
+/// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …) |
+///
+/// ```
+/// use shapes::{Bindings, Shape, Shaped};
+///
+/// #[derive(Shaped, Clone)]
+/// struct Block { #[shape("(d,)")] norm: Shape }
+///
+/// #[derive(Shaped)]
+/// struct Stack { #[shape(nested, count = "n_blocks")] blocks: Vec<Block> }
+///
+/// let s = Stack { blocks: vec![Block { norm: Shape::from([8]) }; 3] };
+/// assert_eq!(s.verify().unwrap().get("n_blocks"), Some(3));
+/// let err = s.verify_with(Bindings::new().bind("n_blocks", 4)).unwrap_err();
+/// assert!(err.to_string().starts_with("Stack.blocks: axis 0 expected n_blocks = 4, found 3"));
+/// ```
 pub trait Shaped {
     /// Every variable of this struct's scope: its own, then its nested structs' (transitively).
     #[doc(hidden)]
