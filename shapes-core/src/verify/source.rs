@@ -107,7 +107,11 @@ pub struct SourceCx<'s> {
 impl<'s> SourceCx<'s> {
     pub(crate) fn new(src: &'s dyn ShapeSource) -> Self {
         let mut names = src.tensor_names();
-        names.sort_unstable();
+        // Checkpoint headers usually list their names sorted already (safetensors writers
+        // do); checking is linear, sorting long shared-prefix names is not.
+        if !names.is_sorted() {
+            names.sort_unstable();
+        }
         names.dedup();
         let used = vec![false; names.len()];
         SourceCx {
