@@ -376,7 +376,9 @@ fn source_keys(cx: &Ctxt, input: &Input<'_>) {
             }
             let value = lit.value();
             let is_name = match shapes_core::parse_pattern(&format!("({value},)")) {
-                Ok(p) => matches!(p.items.as_slice(), [Item::Dim(DimExpr::Var(v))] if v.as_str() == value),
+                Ok(p) => {
+                    matches!(p.items.as_slice(), [Item::Dim(DimExpr::Var(v))] if v.as_str() == value)
+                }
                 Err(_) => false,
             };
             if !is_name {

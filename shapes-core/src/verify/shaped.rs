@@ -4,8 +4,8 @@ use super::bindings::Bindings;
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrors};
 use super::source::{self, SourceCx, SourceOptions};
-use crate::source::ShapeSource;
 use super::vars::{SlotMap, VarTable};
+use crate::source::ShapeSource;
 
 /// A struct whose tensors' shapes are described by `#[shape("…")]` patterns.
 ///
