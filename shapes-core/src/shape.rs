@@ -88,6 +88,7 @@ impl Shape {
     /// ```
     /// assert_eq!(shapes::Shape::from([2, 3]).dims(), &[2, 3]);
     /// ```
+    #[inline]
     pub fn dims(&self) -> &[usize] {
         &self.dims
     }
@@ -182,6 +183,7 @@ pub fn numel(dims: &[usize]) -> Option<usize> {
 
 impl Deref for Shape {
     type Target = [usize];
+    #[inline]
     fn deref(&self) -> &[usize] {
         &self.dims
     }
@@ -194,6 +196,7 @@ impl DerefMut for Shape {
 }
 
 impl AsRef<[usize]> for Shape {
+    #[inline]
     fn as_ref(&self) -> &[usize] {
         &self.dims
     }

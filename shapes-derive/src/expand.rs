@@ -362,6 +362,15 @@ pub(crate) fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
             _ => quote!(#i),
         };
         let check = match item {
+            // A fixed-rank pattern reads its dims from the array `rank_n` handed back: no
+            // bounds checks are left on the success path.
+            Item::Dim(DimExpr::Lit(n)) if rest.is_none() => {
+                quote!(__cx.lit_is(#n, __a[#i], __d, #i);)
+            }
+            Item::Dim(DimExpr::Var(v)) if rest.is_none() => {
+                let slot = slot_ident(usize::from(g.local(v.as_str())));
+                quote!(__cx.var_is(#slot, __a[#i], __d, #i);)
+            }
             Item::Dim(DimExpr::Lit(n)) => quote!(__cx.lit(#n, __d, #axis);),
             Item::Dim(DimExpr::Var(v)) => {
                 let slot = slot_ident(usize::from(g.local(v.as_str())));
@@ -398,7 +407,8 @@ pub(crate) fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
         }
     } else {
         quote! {
-            if __cx.rank(__d, #fixed) {
+            if let #p::Some(__a) = __cx.rank_n::<#fixed>(__d) {
+                let _ = __a;
                 #(#checks)*
             }
         }

@@ -37,9 +37,14 @@ pub struct Binding {
     pub origin: Origin,
 }
 
+/// `Entry::slot` of a binding made by name, not by the checker (slots are below 64).
+const NO_SLOT: u8 = u8::MAX;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     name: Cow<'static, str>,
+    /// The checker's slot of the variable, or `NO_SLOT` for a value given by name.
+    slot: u8,
     size: usize,
     /// Index into `shapes` for a variadic's sub-shape.
     shape: Option<u8>,
@@ -98,10 +103,20 @@ impl Bindings {
 
     /// Adds a binding whose name is known not to be bound yet (the checker binds each slot
     /// once), skipping the search `insert` does.
-    pub(crate) fn push_unique(&mut self, name: Cow<'static, str>, value: Value, origin: RawOrigin) {
+    ///
+    /// `slot` is the checker's slot of the variable, for [`origin_of_slot`](Self::origin_of_slot).
+    #[inline]
+    pub(crate) fn push_slot(
+        &mut self,
+        slot: u8,
+        name: Cow<'static, str>,
+        value: Value,
+        origin: RawOrigin,
+    ) {
         let (size, shape) = self.store(value);
         self.entries.push(Entry {
             name,
+            slot,
             size,
             shape,
             origin,
@@ -138,6 +153,7 @@ impl Bindings {
         };
         let entry = Entry {
             name,
+            slot: NO_SLOT,
             size,
             shape,
             origin,
@@ -146,6 +162,14 @@ impl Bindings {
             Some(e) => *e = entry,
             None => self.entries.push(entry),
         }
+    }
+
+    /// Where the checker's `slot` was bound, if it is.
+    pub(crate) fn origin_of_slot(&self, slot: usize) -> Option<&RawOrigin> {
+        self.entries
+            .iter()
+            .find(|e| e.slot != NO_SLOT && usize::from(e.slot) == slot)
+            .map(|e| &e.origin)
     }
 
     fn entry(&self, name: &str) -> Option<&Entry> {

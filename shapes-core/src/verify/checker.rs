@@ -25,6 +25,9 @@ use crate::shape::Shape;
 /// Nesting tracked by the checker; origins keep the outer `MAX_DEPTH` levels of it.
 const PATH_DEPTH: usize = 8;
 
+/// What an unbound slot of `sizes` holds: see [`Checker::var_is`].
+const UNBOUND: usize = usize::MAX;
+
 static NO_FIELD: FieldInfo = FieldInfo {
     name: "",
     pattern: "",
@@ -37,7 +40,9 @@ pub struct Checker {
     sizes: [usize; MAX_VARS],
     bound: u64,
     shapes: SmallVec<[(u8, Shape); 2]>,
-    origins: SmallVec<[(u8, RawOrigin); 8]>,
+    /// What `verify` returns on success, filled as variables are bound (so success only moves
+    /// it out).
+    out: Bindings,
     path: [Segment; PATH_DEPTH],
     depth: usize,
     field: &'static FieldInfo,
@@ -51,14 +56,25 @@ pub struct Checker {
 impl Checker {
     /// A checker for the struct `root` whose scope holds `table`'s variables, with `pre`'s
     /// values already bound. A pre-bound name that is not in `table` becomes an error.
+    #[inline(always)]
     pub fn new(table: &'static VarTable, root: &'static str, pre: &Bindings) -> Self {
-        let mut cx = Checker {
+        let mut cx = Self::empty(table, root);
+        if !pre.is_empty() {
+            cx.preset(pre);
+        }
+        cx
+    }
+
+    /// A checker with nothing bound.
+    #[inline(always)]
+    pub(crate) fn empty(table: &'static VarTable, root: &'static str) -> Self {
+        Checker {
             table,
             root,
-            sizes: [0; MAX_VARS],
+            sizes: [UNBOUND; MAX_VARS],
             bound: 0,
             shapes: SmallVec::new(),
-            origins: SmallVec::new(),
+            out: Bindings::new(),
             path: [Segment::Index(0); PATH_DEPTH],
             depth: 0,
             field: &NO_FIELD,
@@ -67,31 +83,35 @@ impl Checker {
             failed: false,
             report: false,
             errors: Vec::new(),
-        };
+        }
+    }
+
+    /// Binds `pre`'s values (kept out of line: `verify()` has none).
+    #[inline(never)]
+    pub(crate) fn preset(&mut self, pre: &Bindings) {
         for b in pre.iter() {
-            match table.index_of(&b.name) {
+            match self.table.index_of(&b.name) {
                 Some(slot) => {
                     match &b.value {
-                        Value::Size(n) => cx.set(slot, *n, 0, OriginKind::Given),
-                        Value::Shape(s) => cx.set_shape(slot, s.clone(), 0, OriginKind::Given),
+                        Value::Size(n) => self.set(slot, *n, 0, OriginKind::Given),
+                        Value::Shape(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
                     };
                 }
                 None => {
-                    let error = cx.error(
+                    let error = self.error(
                         None,
                         None,
                         ShapeErrorKind::UnknownBinding {
                             name: b.name.to_string(),
-                            suggestion: closest(&b.name, table.names()),
+                            suggestion: closest(&b.name, self.table.names()),
                         },
                         Vec::new(),
                     );
-                    cx.errors.push(error);
-                    cx.failed = true;
+                    self.errors.push(error);
+                    self.failed = true;
                 }
             }
         }
-        cx
     }
 
     // ----- pass control (used by `Shaped::verify*`) -----
@@ -116,17 +136,9 @@ impl Checker {
         self.errors
     }
 
+    #[inline]
     pub(crate) fn into_bindings(self) -> Bindings {
-        let mut out = Bindings::new();
-        for (slot, raw) in &self.origins {
-            let slot = usize::from(*slot);
-            let value = match self.shapes.iter().find(|(s, _)| usize::from(*s) == slot) {
-                Some((_, shape)) => Value::Shape(shape.clone()),
-                None => Value::Size(self.sizes[slot % MAX_VARS]),
-            };
-            out.push_unique(Cow::Borrowed(self.table.name(slot)), value, *raw);
-        }
-        out
+        self.out
     }
 
     // ----- navigation -----
@@ -200,21 +212,53 @@ impl Checker {
     #[inline(always)]
     pub fn var(&mut self, slot: usize, dims: &[usize], axis: usize) {
         let Some(&d) = dims.get(axis) else { return };
+        self.var_is(slot, d, dims, axis);
+    }
+
+    /// Like [`var`](Self::var) with the dim already read (`d == dims[axis]`): what derived
+    /// code calls after [`rank_n`](Self::rank_n) proved the rank, so no bounds check is left.
+    ///
+    /// The success path is one load and one compare: an unbound slot holds a sentinel that
+    /// differs from `d` in all but one case, which the cold path tells apart with the bound bit.
+    #[inline(always)]
+    pub fn var_is(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
         let slot = slot % MAX_VARS;
-        if self.bound & (1 << slot) != 0 {
-            if self.sizes[slot] != d {
-                self.var_mismatch(slot, dims, axis);
-            }
-        } else {
-            self.bind(slot, d, axis);
+        if self.sizes[slot] != d {
+            self.bind_or_mismatch(slot, d, dims, axis);
         }
     }
 
-    // Each variable is bound once per verification: keep it out of the hot path.
+    // Each variable is bound once per verification, and a mismatch is an error: keep both
+    // out of the hot path.
     #[cold]
     #[inline(never)]
-    fn bind(&mut self, slot: usize, value: usize, axis: usize) {
-        self.set(slot, value, axis, OriginKind::Field);
+    fn bind_or_mismatch(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
+        if self.bound & (1 << slot) != 0 {
+            self.var_mismatch(slot, dims, axis);
+        } else {
+            self.set(slot, d, axis, OriginKind::Field);
+        }
+    }
+
+    /// Checks that `dims` has exactly `N` dims and hands them back as an array, so the item
+    /// checks that follow index it without bounds checks. `None` (and an error) when not.
+    #[inline(always)]
+    pub fn rank_n<'d, const N: usize>(&mut self, dims: &'d [usize]) -> Option<&'d [usize; N]> {
+        match <&[usize; N]>::try_from(dims) {
+            Ok(a) => Some(a),
+            Err(_) => {
+                self.rank_mismatch(dims, N, false);
+                None
+            }
+        }
+    }
+
+    /// A literal dim with the dim already read (`d == dims[axis]`).
+    #[inline(always)]
+    pub fn lit_is(&mut self, expected: usize, d: usize, dims: &[usize], axis: usize) {
+        if d != expected {
+            self.lit_mismatch(expected, dims, axis);
+        }
     }
 
     /// A broadcastable variable `#name`: a size of 1 is accepted and binds nothing.
@@ -283,6 +327,7 @@ impl Checker {
 
     // ----- internals -----
 
+    #[inline]
     fn value(&self, slot: usize) -> Option<usize> {
         let slot = slot % MAX_VARS;
         (self.bound & (1 << slot) != 0).then(|| self.sizes[slot])
@@ -309,23 +354,30 @@ impl Checker {
         self.progress = true;
         let origin = self.raw_origin(axis, kind);
         // slot < MAX_VARS = 64 fits in a u8.
-        self.origins.push((slot as u8, origin));
+        self.out.push_slot(
+            slot as u8,
+            Cow::Borrowed(self.table.name(slot)),
+            Value::Size(value),
+            origin,
+        );
     }
 
     fn set_shape(&mut self, slot: usize, shape: Shape, axis: usize, kind: OriginKind) {
         let slot = slot % MAX_VARS;
         self.bound |= 1 << slot;
         self.progress = true;
-        self.shapes.push((slot as u8, shape));
         let origin = self.raw_origin(axis, kind);
-        self.origins.push((slot as u8, origin));
+        self.out.push_slot(
+            slot as u8,
+            Cow::Borrowed(self.table.name(slot)),
+            Value::Shape(shape.clone()),
+            origin,
+        );
+        self.shapes.push((slot as u8, shape));
     }
 
     fn origin_of(&self, slot: usize) -> Option<Origin> {
-        self.origins
-            .iter()
-            .find(|(s, _)| usize::from(*s) == slot)
-            .map(|(_, raw)| raw.origin())
+        self.out.origin_of_slot(slot).map(RawOrigin::origin)
     }
 
     fn current_path(&self) -> FieldPath {

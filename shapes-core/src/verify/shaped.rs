@@ -178,28 +178,29 @@ pub trait Shaped {
     /// Verifies every field; the bindings on success, the first mismatch otherwise (in
     /// declaration order).
     fn verify(&self) -> Result<Bindings, ShapeError> {
-        first(run(self, &Bindings::new(), true))
+        run_with(self, &Bindings::new(), true, first_error)
     }
 
     /// Verifies every field and reports every mismatch, not only the first.
     fn verify_all(&self) -> Result<Bindings, ShapeErrors> {
-        run(self, &Bindings::new(), true).map_err(ShapeErrors::from)
+        run_with(self, &Bindings::new(), true, ShapeErrors::from)
     }
 
     /// Verifies with some variables pre-bound (from a config, say): a field that disagrees
     /// with a pre-bound value is an error, and a pre-bound name no field uses is an error too.
     fn verify_with(&self, pre: Bindings) -> Result<Bindings, ShapeError> {
-        first(run(self, &pre, true))
+        run_with(self, &pre, true, first_error)
     }
 
     /// [`verify_with`](Shaped::verify_with), reporting every mismatch.
     fn verify_all_with(&self, pre: Bindings) -> Result<Bindings, ShapeErrors> {
-        run(self, &pre, true).map_err(ShapeErrors::from)
+        run_with(self, &pre, true, ShapeErrors::from)
     }
 }
 
-fn first(r: Result<Bindings, Vec<ShapeError>>) -> Result<Bindings, ShapeError> {
-    r.map_err(|errors| errors.into_iter().next().unwrap_or_else(unreachable_error))
+#[cold]
+fn first_error(errors: Vec<ShapeError>) -> ShapeError {
+    errors.into_iter().next().unwrap_or_else(unreachable_error)
 }
 
 #[cold]
@@ -226,17 +227,45 @@ pub(crate) fn run<S: Shaped + ?Sized>(
     pre: &Bindings,
     report: bool,
 ) -> Result<Bindings, Vec<ShapeError>> {
+    run_with(s, pre, report, |errors| errors)
+}
+
+/// [`run`] with the error list turned into the caller's error type inside, so the bindings
+/// are moved once, straight into the caller's result (no re-wrapping of a large `Result`).
+#[inline(always)]
+pub(crate) fn run_with<S: Shaped + ?Sized, E>(
+    s: &S,
+    pre: &Bindings,
+    report: bool,
+    wrap: impl FnOnce(Vec<ShapeError>) -> E,
+) -> Result<Bindings, E> {
     let table: &'static VarTable = const { &S::VARS };
     let map: SlotMap = const { S::VARS.identity() };
-    let mut cx = Checker::new(table, S::NAME, pre);
-    loop {
+    let mut cx = Checker::empty(table, S::NAME);
+    if !pre.is_empty() {
+        cx.preset(pre);
+    }
+    cx.begin_pass(false);
+    s.check_in(&mut cx, &map);
+    if cx.is_clean() {
+        return Ok(cx.into_bindings());
+    }
+    run_slow(s, cx, report).map_err(wrap)
+}
+
+/// Further passes (equations waiting for variables bound later) and the reporting pass.
+#[inline(never)]
+fn run_slow<S: Shaped + ?Sized>(
+    s: &S,
+    mut cx: Checker,
+    report: bool,
+) -> Result<Bindings, Vec<ShapeError>> {
+    let map: SlotMap = const { S::VARS.identity() };
+    while cx.needs_another_pass() {
         cx.begin_pass(false);
         s.check_in(&mut cx, &map);
         if cx.is_clean() {
             return Ok(cx.into_bindings());
-        }
-        if !cx.needs_another_pass() {
-            break;
         }
     }
     if !report {
