@@ -274,6 +274,41 @@ mod mismatches {
     }
 
     #[test]
+    fn return_errors_quote_where_the_arguments_bound_each_name() {
+        // The arguments are gone when the return value is checked (moved into the body):
+        // their bindings are replayed with their origins, solved and variadic ones included.
+        #[check(ret = "(d,)")]
+        fn quarter(#[shape("(4 * d,)")] x: Tensor, off: usize) -> Tensor {
+            t(&[x.shape.dims()[0] / 4 + off])
+        }
+        let r = std::panic::catch_unwind(|| quarter(t(&[3072]), 1));
+        let msg = r.expect_err("a panic");
+        let msg = msg.downcast_ref::<String>().expect("a message");
+        assert_eq!(
+            msg,
+            "quarter.return: axis 0 expected d = 768, found 769\n  \
+             d = 768 bound by solving quarter.x\n  \
+             shape is (769,), pattern (d,)"
+        );
+
+        #[check(ret = "(*b, n)")]
+        fn rows(#[shape("(*b, n, k)")] x: Tensor, bump: usize) -> Tensor {
+            let d = x.shape.dims();
+            t(&[d[0], d[1] + bump, d[2]])
+        }
+        assert_eq!(rows(t(&[2, 3, 5, 7]), 0), t(&[2, 3, 5]));
+        let r = std::panic::catch_unwind(|| rows(t(&[2, 3, 5, 7]), 1));
+        let msg = r.expect_err("a panic");
+        let msg = msg.downcast_ref::<String>().expect("a message");
+        assert_eq!(
+            msg,
+            "rows.return: axis 0 expected *b = (2, 3), found (2, 4)\n  \
+             b = (2, 3) bound by rows.x axis 0\n  \
+             shape is (2, 4, 5), pattern (*b, n)"
+        );
+    }
+
+    #[test]
     fn unknown_in_expression_is_solved_from_the_dim() {
         #[check(ret = "(d,)")]
         fn split(#[shape("(4 * d,)")] x: &Tensor) -> Tensor {
@@ -476,4 +511,30 @@ fn checks_compiled_out() {
     assert!(attention(&t(&[2, 10]), &t(&[7]), &t(&[])).is_ok());
     assert_eq!(matmul_buggy(&t(&[4, 3]), &t(&[3, 5]), true), t(&[4, 6]));
     assert!(try_matmul(&t(&[2, 3]), &t(&[3, 4]), false, true).is_ok());
+}
+
+/// Passing calls are decided by the lean checker alone; the general one only runs to build an
+/// error. Run in release too (`cargo test --release --test check`): that is where a
+/// miscompiled fast path would show.
+#[test]
+fn passing_calls_stay_on_the_fast_path() {
+    let before = shapes::__private::call_reports();
+    for _ in 0..3 {
+        assert_eq!(matmul(&t(&[7, 8, 2, 3]), &t(&[3, 5])), t(&[7, 8, 2, 5]));
+        assert_eq!(matmul_buggy(&t(&[4, 3]), &t(&[3, 5]), false), t(&[4, 5]));
+        assert!(attention(&t(&[2, 10, 768]), &t(&[2, 10, 12, 64]), &t(&[1, 1, 10])).is_ok());
+        assert!(try_matmul(&t(&[2, 3]), &t(&[3, 4]), false, false).is_ok());
+        assert_eq!(
+            first_row(&Shape::from([2, 9]), &[Shape::from([2])]),
+            Shape::from([2])
+        );
+        assert_eq!(square(&t(&[3])).shape().as_ref(), &[3, 3]);
+        assert_eq!(block_on(async_len(t(&[5]))).unwrap(), 5);
+    }
+    assert_eq!(shapes::__private::call_reports(), before);
+    #[cfg(not(feature = "no-checks"))]
+    {
+        assert!(attention(&t(&[2, 10]), &t(&[2, 10, 12, 64]), &t(&[2, 1, 10])).is_err());
+        assert_eq!(shapes::__private::call_reports(), before + 1);
+    }
 }

@@ -8,7 +8,7 @@ pub use crate::verify::{
     Checker, FieldInfo, HasShape, MAX_VARS, Segment, Shaped, SlotExpr, SlotMap, StaticItem,
     StaticShape, VarTable, closest, static_matches,
 };
-pub use crate::verify::{CHECKS, CallScope, call_error, call_panic};
+pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::SourceCx;
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};

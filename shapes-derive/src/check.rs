@@ -2,13 +2,15 @@
 //! `#[shape("…")]` patterns in one scope per call.
 //!
 //! Each pattern is parsed here, at compile time, and compiled by the derive's own code
-//! generator (`expand::items_check`) into straight-line calls on the checker, with variables as
-//! slot indices. The generated function body is:
+//! generator (`expand::items_check`) into straight-line item checks, with variables as slot
+//! indices. Each group of checks is emitted twice, against the lean `CallCx<N>` (the success
+//! path) and against the general `Checker` (run only to build the error after a mismatch; see
+//! `shapes-core/src/verify/call.rs`). The generated function body is:
 //!
 //! ```text
-//! if CHECKS { scope = CallScope::new(VARS, "f"); scope.check(|cx| { args }) or fail }
-//! let ret = (move || -> R { original body })();      // only with `ret = "…"`
-//! if CHECKS { scope.check(|cx| { ret }) or fail }     // only with `ret = "…"`
+//! if CHECKS { scope = CallScope::<N>::new(..); scope.check(args: fast, slow) or fail }
+//! let ret = (move || -> R { original body })();             // only with `ret = "…"`
+//! if CHECKS { scope.check(ret: fast, slow) or fail }         // only with `ret = "…"`
 //! ```
 //!
 //! where "fail" is `return Err(E::from(error))` for a function returning `…Result<_, E>` and a
@@ -186,12 +188,13 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
     // Whether any parameter has a #[shape] attribute, well-formed or not.
     let mut any_shape = false;
     for arg in func.sig.inputs.iter_mut() {
-        any_shape |= match arg {
+        let has_shape = match arg {
             FnArg::Receiver(r) => &r.attrs,
             FnArg::Typed(pt) => &pt.attrs,
         }
         .iter()
         .any(|a| a.path().is_ident("shape"));
+        any_shape = any_shape || has_shape;
         match arg {
             FnArg::Receiver(r) => {
                 let Some(lit) = take_shape(cx, &mut r.attrs) else {
@@ -338,16 +341,29 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
     let sig = &func.sig;
     let block = &func.block;
 
+    let n = g.own.len();
+    // The same checks against the lean checker (success path) and the general one (errors).
+    let group = |checks: &[TokenStream]| {
+        quote! {
+            |__cx: &mut #p::CallCx<#n>| {
+                #prelude
+                #(#checks)*
+            },
+            |__cx: &mut #p::Checker| {
+                #prelude
+                #(#checks)*
+            }
+        }
+    };
+    let args_group = group(&arg_checks);
+    let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, &__SHAPES_MAP, #fname));
     let body = match &ret {
         None => quote! {
             #(#inner_attrs)*
             if #guard {
                 #statics
-                let mut __shapes_scope = #p::CallScope::new(&__SHAPES_TABLE, #fname);
-                if let #p::Err(__shapes_error) = __shapes_scope.check(|__cx: &mut #p::Checker| {
-                    #prelude
-                    #(#arg_checks)*
-                }) {
+                let mut __shapes_scope = #new_scope;
+                if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
                     #fail;
                 }
             }
@@ -364,6 +380,7 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
             } else {
                 ret_check
             };
+            let ret_group = group(&[ret_check]);
             // `output` is Some: `ret` without a return type was rejected above.
             let ty = output
                 .as_ref()
@@ -380,24 +397,18 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
                 #(#inner_attrs)*
                 #statics
                 let mut __shapes_scope = if #guard {
-                    #p::Some(#p::CallScope::new(&__SHAPES_TABLE, #fname))
+                    #p::Some(#new_scope)
                 } else {
                     #p::None
                 };
                 if let #p::Some(__shapes_scope) = &mut __shapes_scope {
-                    if let #p::Err(__shapes_error) = __shapes_scope.check(|__cx: &mut #p::Checker| {
-                        #prelude
-                        #(#arg_checks)*
-                    }) {
+                    if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
                         #fail;
                     }
                 }
                 let __shapes_ret = #call;
                 if let #p::Some(__shapes_scope) = &mut __shapes_scope {
-                    if let #p::Err(__shapes_error) = __shapes_scope.check(|__cx: &mut #p::Checker| {
-                        #prelude
-                        #ret_check
-                    }) {
+                    if let #p::Err(__shapes_error) = __shapes_scope.check(#ret_group) {
                         #fail;
                     }
                 }

@@ -285,13 +285,17 @@ fn field_check(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
                 }
             };
             let count = crate::expand_source::count_check(g, f);
+            // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
+            // the field's hygiene and miss the parameter when the struct comes out of a
+            // `macro_rules!`.
+            let cx = quote!(__cx);
             quote_spanned! {span=>
                 {
                     #map
-                    __cx.enter(#p::Segment::Field(#name));
+                    #cx.enter(#p::Segment::Field(#name));
                     #count
                     #body
-                    __cx.leave();
+                    #cx.leave();
                 }
             }
         }

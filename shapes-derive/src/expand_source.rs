@@ -112,14 +112,18 @@ fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
             } else {
                 (quote!(), quote!())
             };
+            // The locals are interpolated at the call site: spelled inside `quote_spanned!` they
+            // would take the field's hygiene and miss the parameters when the struct comes out of
+            // a `macro_rules!` (tests/adversarial.rs, `ten_thousand_fields_verify`).
+            let src = quote!(__src);
             quote_spanned! {span=>
                 {
                     static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
-                    let __m = __src.push(#tensor_name);
+                    let __m = #src.push(#tensor_name);
                     #enter
                     #body
                     #leave
-                    __src.pop(__m);
+                    #src.pop(__m);
                 }
             }
         }
@@ -149,14 +153,16 @@ fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
                 .prefix
                 .as_ref()
                 .map_or_else(|| name.clone(), |n| n.value());
+            // Call-site locals, as above.
+            let (src, cx) = (quote!(__src), quote!(__cx));
             quote_spanned! {span=>
                 {
                     #map
-                    let __m = __src.push(#prefix);
-                    __cx.enter(#p::Segment::Field(#name));
+                    let __m = #src.push(#prefix);
+                    #cx.enter(#p::Segment::Field(#name));
                     #body
-                    __cx.leave();
-                    __src.pop(__m);
+                    #cx.leave();
+                    #src.pop(__m);
                 }
             }
         }

@@ -13,7 +13,7 @@ mod static_check;
 mod vars;
 
 pub use bindings::{Binding, Bindings, Value};
-pub use call::{CHECKS, CallScope, call_error, call_panic};
+pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use checker::{Checker, closest};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use has_shape::{Dims, Element, HasShape, StaticShape};

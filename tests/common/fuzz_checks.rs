@@ -1,0 +1,652 @@
+//! The checks the fuzz targets run, shared with `tests/fuzz_replay.rs` so that the normal test
+//! suite replays the committed seed corpus through exactly the same code.
+//!
+//! Included with `#[path]` by the replay test and by each target in `fuzz/fuzz_targets/`.
+//! Every check takes raw bytes and decodes them itself (no `arbitrary` dependency), so a corpus
+//! file means the same thing to the fuzzer and to the test. A failed check panics: that is what
+//! libFuzzer reports as a crash, and what makes the replay test fail.
+//!
+//! The references here are deliberately slow and obvious: they restate numpy's rules axis by
+//! axis instead of sharing any code with the library.
+#![allow(dead_code)]
+
+use std::io::Read;
+
+use shapes::{
+    BroadcastErrorKind, Expr, NamedShape, NamedStrategy, Pattern, SafetensorsHeader, Shape,
+    ShapeSource, are_broadcastable, broadcast_missing_dimensions, broadcast_named,
+    broadcast_shapes, broadcast_shapes_into, broadcast_to, numel, parse, parse_pattern,
+    predict_broadcast_shape, refine_shapes_for_broadcast,
+};
+
+// ----- a byte reader --------------------------------------------------------------------------
+
+/// Reads the fuzzer's bytes as a stream of decisions; past the end every read is 0, so any
+/// input, even empty, decodes to something.
+pub struct Bytes<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Bytes<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Bytes { data, pos: 0 }
+    }
+
+    pub fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos = self.pos.saturating_add(1);
+        b
+    }
+
+    pub fn u64(&mut self) -> u64 {
+        let mut v = [0u8; 8];
+        for b in &mut v {
+            *b = self.byte();
+        }
+        u64::from_le_bytes(v)
+    }
+
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        self.data.get(self.pos..).unwrap_or(&[])
+    }
+
+    /// A dim, biased towards the values where broadcasting has cases: 1, 0, small sizes that
+    /// collide often, and sizes at the top of `usize`.
+    pub fn dim(&mut self) -> usize {
+        let tag = self.byte();
+        match tag {
+            0x00..=0x4f => 1,
+            0x50..=0x5f => 0,
+            0x60..=0xdf => usize::from(tag % 4) + 2,
+            0xe0..=0xef => usize::MAX - usize::from(tag & 0x0f),
+            0xf0..=0xf7 => usize::from(tag & 0x07) + 6,
+            _ => self.u64() as usize,
+        }
+    }
+
+    /// A shape: usually rank 0..=9 (around [`shapes::INLINE_RANK`]), sometimes up to 72 (heap
+    /// storage, numpy's limit of 64 and past it).
+    pub fn shape(&mut self) -> Shape {
+        let r = self.byte();
+        let rank = if r >= 0xf8 {
+            9 + usize::from(r - 0xf8) * 9
+        } else {
+            usize::from(r % 10)
+        };
+        (0..rank).map(|_| self.dim()).collect()
+    }
+
+    /// Zero to five shapes.
+    pub fn shapes(&mut self) -> Vec<Shape> {
+        let n = self.byte() % 6;
+        (0..n).map(|_| self.shape()).collect()
+    }
+}
+
+// ----- references -------------------------------------------------------------------------
+
+/// numpy's rule, restated: align on the right, a missing dim is 1, per axis all sizes that are
+/// not 1 must be equal, and the result is that size (1 when there is none).
+pub fn reference_broadcast(shapes: &[Shape]) -> Option<Vec<usize>> {
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![0usize; rank];
+    for from_end in 0..rank {
+        let mut size = 1usize;
+        for s in shapes {
+            if from_end < s.len() {
+                let d = s[s.len() - 1 - from_end];
+                if d == 1 {
+                    continue;
+                }
+                if size != 1 && size != d {
+                    return None;
+                }
+                size = d;
+            }
+        }
+        out[rank - 1 - from_end] = size;
+    }
+    Some(out)
+}
+
+/// numpy's `broadcast_to`, restated: `to` has at least `from`'s rank, and each of `from`'s dims
+/// equals the aligned dim of `to` or is 1.
+pub fn reference_broadcast_to(from: &[usize], to: &[usize]) -> bool {
+    if from.len() > to.len() {
+        return false;
+    }
+    (0..from.len()).all(|i| {
+        let f = from[from.len() - 1 - i];
+        let t = to[to.len() - 1 - i];
+        f == t || f == 1
+    })
+}
+
+/// The element count, restated: 0 when any dim is 0, else the product if it fits.
+pub fn reference_numel(dims: &[usize]) -> Option<usize> {
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    let mut n: u128 = 1;
+    for &d in dims {
+        n = n.checked_mul(d as u128)?;
+        if n > usize::MAX as u128 {
+            return None;
+        }
+    }
+    Some(n as usize)
+}
+
+/// Named dims as plain pairs.
+type Named = Vec<(String, usize)>;
+
+/// Named broadcasting, restated from its documentation.
+fn reference_named(
+    a: &[(String, usize)],
+    b: &[(String, usize)],
+    stretch: bool,
+) -> Option<(Named, Named)> {
+    let lookup =
+        |s: &[(String, usize)], name: &str| s.iter().find(|(n, _)| n == name).map(|&(_, d)| d);
+    let mut shared = Vec::new();
+    for (name, x) in a {
+        if let Some(y) = lookup(b, name) {
+            let size = if *x == y {
+                *x
+            } else if stretch && *x == 1 {
+                y
+            } else if stretch && y == 1 {
+                *x
+            } else {
+                return None;
+            };
+            shared.push((name.clone(), size));
+        }
+    }
+    let side = |own: &[(String, usize)], other: &[(String, usize)]| {
+        let mut out: Vec<(String, usize)> = own
+            .iter()
+            .map(|(n, d)| (n.clone(), lookup(&shared, n).unwrap_or(*d)))
+            .collect();
+        for (n, d) in other {
+            if lookup(own, n).is_none() {
+                out.push((n.clone(), *d));
+            }
+        }
+        out
+    };
+    Some((side(a, b), side(b, a)))
+}
+
+fn named_pairs(s: &NamedShape) -> Vec<(String, usize)> {
+    s.iter().map(|(n, d)| (n.to_owned(), d)).collect()
+}
+
+// ----- the parser ---------------------------------------------------------------------------
+
+/// Arbitrary bytes as a concrete shape, a pattern and an expression: never a panic, errors
+/// point inside the input, and whatever parses prints (both spellings) to text that parses back
+/// to the same value.
+pub fn check_parse(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let s: &str = &text;
+
+    match s.parse::<Shape>() {
+        Ok(shape) => {
+            let printed = shape.to_string();
+            assert_eq!(printed.parse::<Shape>().ok(), Some(shape.clone()), "{s:?}");
+            // A concrete shape is a pattern too, with the same dims.
+            let p = parse_pattern(s);
+            assert_eq!(
+                p.as_ref().ok().and_then(Pattern::as_concrete),
+                Some(shape.clone()),
+                "{s:?} is a Shape but as a pattern gives {p:?}"
+            );
+        }
+        Err(e) => {
+            assert!(e.offset() <= s.len(), "{s:?}: {e}");
+            let _ = e.to_string();
+        }
+    }
+
+    match parse_pattern(s) {
+        Ok(p) => {
+            for printed in [p.to_string(), format!("{p:#}")] {
+                assert_eq!(
+                    parse_pattern(&printed).as_ref(),
+                    Ok(&p),
+                    "{s:?} printed as {printed:?}"
+                );
+            }
+        }
+        Err(e) => check_parse_error(s, &e),
+    }
+
+    match parse(s) {
+        Ok(e) => {
+            for printed in [e.to_string(), format!("{e:#}")] {
+                assert_eq!(
+                    parse(&printed).as_ref(),
+                    Ok(&e),
+                    "{s:?} printed as {printed:?}"
+                );
+            }
+            let _ = Expr::as_shape(&e);
+        }
+        Err(e) => check_parse_error(s, &e),
+    }
+}
+
+fn check_parse_error(s: &str, e: &shapes::ParseError) {
+    assert!(
+        e.offset() <= s.len(),
+        "{s:?}: offset {} past the end",
+        e.offset()
+    );
+    assert!(
+        s.is_char_boundary(e.offset()),
+        "{s:?}: offset {} inside a character",
+        e.offset()
+    );
+    assert_eq!(e.input(), s);
+    assert!(!e.expected().is_empty(), "{s:?}: {e}");
+    let _ = e.to_string();
+}
+
+// ----- broadcasting -----------------------------------------------------------------------
+
+/// Every function of the broadcasting family against the references above.
+pub fn check_broadcast(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let shapes = bytes.shapes();
+    let expected = reference_broadcast(&shapes);
+
+    // broadcast_shapes: the numpy rule.
+    let owned = broadcast_shapes(&shapes);
+    match (&owned, &expected) {
+        (Ok(got), Some(want)) => assert_eq!(got.dims(), &want[..], "{shapes:?}"),
+        (Err(_), None) => {}
+        _ => panic!("broadcast_shapes({shapes:?}) = {owned:?}, reference {expected:?}"),
+    }
+
+    // broadcast_shapes_into == broadcast_shapes, with a buffer of exactly the rank, a longer
+    // one whose tail must stay untouched, and a too-short one.
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let sentinel = 0xdead_beef_usize;
+    let mut buf = vec![sentinel; rank + 3];
+    let into = broadcast_shapes_into(&shapes, &mut buf);
+    match (&into, &owned) {
+        (Ok(r), Ok(o)) => {
+            assert_eq!(*r, rank);
+            assert_eq!(&buf[..rank], o.dims(), "{shapes:?}");
+            assert!(buf[rank..].iter().all(|&x| x == sentinel), "{shapes:?}");
+        }
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{shapes:?}"),
+        _ => panic!("broadcast_shapes_into {into:?} but broadcast_shapes {owned:?} for {shapes:?}"),
+    }
+    let mut exact = vec![sentinel; rank];
+    assert_eq!(
+        broadcast_shapes_into(&shapes, &mut exact).ok(),
+        owned.as_ref().ok().map(|_| rank)
+    );
+    if rank > 0 {
+        let mut short = vec![0usize; rank - 1];
+        let err = broadcast_shapes_into(&shapes, &mut short).unwrap_err();
+        assert!(
+            matches!(err.kind(), BroadcastErrorKind::OutputTooSmall { .. }),
+            "{shapes:?}: {err}"
+        );
+    }
+
+    // Every input broadcasts to the result.
+    if let Ok(out) = &owned {
+        for s in &shapes {
+            assert!(broadcast_to(s, out).is_ok(), "{s:?} to {out:?}");
+        }
+    }
+
+    // Pairwise: are_broadcastable, broadcast_to, refine, predict, named.
+    for a in &shapes {
+        for b in &shapes {
+            check_pair(a, b);
+        }
+    }
+    if shapes.len() < 2 {
+        let a = shapes.first().cloned().unwrap_or_default();
+        check_pair(&a, &Shape::scalar());
+    }
+
+    // numel and Shape's text form.
+    for s in &shapes {
+        assert_eq!(numel(s), reference_numel(s), "{s:?}");
+        assert_eq!(s.numel(), reference_numel(s), "{s:?}");
+        assert_eq!(s.to_string().parse::<Shape>().as_ref(), Ok(s));
+    }
+
+    check_named(&mut bytes, &shapes);
+}
+
+fn check_pair(a: &Shape, b: &Shape) {
+    let pair = [a.clone(), b.clone()];
+    let expected = reference_broadcast(&pair);
+
+    let ab = are_broadcastable(a, b);
+    assert_eq!(
+        ab.is_ok(),
+        expected.is_some(),
+        "are_broadcastable({a:?}, {b:?}) = {ab:?}"
+    );
+    assert_eq!(
+        are_broadcastable(b, a).is_ok(),
+        ab.is_ok(),
+        "symmetry {a:?} {b:?}"
+    );
+
+    let to = broadcast_to(a, b);
+    assert_eq!(
+        to.is_ok(),
+        reference_broadcast_to(a, b),
+        "broadcast_to({a:?}, {b:?}) = {to:?}"
+    );
+
+    // refine: an error exactly when the pair does not broadcast; otherwise two shapes of one
+    // rank >= 1 that broadcast to a shape with the original element count, with no axis where
+    // both are 1 (unless that is the only axis).
+    let refined = refine_shapes_for_broadcast(a, b);
+    match (&refined, &expected) {
+        (Ok((ra, rb)), Some(full)) => {
+            assert_eq!(ra.len(), rb.len(), "{a:?} {b:?} -> {ra:?} {rb:?}");
+            assert!(!ra.is_empty());
+            assert!(ra.len() <= full.len().max(1), "{a:?} {b:?} -> {ra:?}");
+            let rfull = reference_broadcast(&[ra.clone(), rb.clone()])
+                .unwrap_or_else(|| panic!("refined {ra:?} {rb:?} of {a:?} {b:?} do not broadcast"));
+            assert_eq!(
+                reference_numel(&rfull),
+                reference_numel(full),
+                "{a:?} {b:?} -> {ra:?} {rb:?}"
+            );
+            if ra.len() > 1 {
+                assert!(
+                    ra.iter().zip(rb.iter()).all(|(&x, &y)| !(x == 1 && y == 1)),
+                    "{a:?} {b:?} -> {ra:?} {rb:?}"
+                );
+            }
+        }
+        (Err(_), None) => {}
+        _ => panic!("refine({a:?}, {b:?}) = {refined:?}, reference {expected:?}"),
+    }
+
+    // predict_broadcast_shape on i64 dims: a dim above i64::MAX wraps to a negative value here
+    // on purpose, which must be an error.
+    let ia: Vec<i64> = a.iter().map(|&d| d as i64).collect();
+    let ib: Vec<i64> = b.iter().map(|&d| d as i64).collect();
+    let predicted = predict_broadcast_shape(&ia, &ib);
+    let negative = ia.iter().chain(&ib).any(|&d| d < 0);
+    match (&predicted, negative, &expected) {
+        (Err(_), true, _) => {}
+        (Ok(got), false, Some(want)) => assert_eq!(got.dims(), &want[..]),
+        (Err(_), false, None) => {}
+        _ => panic!("predict({ia:?}, {ib:?}) = {predicted:?}, reference {expected:?}"),
+    }
+}
+
+fn check_named(bytes: &mut Bytes<'_>, shapes: &[Shape]) {
+    const NAMES: [&str; 6] = ["a", "b", "c", "batch", "é", ""];
+    let mut named = Vec::new();
+    for s in shapes.iter().take(3) {
+        let pairs: Vec<(String, usize)> = s
+            .iter()
+            .take(8)
+            .map(|&d| (NAMES[usize::from(bytes.byte()) % NAMES.len()].to_owned(), d))
+            .collect();
+        let duplicate = pairs
+            .iter()
+            .enumerate()
+            .any(|(i, (n, _))| pairs[..i].iter().any(|(m, _)| m == n));
+        match NamedShape::new(pairs.clone()) {
+            Ok(ns) => {
+                assert!(!duplicate, "{pairs:?} accepted with a duplicate name");
+                assert_eq!(named_pairs(&ns), pairs);
+                assert_eq!(
+                    ns.shape().dims(),
+                    &pairs.iter().map(|p| p.1).collect::<Vec<_>>()[..]
+                );
+                named.push(ns);
+            }
+            Err(e) => {
+                assert!(duplicate, "{pairs:?} rejected: {e}");
+                assert!(matches!(e.kind(), BroadcastErrorKind::DuplicateName { .. }));
+            }
+        }
+    }
+    for a in &named {
+        for b in &named {
+            for (strategy, stretch) in [
+                (NamedStrategy::MissingDimensions, false),
+                (NamedStrategy::StretchOnes, true),
+            ] {
+                let got = broadcast_named(a, b, strategy);
+                let want = reference_named(&named_pairs(a), &named_pairs(b), stretch);
+                match (&got, &want) {
+                    (Ok((x, y)), Some((wx, wy))) => {
+                        assert_eq!((&named_pairs(x), &named_pairs(y)), (wx, wy), "{a:?} {b:?}");
+                    }
+                    (Err(e), None) => {
+                        assert!(matches!(e.kind(), BroadcastErrorKind::NameConflict { .. }));
+                    }
+                    _ => panic!(
+                        "broadcast_named({a:?}, {b:?}, {strategy:?}) = {got:?}, reference {want:?}"
+                    ),
+                }
+            }
+            assert_eq!(
+                broadcast_missing_dimensions(a, b),
+                broadcast_named(a, b, NamedStrategy::MissingDimensions)
+            );
+        }
+    }
+}
+
+// ----- safetensors headers ------------------------------------------------------------------
+
+/// A reader that hands out at most `chunk` bytes per `read`, as a socket or pipe may.
+struct Trickle<'a> {
+    data: &'a [u8],
+    chunk: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.chunk.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// The `safetensors_header` target: the first byte picks raw bytes (even) or a mutated valid
+/// file (odd); the rest is the input.
+pub fn check_safetensors(data: &[u8]) {
+    match data.split_first() {
+        Some((mode, rest)) if mode % 2 == 1 => check_safetensors_structured(rest),
+        Some((_, rest)) => check_safetensors_bytes(rest),
+        None => check_safetensors_bytes(data),
+    }
+}
+
+/// Raw bytes as a safetensors file: never a panic, and whatever is accepted is consistent.
+pub fn check_safetensors_bytes(data: &[u8]) {
+    let whole = SafetensorsHeader::from_bytes(data);
+    if let Ok(h) = &whole {
+        check_header_invariants(h, Some(data.len() as u64));
+    }
+    // Without the file length the reader checks less, so it accepts at least as much.
+    let streamed = SafetensorsHeader::read(data, None);
+    if let Ok(h) = &streamed {
+        check_header_invariants(h, None);
+    }
+    if let Ok(w) = &whole {
+        let s = streamed
+            .as_ref()
+            .unwrap_or_else(|e| panic!("from_bytes accepted, read(None) rejected: {e}"));
+        assert_eq!(w.tensors(), s.tensors());
+    }
+    // Short reads change nothing.
+    let trickled = SafetensorsHeader::read(Trickle { data, chunk: 3 }, Some(data.len() as u64));
+    assert_eq!(
+        trickled
+            .as_ref()
+            .map(|h| h.tensors().to_vec())
+            .map_err(|e| e.to_string()),
+        whole
+            .as_ref()
+            .map(|h| h.tensors().to_vec())
+            .map_err(|e| e.to_string())
+    );
+}
+
+fn check_header_invariants(h: &SafetensorsHeader, file_len: Option<u64>) {
+    let names = h.tensor_names();
+    assert_eq!(names.len(), h.tensors().len());
+    for t in h.tensors() {
+        assert_eq!(h.get(&t.name), Some(t), "first entry named {:?}", t.name);
+        assert_eq!(h.shape_of(&t.name), Some(t.shape.dims()));
+        let (start, end) = t.data_offsets;
+        assert!(start <= end, "{t:?}");
+        let n = t
+            .shape
+            .numel()
+            .expect("an accepted shape has an element count") as u128;
+        let bytes = (n * t.dtype.bitsize() as u128).div_ceil(8);
+        assert_eq!(u128::from(end - start), bytes, "{t:?}");
+        if let Some(len) = file_len {
+            assert!(
+                8 + h.header_len() + end <= len,
+                "{t:?} past the end of a {len}-byte file"
+            );
+        }
+    }
+}
+
+const DTYPES: [(&str, u32); 12] = [
+    ("F32", 32),
+    ("F16", 16),
+    ("BF16", 16),
+    ("F64", 64),
+    ("I8", 8),
+    ("U8", 8),
+    ("I64", 64),
+    ("U32", 32),
+    ("BOOL", 8),
+    ("F8_E4M3", 8),
+    ("F4", 4),
+    ("F6_E2M3", 6),
+];
+
+/// A valid safetensors file built from the bytes, the tensors it holds, then mutated: the
+/// valid file must be read back exactly; every mutation must be an error or a consistent header.
+pub fn check_safetensors_structured(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let n = bytes.byte() % 5;
+    let names = [
+        "w",
+        "bias",
+        "layer.0.attn.q_proj.weight",
+        "a\"b\\c",
+        "ü∑",
+        "__x",
+    ];
+    let mut json = String::from("{");
+    let mut expected: Vec<(String, Shape)> = Vec::new();
+    let mut offset: u64 = 0;
+    if bytes.byte().is_multiple_of(3) {
+        json.push_str(r#""__metadata__":{"format":"pt","k":"v"}"#);
+    }
+    for i in 0..n {
+        let base = names[usize::from(bytes.byte()) % names.len()];
+        let name = format!("{base}{i}");
+        let (dtype, bits) = DTYPES[usize::from(bytes.byte()) % DTYPES.len()];
+        let rank = usize::from(bytes.byte() % 5);
+        let shape: Shape = (0..rank).map(|_| usize::from(bytes.byte() % 7)).collect();
+        let numel = shape.numel().unwrap_or(0) as u64;
+        let len = (numel * u64::from(bits)).div_ceil(8);
+        if json.len() > 1 {
+            json.push(',');
+        }
+        let quoted = serde_json_string(&name);
+        json.push_str(&format!(
+            r#"{quoted}:{{"dtype":"{dtype}","shape":{:?},"data_offsets":[{offset},{}]}}"#,
+            shape.dims(),
+            offset + len
+        ));
+        offset += len;
+        expected.push((name, shape));
+    }
+    json.push('}');
+    let padding = usize::from(bytes.byte() % 4);
+    json.push_str(&" ".repeat(padding));
+    let mut file = (json.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(json.as_bytes());
+    file.extend(std::iter::repeat_n(0u8, offset as usize));
+
+    let h = SafetensorsHeader::from_bytes(&file)
+        .unwrap_or_else(|e| panic!("a valid file is rejected: {e}\n{json}"));
+    let got: Vec<(String, Shape)> = h
+        .tensors()
+        .iter()
+        .map(|t| (t.name.clone(), t.shape.clone()))
+        .collect();
+    assert_eq!(got, expected, "{json}");
+    check_safetensors_bytes(&file);
+
+    // Mutations, driven by the rest of the bytes.
+    let mut mutated = file.clone();
+    let steps = bytes.byte() % 8;
+    for _ in 0..steps {
+        if mutated.is_empty() {
+            break;
+        }
+        let at = (bytes.u64() % mutated.len() as u64) as usize;
+        match bytes.byte() % 7 {
+            0 => mutated[at] = bytes.byte(),
+            1 => mutated[at] ^= 1 << (bytes.byte() % 8),
+            2 => mutated.truncate(at),
+            3 => {
+                let b = *b"0123456789-,:[]{}\"e.";
+                mutated.insert(at, b[usize::from(bytes.byte()) % b.len()]);
+            }
+            4 => {
+                mutated.remove(at);
+            }
+            5 => {
+                // Rewrite the length field.
+                let len = bytes.u64() % (mutated.len() as u64 + 16);
+                if mutated.len() >= 8 {
+                    mutated[..8].copy_from_slice(&len.to_le_bytes());
+                }
+            }
+            _ => {
+                // Overwrite a digit with a long number (overflowing u64 or usize products).
+                let big = b"18446744073709551615";
+                let end = (at + big.len()).min(mutated.len());
+                mutated[at..end].copy_from_slice(&big[..end - at]);
+            }
+        }
+    }
+    check_safetensors_bytes(&mutated);
+}
+
+fn serde_json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

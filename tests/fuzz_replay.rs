@@ -1,0 +1,54 @@
+//! The fuzz targets' seed corpus (`fuzz/seeds/<target>/`), replayed through the same checks the
+//! fuzzers run (`tests/common/fuzz_checks.rs`), so the normal test suite keeps covering every
+//! input that once found new behaviour, and every crash that became a seed.
+
+#[path = "common/fuzz_checks.rs"]
+mod fuzz_checks;
+
+use std::path::{Path, PathBuf};
+
+fn seeds(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds")
+        .join(target);
+    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let path = entry.expect("a readable directory entry").path();
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (path, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs `check` on every seed of `target`, naming the file that fails.
+fn replay(target: &str, min_seeds: usize, check: fn(&[u8])) {
+    let files = seeds(target);
+    assert!(
+        files.len() >= min_seeds,
+        "{target}: only {} seeds in fuzz/seeds/{target}",
+        files.len()
+    );
+    for (path, bytes) in &files {
+        if std::panic::catch_unwind(|| check(bytes)).is_err() {
+            panic!("fuzz seed {} fails its check", path.display());
+        }
+    }
+}
+
+#[test]
+fn parse_seeds() {
+    replay("parse", 50, fuzz_checks::check_parse);
+}
+
+#[test]
+fn broadcast_seeds() {
+    replay("broadcast", 50, fuzz_checks::check_broadcast);
+}
+
+#[test]
+fn safetensors_header_seeds() {
+    replay("safetensors_header", 50, fuzz_checks::check_safetensors);
+}
