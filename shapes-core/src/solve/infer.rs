@@ -111,6 +111,7 @@ pub fn infer_app(f: &Expr, args: &[Expr]) -> Result<Expr, InferError> {
         return Ok(result);
     }
     let mut open = u.pending.iter().map(|p| u.subst.subst_pred(p));
+    // ok: `pending` is non-empty (checked just above) and `open` maps it one to one.
     let first = open.next().expect("pending is not empty");
     let mut pred = open.fold(first, |acc, p| Pred::And(Box::new(acc), Box::new(p)));
     Ok(match result {

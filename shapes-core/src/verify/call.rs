@@ -518,5 +518,6 @@ pub fn call_error<E: From<ShapeError>>(error: ShapeError) -> E {
 #[cold]
 #[inline(never)]
 pub fn call_panic(error: ShapeError) -> ! {
+    // ok: the documented behaviour of a checked function that has no error type to return.
     panic!("{error}")
 }

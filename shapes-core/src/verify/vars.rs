@@ -88,6 +88,8 @@ impl VarTable {
         if self.index_of(name).is_some() {
             return self;
         }
+        // ok: only ever evaluated in a `const` the derive emits, so this is a compile error
+        // naming the limit, never a run-time panic.
         assert!(
             self.len < MAX_VARS,
             "shapes: more than 64 shape variables in one verification scope"
@@ -129,6 +131,8 @@ impl VarTable {
             match self.index_of(rename(child.names[i], renames)) {
                 // MAX_VARS is 64, so every index fits in a u8.
                 Some(at) => slots[i] = at as u8,
+                // ok: const-evaluated (the derive calls this inside `const { … }`): a compile
+                // error, and unreachable for generated code, which merges the child's table first.
                 None => panic!("shapes: a nested variable is missing from its parent's table"),
             }
             i += 1;
