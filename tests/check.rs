@@ -1,7 +1,8 @@
 //! `#[shapes::check]`: one call's arguments and return value checked in one scope.
 //!
-//! Every test that expects a mismatch to be caught is compiled out with the `no-checks` feature;
-//! `checks_compiled_out` covers that state (`cargo test --test check --features no-checks`).
+//! Every test that expects a mismatch to be caught is compiled out under `--cfg shapes_no_checks`;
+//! `checks_compiled_out` covers that state
+//! (`RUSTFLAGS="--cfg shapes_no_checks" cargo test --test check`).
 
 use std::future::Future;
 use std::pin::pin;
@@ -103,7 +104,7 @@ fn passes_and_computes() {
     );
 }
 
-#[cfg(not(feature = "no-checks"))]
+#[cfg(not(shapes_no_checks))]
 mod mismatches {
     use super::*;
 
@@ -376,7 +377,7 @@ fn methods() {
     assert_eq!(lin.apply(&t(&[3])), t(&[4]));
     let lin = lin.load(t(&[6, 3]));
     assert_eq!(lin.weight, t(&[6, 3]));
-    #[cfg(not(feature = "no-checks"))]
+    #[cfg(not(shapes_no_checks))]
     {
         let r = std::panic::catch_unwind(|| lin.apply(&t(&[4])));
         let msg = r.expect_err("a panic");
@@ -408,7 +409,7 @@ fn generics_and_impl_trait() {
     assert_eq!(first_row(&t(&[2, 9]), &rows), Shape::from([2]));
     assert_eq!(numel(Shape::from([3, 4])), 12);
     assert_eq!(numel([[0f32; 4]; 3]), 12);
-    #[cfg(not(feature = "no-checks"))]
+    #[cfg(not(shapes_no_checks))]
     {
         assert!(std::panic::catch_unwind(|| first_row(&Shape::from([3, 9]), &rows)).is_err());
         assert!(std::panic::catch_unwind(|| numel(Shape::from([3]))).is_err());
@@ -453,7 +454,7 @@ fn control_flow_and_borrowed_returns() {
     assert_eq!(pick(&x, &x), &x);
     assert_eq!(elided(&x), &x);
     assert_eq!(square(&x).shape().as_ref(), &[3, 3]);
-    #[cfg(not(feature = "no-checks"))]
+    #[cfg(not(shapes_no_checks))]
     assert!(matches!(parse_len(&x, "2"), Err(ModelError::Shape(_))));
 }
 
@@ -482,7 +483,7 @@ async fn async_len(#[shape("(n,)")] x: Tensor) -> Result<usize, ShapeError> {
 fn async_functions() {
     assert_eq!(block_on(async_matmul(&t(&[2, 3]), &t(&[3, 4]))), t(&[2, 4]));
     assert_eq!(block_on(async_len(t(&[5]))).unwrap(), 5);
-    #[cfg(not(feature = "no-checks"))]
+    #[cfg(not(shapes_no_checks))]
     {
         assert!(block_on(async_len(t(&[5, 1]))).is_err());
         let r = std::panic::catch_unwind(|| block_on(async_matmul(&t(&[2, 3]), &t(&[4, 4]))));
@@ -499,11 +500,11 @@ fn debug_checked(#[shape("(3,)")] x: &Tensor) -> usize {
 fn debug_only_checks_follow_debug_assertions() {
     assert_eq!(debug_checked(&t(&[3])), 3);
     let r = std::panic::catch_unwind(|| debug_checked(&t(&[4])));
-    let checked = cfg!(debug_assertions) && !cfg!(feature = "no-checks");
+    let checked = cfg!(debug_assertions) && !cfg!(shapes_no_checks);
     assert_eq!(r.is_err(), checked);
 }
 
-#[cfg(feature = "no-checks")]
+#[cfg(shapes_no_checks)]
 #[test]
 fn checks_compiled_out() {
     // Every mismatch goes through: the functions are their plain bodies.
@@ -532,7 +533,7 @@ fn passing_calls_stay_on_the_fast_path() {
         assert_eq!(block_on(async_len(t(&[5]))).unwrap(), 5);
     }
     assert_eq!(shapes::__private::call_reports(), before);
-    #[cfg(not(feature = "no-checks"))]
+    #[cfg(not(shapes_no_checks))]
     {
         assert!(attention(&t(&[2, 10]), &t(&[2, 10, 12, 64]), &t(&[2, 1, 10])).is_err());
         assert_eq!(shapes::__private::call_reports(), before + 1);

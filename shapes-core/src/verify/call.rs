@@ -24,8 +24,10 @@ use super::error::ShapeError;
 use super::plan::{Eval, FieldInfo, SlotExpr};
 use super::vars::{SlotMap, VarTable};
 
-/// Whether `#[shapes::check]` functions check anything: `false` when the `no-checks` feature is
-/// on. The generated code tests this constant, so turning it off leaves no trace in optimized
+/// Whether `#[shapes::check]` functions check anything: `false` when the build sets
+/// `--cfg shapes_no_checks` (e.g. `RUSTFLAGS="--cfg shapes_no_checks" cargo build --release`).
+/// A cfg rather than a cargo feature, because turning checks off is not additive: a feature
+/// would be switched on for everyone by `--all-features` or by any one dependent crate. The generated code tests this constant, so turning it off leaves no trace in optimized
 /// code (the functions still type-check: the patterns and `HasShape` bounds stay verified).
 ///
 /// ```
@@ -34,7 +36,7 @@ use super::vars::{SlotMap, VarTable};
 ///     // ... the checks ...
 /// }
 /// ```
-pub const CHECKS: bool = !cfg!(feature = "no-checks");
+pub const CHECKS: bool = !cfg!(shapes_no_checks);
 
 static NO_FIELD: FieldInfo = FieldInfo {
     name: "",
