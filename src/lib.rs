@@ -120,10 +120,16 @@ pub use shapes_derive::expr;
 ///
 /// To remove the checks:
 /// - `#[check(debug_only)]` checks only when `debug_assertions` are on, like `debug_assert!`;
-/// - the cargo feature `no-checks` of `shapes` turns every `#[check]` function in the build
-///   into its plain body (the patterns and `HasShape` bounds are still verified at compile
-///   time, nothing runs).
+/// - building with `RUSTFLAGS="--cfg shapes_no_checks"` turns every `#[check]` function in the
+///   build into its plain body (the patterns and `HasShape` bounds are still verified at
+///   compile time, nothing runs). It is a cfg, not a cargo feature, because it is not
+///   additive: `--all-features`, or any one crate in the graph, would turn checks off for all.
 ///
 /// Other keys: `crate = "path"` names the `shapes` crate when it is renamed.
 #[cfg(feature = "derive")]
 pub use shapes_derive::check;
+
+/// The README's examples, compiled and run as doctests so that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
