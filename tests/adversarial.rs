@@ -218,12 +218,11 @@ fn derive_where_equation_overflow_is_an_error() {
     assert_eq!(good.verify().unwrap().get("n"), Some(1 << 63));
 }
 
-/// A dim of exactly `usize::MAX` is a real size like any other. Ignored: since f561223 the
-/// checker keeps `usize::MAX` in a slot as its "unbound" sentinel, and a variable bound to
-/// `usize::MAX` is then solved again from other equations: `(MAX, 2)` with `n = rows * cols`
-/// and `n = MAX - 1` (the wrapped product) verifies, reporting rows = 2^63 - 1.
+/// A dim of exactly `usize::MAX` is a real size like any other. Regression: the checker keeps
+/// `usize::MAX` in an unbound slot as a sentinel, and once took a `usize::MAX` dim for "already
+/// bound", so `(MAX, 2)` with `n = rows * cols` and `n = MAX - 1` (the wrapped product)
+/// verified, reporting rows = 2^63 - 1.
 #[test]
-#[ignore = "checker bug since f561223: a usize::MAX dim is taken for an unbound slot"]
 fn derive_usize_max_dim_is_a_real_value() {
     let err = flattened(MAX, 2, MAX.wrapping_mul(2)).verify().unwrap_err();
     assert!(

@@ -218,12 +218,13 @@ impl Checker {
     /// Like [`var`](Self::var) with the dim already read (`d == dims[axis]`): what derived
     /// code calls after [`rank_n`](Self::rank_n) proved the rank, so no bounds check is left.
     ///
-    /// The success path is one load and one compare: an unbound slot holds a sentinel that
-    /// differs from `d` in all but one case, which the cold path tells apart with the bound bit.
+    /// The success path is one load and two compares: an unbound slot holds a sentinel
+    /// (`usize::MAX`) that no other dim equals, and a dim that *is* `usize::MAX` always takes
+    /// the cold path, which tells bound from unbound with the bound bit.
     #[inline(always)]
     pub fn var_is(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
         let slot = slot % MAX_VARS;
-        if self.sizes[slot] != d {
+        if self.sizes[slot] != d || d == UNBOUND {
             self.bind_or_mismatch(slot, d, dims, axis);
         }
     }
@@ -233,10 +234,10 @@ impl Checker {
     #[cold]
     #[inline(never)]
     fn bind_or_mismatch(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
-        if self.bound & (1 << slot) != 0 {
-            self.var_mismatch(slot, dims, axis);
-        } else {
+        if self.bound & (1 << slot) == 0 {
             self.set(slot, d, axis, OriginKind::Field);
+        } else if self.sizes[slot] != d {
+            self.var_mismatch(slot, dims, axis);
         }
     }
 
