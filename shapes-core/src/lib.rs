@@ -47,12 +47,12 @@ pub use solve::{
     ArithFailure, InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify,
 };
 pub use source::ShapeSource;
-#[cfg(feature = "safetensors")]
-pub use source::{HeaderError, SafetensorsHeader, TensorEntry};
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
+#[cfg(feature = "safetensors")]
+pub use source::{HeaderError, SafetensorsHeader, TensorEntry};
+pub use verify::SourceOptions;
 pub use verify::{
     Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
     ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,
 };
-pub use verify::SourceOptions;

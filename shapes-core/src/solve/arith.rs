@@ -90,7 +90,11 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                                 no_solution()
                             };
                         }
-                        if t.is_multiple_of(k) { Some(t / k) } else { None }
+                        if t.is_multiple_of(k) {
+                            Some(t / k)
+                        } else {
+                            None
+                        }
                     }
                     ArithOp::Div => match t.checked_mul(k) {
                         Some(v) => Some(v),
@@ -115,7 +119,11 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                                 no_solution()
                             };
                         }
-                        if t.is_multiple_of(k) { Some(t / k) } else { None }
+                        if t.is_multiple_of(k) {
+                            Some(t / k)
+                        } else {
+                            None
+                        }
                     }
                     ArithOp::Div => {
                         if t == 0 {
@@ -125,7 +133,11 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                                 no_solution()
                             };
                         }
-                        if k.is_multiple_of(t) { Some(k / t) } else { None }
+                        if k.is_multiple_of(t) {
+                            Some(k / t)
+                        } else {
+                            None
+                        }
                     }
                     ArithOp::FloorDiv | ArithOp::Rem => return Ok(Solved::Stuck),
                 };
