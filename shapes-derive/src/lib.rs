@@ -9,6 +9,7 @@
 //! of the struct, `valid` runs the static checks (collecting every error, serde's `Ctxt`), and
 //! `expand` generates the code.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 mod ast;
 mod attr;
