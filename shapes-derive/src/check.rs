@@ -21,12 +21,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
-use shapes_core::{ArithOp, DimExpr, Item, Pattern};
+use shapes_core::{DimExpr, Item, Pattern};
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
 
 use crate::ctxt::Ctxt;
 use crate::expand::{Gen, items_check, pattern_vars, slot_ident};
+use crate::valid::{closure, dim_vars, unsupported};
 
 const KEYS: &str = "`ret = \"(…)\"`, `debug_only`, `crate = \"path\"`";
 
@@ -444,73 +445,11 @@ fn value_check(g: &Gen, c: &Checked, info: syn::Ident) -> TokenStream {
     }
 }
 
-// ----- compile-time checks -----
+// ----- compile-time checks (the derive's, from valid.rs) -----
 
-fn dim_vars(e: &DimExpr, out: &mut Vec<String>) {
-    match e {
-        DimExpr::Var(n) => out.push(n.as_str().to_owned()),
-        DimExpr::Bin(_, l, r) => {
-            dim_vars(l, out);
-            dim_vars(r, out);
-        }
-        DimExpr::Lit(_)
-        | DimExpr::Rank(_)
-        | DimExpr::Prod(_)
-        | DimExpr::Sum(_)
-        | DimExpr::Index(..) => {}
-    }
-}
-
-fn unsupported(e: &DimExpr) -> Option<&'static str> {
-    match e {
-        DimExpr::Lit(_) | DimExpr::Var(_) => None,
-        DimExpr::Bin(_, l, r) => unsupported(l).or_else(|| unsupported(r)),
-        DimExpr::Rank(_) => Some("`D` (rank of a shape)"),
-        DimExpr::Prod(_) => Some("`Π`/`prod` (product of a shape)"),
-        DimExpr::Sum(_) => Some("`Σ`/`sum` (sum of a shape)"),
-        DimExpr::Index(..) => Some("indexing a shape"),
-    }
-}
-
-/// Whether `e = known` determines `var` once every other variable is known: `var` occurs once
-/// and no floor division or remainder stands between it and the top.
-fn invertible(e: &DimExpr, var: &str) -> bool {
-    let mut vars = Vec::new();
-    dim_vars(e, &mut vars);
-    if vars.iter().filter(|v| *v == var).count() != 1 {
-        return false;
-    }
-    fn path_ok(e: &DimExpr, var: &str) -> bool {
-        match e {
-            DimExpr::Var(n) => n.as_str() == var,
-            DimExpr::Bin(op, l, r) => {
-                (path_ok(l, var) || path_ok(r, var))
-                    && !matches!(op, ArithOp::FloorDiv | ArithOp::Rem)
-            }
-            _ => false,
-        }
-    }
-    path_ok(e, var)
-}
-
-/// Every variable that `known` and the dims `equations` determine, one inversion at a time.
-fn closure(mut known: BTreeSet<String>, equations: &[&DimExpr]) -> BTreeSet<String> {
-    loop {
-        let before = known.len();
-        for e in equations {
-            let mut vars = Vec::new();
-            dim_vars(e, &mut vars);
-            let unknown: BTreeSet<&String> = vars.iter().filter(|v| !known.contains(*v)).collect();
-            if let [one] = unknown.into_iter().collect::<Vec<_>>().as_slice()
-                && invertible(e, one)
-            {
-                known.insert((*one).clone());
-            }
-        }
-        if known.len() == before {
-            return known;
-        }
-    }
+/// Each dim expression as an equation with a value known at run time (the dim it sits at).
+fn as_equations<'a>(dims: &[&'a DimExpr]) -> Vec<(&'a DimExpr, Option<&'a DimExpr>)> {
+    dims.iter().map(|e| (*e, None)).collect()
 }
 
 /// What one pattern binds directly, what it only uses in arithmetic, and its equations.
@@ -585,7 +524,7 @@ fn validate(cx: &Ctxt, params: &[Checked], ret: Option<&Checked>) {
     }
 
     let start: BTreeSet<String> = args.bare.union(&args.variadic).cloned().collect();
-    let known = closure(start, &args.equations);
+    let known = closure(start, &as_equations(&args.equations));
     let unsolved: Vec<&String> = args.all.iter().filter(|n| !known.contains(*n)).collect();
     if let Some(lit) = unsolved.first().and_then(|n| first.get(*n)) {
         cx.error_at(
@@ -602,7 +541,7 @@ fn validate(cx: &Ctxt, params: &[Checked], ret: Option<&Checked>) {
         start.extend(back.variadic.iter().cloned());
         let mut equations = args.equations.clone();
         equations.extend(back.equations.iter().copied());
-        let known = closure(start, &equations);
+        let known = closure(start, &as_equations(&equations));
         let unsolved: Vec<&String> = back.all.iter().filter(|n| !known.contains(*n)).collect();
         if !unsolved.is_empty() {
             cx.error_at(

@@ -38,7 +38,7 @@ impl Uses {
     }
 }
 
-fn dim_vars(e: &DimExpr, out: &mut Vec<String>) {
+pub(crate) fn dim_vars(e: &DimExpr, out: &mut Vec<String>) {
     match e {
         DimExpr::Lit(_) => {}
         DimExpr::Var(n) => out.push(n.as_str().to_owned()),
@@ -52,7 +52,7 @@ fn dim_vars(e: &DimExpr, out: &mut Vec<String>) {
 
 /// Whether `e = known` determines `var` uniquely once every other variable is known: `var`
 /// occurs once and no floor division or remainder stands between it and the top.
-fn invertible(e: &DimExpr, var: &str) -> bool {
+pub(crate) fn invertible(e: &DimExpr, var: &str) -> bool {
     let mut vars = Vec::new();
     dim_vars(e, &mut vars);
     if vars.iter().filter(|v| *v == var).count() != 1 {
@@ -278,7 +278,7 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
 }
 
 /// Every variable determined by `solved` through `equations`, one inversion at a time.
-fn closure(
+pub(crate) fn closure(
     mut solved: BTreeSet<String>,
     equations: &[(&DimExpr, Option<&DimExpr>)],
 ) -> BTreeSet<String> {
@@ -314,7 +314,7 @@ fn closure(
     }
 }
 
-fn unsupported(e: &DimExpr) -> Option<&'static str> {
+pub(crate) fn unsupported(e: &DimExpr) -> Option<&'static str> {
     match e {
         DimExpr::Lit(_) | DimExpr::Var(_) => None,
         DimExpr::Bin(_, l, r) => unsupported(l).or_else(|| unsupported(r)),

@@ -691,20 +691,8 @@ impl Checker {
     /// folds its errors into this checker's.
     pub fn isolated<S: crate::Shaped + ?Sized>(&mut self, nested: &S) {
         let pre = Bindings::new();
-        match super::shaped::run(nested, &pre, self.report) {
-            Ok(_) => {}
-            Err(errors) => {
-                self.failed = true;
-                if self.report {
-                    let prefix = self.current_path();
-                    for mut e in errors {
-                        let mut segments: Vec<Segment> = prefix.segments().to_vec();
-                        segments.extend_from_slice(e.path.segments());
-                        e.path = FieldPath::new(prefix.root(), &segments);
-                        self.errors.push(e);
-                    }
-                }
-            }
+        if let Err(errors) = super::shaped::run(nested, &pre, self.report) {
+            self.absorb(errors);
         }
     }
 }
