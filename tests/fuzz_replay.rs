@@ -52,3 +52,13 @@ fn broadcast_seeds() {
 fn safetensors_header_seeds() {
     replay("safetensors_header", 50, fuzz_checks::check_safetensors);
 }
+
+#[test]
+fn gguf_header_seeds() {
+    replay("gguf_header", 5, fuzz_checks::check_gguf);
+}
+
+#[test]
+fn solver_seeds() {
+    replay("solver", 5, fuzz_checks::check_solver);
+}

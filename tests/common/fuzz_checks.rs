@@ -13,10 +13,10 @@
 use std::io::Read;
 
 use shapes::{
-    BroadcastErrorKind, Expr, NamedShape, NamedStrategy, Pattern, SafetensorsHeader, Shape,
-    ShapeSource, are_broadcastable, broadcast_missing_dimensions, broadcast_named,
-    broadcast_shapes, broadcast_shapes_into, broadcast_to, numel, parse, parse_pattern,
-    predict_broadcast_shape, refine_shapes_for_broadcast,
+    BroadcastErrorKind, Expr, GgufHeader, GgufType, GgufValue, NamedShape, NamedStrategy, Pattern,
+    SafetensorsHeader, Shape, ShapeSource, are_broadcastable, broadcast_missing_dimensions,
+    broadcast_named, broadcast_shapes, broadcast_shapes_into, broadcast_to, numel, parse,
+    parse_pattern, predict_broadcast_shape, refine_shapes_for_broadcast,
 };
 
 // ----- a byte reader --------------------------------------------------------------------------
@@ -649,4 +649,432 @@ fn serde_json_string(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+// ----- GGUF headers -------------------------------------------------------------------------
+
+/// The `gguf_header` target: the first byte picks raw bytes (even) or a mutated valid GGUF v3
+/// file (odd); the rest is the input.
+pub fn check_gguf(data: &[u8]) {
+    match data.split_first() {
+        Some((mode, rest)) if mode % 2 == 1 => check_gguf_structured(rest),
+        Some((_, rest)) => check_gguf_bytes(rest),
+        None => check_gguf_bytes(data),
+    }
+}
+
+/// A header as plain data, for comparing two reads (`GgufValue` holds floats, so compare the
+/// `Debug` text: a NaN read twice prints the same).
+fn gguf_summary(h: &GgufHeader) -> String {
+    format!(
+        "v{} align {} data {} meta {:?} tensors {:?}",
+        h.version(),
+        h.alignment(),
+        h.data_offset(),
+        h.metadata(),
+        h.tensors()
+    )
+}
+
+/// Raw bytes as a GGUF file: never a panic; whatever is accepted is self-consistent; and
+/// `from_bytes`, `read(.., None)` and a reader returning 3 bytes at a time agree.
+pub fn check_gguf_bytes(data: &[u8]) {
+    let whole = GgufHeader::from_bytes(data);
+    if let Ok(h) = &whole {
+        check_gguf_invariants(h, Some(data.len() as u64));
+    }
+    // Without the file length the reader checks less (no extents, no bytes-left bounds), so
+    // it accepts at least as much, and reads the same header from the same bytes.
+    let streamed = GgufHeader::read(data, None);
+    if let Ok(h) = &streamed {
+        check_gguf_invariants(h, None);
+    }
+    if let Ok(w) = &whole {
+        let s = streamed
+            .as_ref()
+            .unwrap_or_else(|e| panic!("from_bytes accepted, read(None) rejected: {e}"));
+        assert_eq!(gguf_summary(w), gguf_summary(s));
+    }
+    // Short reads change nothing.
+    let trickled = GgufHeader::read(Trickle { data, chunk: 3 }, Some(data.len() as u64));
+    assert_eq!(
+        trickled
+            .as_ref()
+            .map(gguf_summary)
+            .map_err(|e| e.to_string()),
+        whole.as_ref().map(gguf_summary).map_err(|e| e.to_string())
+    );
+}
+
+fn check_gguf_invariants(h: &GgufHeader, file_len: Option<u64>) {
+    assert!((1..=3).contains(&h.version()), "version {}", h.version());
+    let align = h.alignment();
+    assert!(align.is_power_of_two(), "alignment {align}");
+    assert_eq!(
+        h.data_offset() % align,
+        0,
+        "data offset {}",
+        h.data_offset()
+    );
+    // magic + version + two counts (u32 in v1).
+    let least = if h.version() == 1 { 16 } else { 24 };
+    assert!(h.data_offset() >= least, "data offset {}", h.data_offset());
+    match h.meta("general.alignment") {
+        None => assert_eq!(align, GgufHeader::DEFAULT_ALIGNMENT),
+        Some(v) => assert_eq!(v.as_u64(), Some(align)),
+    }
+
+    for (i, (k, v)) in h.metadata().iter().enumerate() {
+        assert!(
+            h.metadata()[..i].iter().all(|(k2, _)| k2 != k),
+            "duplicate key {k:?} accepted"
+        );
+        assert_eq!(
+            h.meta(k).map(|x| format!("{x:?}")),
+            Some(format!("{v:?}")),
+            "{k:?}"
+        );
+        check_gguf_value(v, 0);
+    }
+
+    let names = h.tensor_names();
+    assert_eq!(names.len(), h.tensors().len());
+    for (i, t) in h.tensors().iter().enumerate() {
+        assert_eq!(names[i], t.name);
+        assert_eq!(h.get(&t.name), Some(t), "first entry named {:?}", t.name);
+        assert_eq!(h.shape_of(&t.name), Some(t.shape.dims()));
+        assert!(t.shape.len() <= GgufHeader::MAX_DIMS, "{t:?}");
+        let n = t
+            .shape
+            .numel()
+            .expect("an accepted shape has an element count");
+        assert!(i64::try_from(n).is_ok(), "{t:?}: {n} elements");
+        assert_eq!(t.offset % align, 0, "{t:?} misaligned ({align})");
+        if let Some((block, block_bytes)) = t.ggml_type.block() {
+            let inner = t.shape.dims().last().copied().unwrap_or(1) as u64;
+            assert_eq!(inner % block, 0, "{t:?}: a partial block");
+            if let Some(len) = file_len {
+                let end = u128::from(h.data_offset())
+                    + u128::from(t.offset)
+                    + (n as u128) / u128::from(block) * u128::from(block_bytes);
+                assert!(end <= u128::from(len), "{t:?} past the end of {len} bytes");
+            }
+        }
+    }
+}
+
+fn check_gguf_value(v: &GgufValue, depth: usize) {
+    assert!(
+        depth <= GgufHeader::MAX_ARRAY_DEPTH + 1,
+        "nested {depth} deep"
+    );
+    let _ = (v.as_u64(), v.as_i64(), v.as_f64(), v.as_str(), v.as_bool());
+    if let Some(u) = v.as_usize() {
+        assert_eq!(v.as_u64(), Some(u as u64));
+    }
+    if let Some(a) = v.as_array() {
+        assert_eq!(v.value_type(), GgufType::Array);
+        if let Some(values) = a.values() {
+            assert_eq!(values.len() as u64, a.len(), "{a:?}");
+            assert!(a.len() <= GgufHeader::MAX_KEPT_ARRAY_LEN, "{}", a.len());
+            for x in values {
+                assert_eq!(x.value_type(), a.elem_type(), "{a:?}");
+                check_gguf_value(x, depth + 1);
+            }
+        }
+    }
+}
+
+/// (ggml type code, elements per block): a few plain and block-quantised types.
+const GGML: [(u32, u64); 8] = [
+    (0, 1),
+    (1, 1),
+    (30, 1),
+    (24, 1),
+    (8, 32),
+    (2, 32),
+    (12, 256),
+    (39, 32),
+];
+
+fn gguf_string(out: &mut Vec<u8>, s: &str) {
+    out.extend((s.len() as u64).to_le_bytes());
+    out.extend(s.as_bytes());
+}
+
+/// A valid GGUF v3 file built from the bytes (metadata of every scalar type, strings, arrays,
+/// maybe `general.alignment`; tensors of plain and quantised types at aligned offsets, with
+/// their data), read back exactly; then mutated, which must be an error or a consistent header.
+pub fn check_gguf_structured(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let mut f = b"GGUF".to_vec();
+    f.extend(3u32.to_le_bytes());
+    let n_tensors = u64::from(bytes.byte() % 5);
+    let n_kv_extra = bytes.byte() % 6;
+    let alignment = match bytes.byte() % 6 {
+        0 => Some(1u64),
+        1 => Some(8),
+        2 => Some(64),
+        3 => Some(32),
+        _ => None,
+    };
+    let n_kv = u64::from(n_kv_extra) + u64::from(alignment.is_some()) + 1;
+    f.extend(n_tensors.to_le_bytes());
+    f.extend(n_kv.to_le_bytes());
+
+    let mut keys: Vec<String> = Vec::new();
+    gguf_string(&mut f, "general.architecture");
+    f.extend(8u32.to_le_bytes());
+    gguf_string(&mut f, "llama");
+    keys.push("general.architecture".into());
+    if let Some(a) = alignment {
+        gguf_string(&mut f, "general.alignment");
+        // u32, as llama.cpp writes it, or u64.
+        if bytes.byte().is_multiple_of(2) {
+            f.extend(4u32.to_le_bytes());
+            f.extend((a as u32).to_le_bytes());
+        } else {
+            f.extend(10u32.to_le_bytes());
+            f.extend(a.to_le_bytes());
+        }
+        keys.push("general.alignment".into());
+    }
+    for i in 0..n_kv_extra {
+        let key = format!("llama.k{i}");
+        gguf_string(&mut f, &key);
+        keys.push(key);
+        let ty = u32::from(bytes.byte() % 13);
+        f.extend(ty.to_le_bytes());
+        gguf_value(&mut f, ty, &mut bytes, 0);
+    }
+
+    let align = alignment.unwrap_or(GgufHeader::DEFAULT_ALIGNMENT);
+    let mut expected: Vec<(String, Shape, u32, u64)> = Vec::new();
+    let mut offset = 0u64;
+    for i in 0..n_tensors {
+        let name = format!("blk.{i}.w");
+        let (code, block) = GGML[usize::from(bytes.byte()) % GGML.len()];
+        let (_, block_bytes) = shapes::GgmlType(code).block().expect("a known type");
+        let rank = usize::from(bytes.byte() % 5);
+        // ggml order: innermost first; the innermost a whole number of blocks.
+        let mut ggml_dims: Vec<u64> = (0..rank).map(|_| u64::from(bytes.byte() % 4)).collect();
+        if let Some(d0) = ggml_dims.first_mut() {
+            *d0 *= block;
+        } else if block > 1 {
+            // A scalar is one element: not a whole block.
+            ggml_dims.push(block);
+        }
+        gguf_string(&mut f, &name);
+        f.extend((ggml_dims.len() as u32).to_le_bytes());
+        for d in &ggml_dims {
+            f.extend(d.to_le_bytes());
+        }
+        f.extend(code.to_le_bytes());
+        f.extend(offset.to_le_bytes());
+        let shape: Shape = ggml_dims.iter().rev().map(|&d| d as usize).collect();
+        let numel: u64 = ggml_dims.iter().product();
+        expected.push((name, shape, code, offset));
+        offset = (offset + numel / block * block_bytes).next_multiple_of(align);
+    }
+    let data_offset = (f.len() as u64).next_multiple_of(align);
+    f.resize((data_offset + offset) as usize, 0);
+
+    let h = GgufHeader::from_bytes(&f).unwrap_or_else(|e| panic!("a valid file is rejected: {e}"));
+    let got: Vec<(String, Shape, u32, u64)> = h
+        .tensors()
+        .iter()
+        .map(|t| (t.name.clone(), t.shape.clone(), t.ggml_type.0, t.offset))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(
+        h.metadata()
+            .iter()
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>(),
+        keys
+    );
+    assert_eq!(h.alignment(), align);
+    assert_eq!(h.data_offset(), data_offset);
+    assert_eq!(h.architecture(), Some("llama"));
+    check_gguf_bytes(&f);
+
+    // Mutations, driven by the rest of the bytes.
+    let mut mutated = f;
+    let steps = bytes.byte() % 8;
+    for _ in 0..steps {
+        if mutated.is_empty() {
+            break;
+        }
+        let at = (bytes.u64() % mutated.len() as u64) as usize;
+        match bytes.byte() % 7 {
+            0 => mutated[at] = bytes.byte(),
+            1 => mutated[at] ^= 1 << (bytes.byte() % 8),
+            2 => mutated.truncate(at),
+            3 => {
+                let b = bytes.byte();
+                mutated.insert(at, b);
+            }
+            4 => {
+                mutated.remove(at);
+            }
+            5 => {
+                // A length, count or dim: a u64 biased to the edges.
+                let v = match bytes.byte() % 4 {
+                    0 => u64::MAX - u64::from(bytes.byte()),
+                    1 => 1u64 << (bytes.byte() % 64),
+                    2 => u64::from(bytes.byte()),
+                    _ => bytes.u64(),
+                };
+                let end = (at + 8).min(mutated.len());
+                mutated[at..end].copy_from_slice(&v.to_le_bytes()[..end - at]);
+            }
+            _ => {
+                // A value type or ggml type code.
+                let v = u32::from(bytes.byte() % 48);
+                let end = (at + 4).min(mutated.len());
+                mutated[at..end].copy_from_slice(&v.to_le_bytes()[..end - at]);
+            }
+        }
+    }
+    check_gguf_bytes(&mutated);
+}
+
+/// One metadata value of type `ty` (a `gguf_metadata_value_type` code), its bytes from `bytes`.
+fn gguf_value(out: &mut Vec<u8>, ty: u32, bytes: &mut Bytes<'_>, depth: usize) {
+    match ty {
+        0 | 1 => out.push(bytes.byte()),
+        7 => out.push(bytes.byte() % 2),
+        2 | 3 => out.extend([bytes.byte(), bytes.byte()]),
+        4..=6 => out.extend((bytes.u64() as u32).to_le_bytes()),
+        10..=12 => out.extend(bytes.u64().to_le_bytes()),
+        8 => {
+            const S: [&str; 5] = ["", "llama", "ü∑", "a\"b", "tok"];
+            gguf_string(out, S[usize::from(bytes.byte()) % S.len()]);
+        }
+        _ => {
+            // An array: of a scalar type, strings, or (shallowly) arrays.
+            let elem = if depth < 2 {
+                u32::from(bytes.byte() % 10)
+            } else {
+                u32::from(bytes.byte() % 9)
+            };
+            let len = u64::from(bytes.byte() % 5);
+            out.extend(elem.to_le_bytes());
+            out.extend(len.to_le_bytes());
+            for _ in 0..len {
+                gguf_value(out, elem, bytes, depth + 1);
+            }
+        }
+    }
+}
+
+// ----- the solver ---------------------------------------------------------------------------
+
+/// The function signatures the `solver` target applies: (name, signature, arity).
+pub const SIGNATURES: [(&str, &str, usize); 16] = [
+    ("matmul", "(a, b) -> (b, c) -> (a, c)", 2),
+    ("add", "a -> a -> a", 2),
+    ("broadcast_add", "a -> b -> (a || b)", 2),
+    ("transpose", "a -> T^(1 0) a", 1),
+    ("swap", "(a, b) -> (b, a)", 1),
+    ("reshape", "{ a -> b -> b | (prod a = prod b) }", 2),
+    ("slice", "a -> a[0:2]", 1),
+    ("slice_step", "(a, b) -> (a, b)[::2, 1]", 1),
+    ("sum", "a -> /^0 a", 1),
+    ("sum_last", "a -> /^1 a", 1),
+    ("concat", "a -> b -> a :{0}: b", 2),
+    ("concat_cols", "(a, b) -> (a, c) -> (a, b + c)", 2),
+    (
+        "batched_matmul",
+        "(*batch, s, d) -> (d, e) -> (*batch, s, e)",
+        2,
+    ),
+    (
+        "conv",
+        "(b, c, h, w) -> (b, (h + 2*1 - 3) // 1 + 1, (w + 2*1 - 3) // 1 + 1, c * 9)",
+        1,
+    ),
+    ("split", "(4 * d,) -> (d,)", 1),
+    (
+        "bilinear",
+        "{ a -> b -> c -> ((a || b) || c) | D a <= 3 }",
+        3,
+    ),
+];
+
+/// Bytes → a signature from [`SIGNATURES`] and 1–3 argument shapes (dims biased as for
+/// broadcasting; now and then an argument with variables) → `infer_app`: no panic; with all
+/// arguments concrete and the function fully applied an `Ok` is concrete; for matmul, add and
+/// broadcasting the answer is the reference's.
+pub fn check_solver(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let (name, sig, arity) = SIGNATURES[usize::from(bytes.byte()) % SIGNATURES.len()];
+    let f = parse(sig).unwrap_or_else(|e| panic!("{sig}: {e}"));
+    let n_args = usize::from(bytes.byte() % 3) + 1;
+    let mut shapes = Vec::new();
+    let mut args = Vec::new();
+    let mut all_concrete = true;
+    for _ in 0..n_args {
+        let s = small_rank_shape(&mut bytes);
+        let tag = bytes.byte();
+        if tag >= 0xf0 && !s.is_empty() {
+            // Some dims replaced by variables (shared names across arguments on purpose).
+            const VARS: [&str; 4] = ["a", "x", "y", "c1"];
+            let items: Vec<String> = s
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    if (tag >> (i % 4)) & 1 == 1 {
+                        VARS[(usize::from(tag) + i) % VARS.len()].to_owned()
+                    } else {
+                        d.to_string()
+                    }
+                })
+                .collect();
+            let text = format!("({},)", items.join(", "));
+            args.push(parse(&text).unwrap_or_else(|e| panic!("{text}: {e}")));
+            all_concrete = false;
+        } else {
+            args.push(Expr::shape(s.dims()));
+        }
+        shapes.push(s);
+    }
+
+    let got = shapes::infer_app(&f, &args);
+    let printed = match &got {
+        Ok(e) => e.to_string(),
+        Err(e) => e.to_string(),
+    };
+    let _ = printed;
+    if !all_concrete || n_args != arity {
+        return;
+    }
+    if let Ok(out) = &got {
+        assert!(
+            out.as_shape().is_some(),
+            "{name} {sig} on {shapes:?} gave a non-concrete {out}"
+        );
+    }
+    let reference: Option<Vec<usize>> = match name {
+        "matmul" => {
+            let (a, b) = (&shapes[0], &shapes[1]);
+            (a.len() == 2 && b.len() == 2 && a[1] == b[0]).then(|| vec![a[0], b[1]])
+        }
+        "add" => (shapes[0] == shapes[1]).then(|| shapes[0].dims().to_vec()),
+        "broadcast_add" => reference_broadcast(&shapes),
+        _ => return,
+    };
+    let got = got.as_ref().ok().and_then(Expr::as_shape);
+    assert_eq!(
+        got.as_ref().map(|s| s.dims().to_vec()),
+        reference,
+        "{name} {sig} on {shapes:?}"
+    );
+}
+
+/// A shape of rank 0..=4 (rank 5 now and then), dims biased as [`Bytes::dim`].
+fn small_rank_shape(bytes: &mut Bytes<'_>) -> Shape {
+    let r = bytes.byte();
+    let rank = if r >= 0xfc { 5 } else { usize::from(r % 5) };
+    (0..rank).map(|_| bytes.dim()).collect()
 }
