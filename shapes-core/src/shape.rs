@@ -414,6 +414,7 @@ impl FromStr for Shape {
         let bytes = input.as_bytes();
         let mut pos = 0;
         let skip_ws = |pos: &mut usize| {
+            // ok: `*pos < bytes.len()` is checked first.
             while *pos < bytes.len() && bytes[*pos].is_ascii_whitespace() {
                 *pos += 1;
             }

@@ -257,7 +257,10 @@ pub(crate) fn incompatible<S: AsRef<[usize]>>(
     axis: usize,
 ) -> BroadcastError {
     let axis_from_end = rank - axis;
-    let dim_at = |s: &[usize]| s.len().checked_sub(axis_from_end).map(|i| s[i]);
+    let dim_at = |s: &[usize]| {
+        let i = s.len().checked_sub(axis_from_end)?;
+        s.get(i).copied()
+    };
     let mut first: Option<(usize, usize)> = None;
     for (index, s) in shapes.iter().enumerate() {
         let Some(d) = dim_at(s.as_ref()) else {
@@ -270,6 +273,7 @@ pub(crate) fn incompatible<S: AsRef<[usize]>>(
             None => first = Some((index, d)),
             Some((lhs_input, lhs_dim)) if lhs_dim != d => {
                 return BroadcastErrorKind::Incompatible {
+                    // ok: `lhs_input` came from `shapes.iter().enumerate()` above.
                     lhs: Shape::new(shapes[lhs_input].as_ref()),
                     rhs: Shape::new(s.as_ref()),
                     lhs_input,

@@ -24,6 +24,7 @@ pub fn broadcast_shapes<S: AsRef<[usize]>>(shapes: &[S]) -> Result<Shape, Broadc
     let rank = max_rank(shapes);
     if rank <= INLINE_RANK {
         let mut buf = [1usize; INLINE_RANK];
+        // ok: `rank <= INLINE_RANK` is the branch condition.
         fill(shapes, &mut buf[..rank])?;
         Ok(Shape::from_inline(buf, rank))
     } else {
@@ -73,6 +74,7 @@ fn fill<S: AsRef<[usize]>>(shapes: &[S], out: &mut [usize]) -> Result<(), Broadc
     for s in shapes {
         let s = s.as_ref();
         // `s.len() <= rank` because `rank` is the maximum, so the subtraction cannot wrap.
+        // ok: `offset <= rank == out.len()`, so `out[offset..]` is in bounds.
         let offset = rank - s.len();
         for (o, &d) in out[offset..].iter_mut().zip(s) {
             if d != *o {
@@ -99,7 +101,7 @@ fn mismatch<S: AsRef<[usize]>>(shapes: &[S], rank: usize) -> BroadcastError {
             let Some(i) = (axis + s.len()).checked_sub(rank) else {
                 continue;
             };
-            let d = s[i];
+            let d = s[i]; // ok: `i = axis + s.len() - rank < s.len()` since `axis < rank`.
             if d != 1 {
                 if seen != 1 && seen != d {
                     return incompatible(shapes, rank, axis);
@@ -162,6 +164,7 @@ fn to_usize_dims(dims: &[i64], input: usize) -> Result<Shape, BroadcastError> {
 pub fn are_broadcastable(a: &[usize], b: &[usize]) -> Result<(), BroadcastError> {
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     let offset = long.len() - short.len();
+    // ok: `offset <= long.len()`.
     for (i, (&x, &y)) in long[offset..].iter().zip(short).enumerate() {
         if x != y && x != 1 && y != 1 {
             return Err(incompatible(&[a, b], long.len(), offset + i));
@@ -193,6 +196,7 @@ pub fn broadcast_to(from: &[usize], to: &[usize]) -> Result<(), BroadcastError> 
         }
         .into());
     };
+    // ok: `offset = to.len() - from.len() <= to.len()` (checked subtraction above).
     for (i, (&f, &t)) in from.iter().zip(&to[offset..]).enumerate() {
         if f != t && f != 1 {
             return Err(BroadcastErrorKind::NotBroadcastableTo {

@@ -49,6 +49,7 @@ pub fn refine_shapes_for_broadcast(
     let rank = a.len().max(b.len());
     let padded = |s: &[usize], axis: usize| {
         let pad = rank - s.len();
+        // ok: `pad <= axis < rank`, so `axis - pad < rank - pad == s.len()`.
         if axis < pad { 1 } else { s[axis - pad] }
     };
     let mut out_a = Shape::scalar();

@@ -23,6 +23,7 @@ pub(crate) fn eval_dim(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferEr
         DimExpr::Var(n) => match s.lookup(n) {
             None => Ok(d.clone()),
             Some(Term::Dim(v)) => Ok(v.clone()),
+            // ok: the guard says `p.items` has exactly one element.
             Some(Term::Expr(Expr::Pattern(p))) if p.items.len() == 1 => match &p.items[0] {
                 // A rank-1 shape in a size position is its one dim (the grammar's `Π a` in a
                 // shape position is `(Π a,)`; this is the way back).
@@ -51,6 +52,7 @@ pub(crate) fn eval_dim(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferEr
                     } else {
                         Some(i.unsigned_abs()).filter(|&j| j < rank)
                     };
+                    // ok: `j < rank == dims.len()` on both arms above (`rank - |i|`, or filtered).
                     match j {
                         Some(j) => Ok(match &dims[j] {
                             Some(d) => d.clone(),
@@ -320,6 +322,7 @@ fn broadcast_patterns(p: &Pattern, q: &Pattern) -> Result<Option<Pattern>, Infer
     let rank = p.items.len().max(q.items.len());
     let mut items = Vec::with_capacity(rank);
     for k in 0..rank {
+        // ok: `rank` is the larger length and `k < rank`, so `k - (rank - len) < len`.
         let a = k.checked_sub(rank - p.items.len()).map(|i| &p.items[i]);
         let b = k.checked_sub(rank - q.items.len()).map(|i| &q.items[i]);
         items.push(match (a, b) {
@@ -350,6 +353,7 @@ fn repeat_pattern(p: &Pattern, axis: Axis, reps: &[usize]) -> Result<Option<Patt
         return Ok(None);
     };
     ops::check_axis("repeat", a, rank)?;
+    // ok: `a < rank == p.items.len()` (`check_axis` above, `pattern_rank` is the length).
     let Item::Dim(d) = &p.items[a] else {
         return Ok(None);
     };
@@ -378,7 +382,7 @@ fn repeat_pattern(p: &Pattern, axis: Axis, reps: &[usize]) -> Result<Option<Patt
         _ => return Ok(None),
     };
     let mut items = p.items.clone();
-    items[a] = Item::Dim(new);
+    items[a] = Item::Dim(new); // ok: `a < p.items.len()`, checked above.
     Ok(Some(Pattern::new(items)))
 }
 
@@ -459,6 +463,8 @@ pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError>
                     }
                     xs.into_iter().zip(ys).collect()
                 }
+                // ok: a non-`∀` operand is `Operand::Size`, which `operand_values` returns as
+                // exactly one value, so `xs[0]` / `ys[0]` exist on the arms that use them.
                 (true, false) => xs.into_iter().map(|x| (x, ys[0].clone())).collect(),
                 (false, true) => ys.into_iter().map(|y| (xs[0].clone(), y)).collect(),
                 (false, false) => vec![(xs[0].clone(), ys[0].clone())],

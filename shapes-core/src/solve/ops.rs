@@ -118,7 +118,7 @@ pub(crate) fn check_permutation(axes: &[usize], rank: usize) -> Result<(), Infer
     let mut seen = [false; 64];
     let mut seen_vec;
     let seen: &mut [bool] = if rank <= 64 {
-        &mut seen[..rank]
+        &mut seen[..rank] // ok: `rank <= 64` is the branch condition.
     } else {
         seen_vec = vec![false; rank];
         &mut seen_vec
@@ -131,6 +131,7 @@ pub(crate) fn check_permutation(axes: &[usize], rank: usize) -> Result<(), Infer
                 rank,
             });
         }
+        // ok: `a < rank == seen.len()`, checked just above.
         if std::mem::replace(&mut seen[a], true) {
             return bad_op(
                 "transpose",
@@ -153,6 +154,7 @@ pub(crate) fn check_permutation(axes: &[usize], rank: usize) -> Result<(), Infer
 /// ```
 pub fn permute<T: Clone>(axes: &[usize], items: &[T]) -> Result<Vec<T>, InferError> {
     check_permutation(axes, items.len())?;
+    // ok: `check_permutation` proved every axis `< items.len()`.
     Ok(axes.iter().map(|&a| items[a].clone()).collect())
 }
 
@@ -165,6 +167,7 @@ pub fn permute<T: Clone>(axes: &[usize], items: &[T]) -> Result<Vec<T>, InferErr
 /// ```
 pub fn transpose(shape: &[usize], axes: &[usize]) -> Result<Shape, InferError> {
     check_permutation(axes, shape.len())?;
+    // ok: `check_permutation` proved every axis `< shape.len()`.
     Ok(axes.iter().map(|&a| shape[a]).collect())
 }
 
@@ -236,7 +239,7 @@ pub fn repeat(
         }
         Axis::One(a) => {
             check_axis("repeat", a, shape.len())?;
-            (shape[a], Shape::from(shape))
+            (shape[a], Shape::from(shape)) // ok: `a < shape.len()`, checked just above.
         }
     };
     let finals: Vec<usize> = match repeats {
@@ -260,6 +263,7 @@ pub fn repeat(
         Axis::All => 0,
         Axis::One(a) => a,
     };
+    // ok: `out` is `[n]` for `Axis::All` (`at == 0`), or `shape` with `a < shape.len()`.
     out[at] = total;
     Ok((out, finals))
 }
@@ -311,6 +315,7 @@ pub fn concat(axis: Axis, shapes: &[&[usize]]) -> Result<Shape, InferError> {
                 );
             }
         }
+        // ok: `axis < first.len() == out.len() == s.len()` (`check_axis` and the rank check).
         out[axis] = out[axis]
             .checked_add(s[axis])
             .ok_or_else(|| overflow_err("concat"))?;

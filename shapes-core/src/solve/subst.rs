@@ -192,6 +192,7 @@ impl Substitution {
     /// Indices of the bindings (other than the last) whose value mentions `name`.
     pub(crate) fn dependents(&self, name: &Name) -> SmallVec<[usize; 4]> {
         let last = self.entries.len().saturating_sub(1);
+        // ok: `last <= self.entries.len()`.
         self.entries[..last]
             .iter()
             .enumerate()
@@ -200,6 +201,8 @@ impl Substitution {
             .collect()
     }
 
+    // ok (here and in `set_value`): the one caller passes an index from `dependents`, and
+    // `entries` only ever grows, so the index stays in bounds.
     pub(crate) fn value(&self, i: usize) -> &Term {
         &self.entries[i].1
     }

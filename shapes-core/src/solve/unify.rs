@@ -222,6 +222,7 @@ impl Unifier {
                 }
                 let suffix = ps.len() - i - 1;
                 self.unify_ends(&ps, &qs, i, suffix)?;
+                // ok: `i < ps.len()` (a position), and `qs.len() >= ps.len() - 1 == i + suffix`.
                 self.bind_variadic(&ps[i], &qs[i..qs.len() - suffix])
             }
             (None, Some(j)) => {
@@ -236,12 +237,15 @@ impl Unifier {
                 }
                 let suffix = qs.len() - j - 1;
                 self.unify_ends(&ps, &qs, j, suffix)?;
+                // ok: `j < qs.len()` (a position), and `ps.len() >= qs.len() - 1 == j + suffix`.
                 self.bind_variadic(&qs[j], &ps[j..ps.len() - suffix])
             }
             (Some(i), Some(j)) => {
                 let prefix = i.min(j);
                 let suffix = (ps.len() - i - 1).min(qs.len() - j - 1);
                 self.unify_ends(&ps, &qs, prefix, suffix)?;
+                // ok: `prefix <= i` and `suffix <= ps.len() - i - 1`, so
+                // `prefix + suffix < ps.len()`; the same with `j` for `qs`.
                 let rp = &ps[prefix..ps.len() - suffix];
                 let rq = &qs[prefix..qs.len() - suffix];
                 match (rp, rq) {
@@ -264,6 +268,8 @@ impl Unifier {
         prefix: usize,
         suffix: usize,
     ) -> Result<(), InferError> {
+        // ok: every caller (`unify_patterns`) has `prefix + suffix <= len` for both `ps` and
+        // `qs`, so `k < prefix` and `len - k` for `1 <= k <= suffix` are in bounds.
         for k in 0..prefix {
             self.unify_items(&ps[k], &qs[k])?;
         }
