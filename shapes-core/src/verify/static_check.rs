@@ -24,11 +24,14 @@ pub enum StaticItem {
 /// assert!(!static_matches(&[3, 4], &[Lit(3), Lit(5)]));
 /// assert!(!static_matches(&[3, 4], &[Var(0), Var(0)]));
 /// assert!(static_matches(&[2, 3, 4], &[Rest, Lit(4)]));
+/// assert!(static_matches(&[3], &[Lit(3), Rest]));
+/// assert!(static_matches(&[], &[Rest]));
 /// ```
 pub const fn static_matches(dims: &[usize], items: &[StaticItem]) -> bool {
     let mut rest = items.len();
     let mut i = 0;
     while i < items.len() {
+        // ok: `i < items.len()` (the loop condition); the same for `items[i]` below.
         if matches!(items[i], StaticItem::Rest) {
             rest = i;
         }
@@ -48,7 +51,15 @@ pub const fn static_matches(dims: &[usize], items: &[StaticItem]) -> bool {
     }
     let mut i = 0;
     while i < items.len() {
-        let d = dims[axis(i, rest, items.len(), dims.len())];
+        let at = axis(i, rest, items.len(), dims.len());
+        // Out of range only for a trailing `Rest` that stands for no dims (`(3, ...)` against
+        // `[3]`), which reads no dim (indexing there panicked: a compile error in the derive's
+        // `const` check of a pattern that does match).
+        if at >= dims.len() {
+            i += 1;
+            continue;
+        }
+        let d = dims[at]; // ok: `at < dims.len()`, checked just above.
         let ok = match items[i] {
             StaticItem::Lit(n) => d == n,
             StaticItem::Broadcast(n) => d == n || d == 1,
@@ -56,6 +67,8 @@ pub const fn static_matches(dims: &[usize], items: &[StaticItem]) -> bool {
                 let mut j = 0;
                 let mut same = true;
                 while j < i {
+                    // ok: `j < i < items.len()`, and item `j` is a `Var`, never skipped above, so
+                    // its axis passed `at < dims.len()` on an earlier iteration.
                     if let StaticItem::Var(w) = items[j]
                         && w == v
                         && dims[axis(j, rest, items.len(), dims.len())] != d
