@@ -213,6 +213,8 @@ fn parse_where(s: &str) -> Result<(DimExpr, DimExpr), (String, usize)> {
             )),
         }
     };
+    // ok: `eq` is the byte index of an ASCII `=` in `s`, so both `..eq` and `eq + 1..` are
+    // char boundaries within it.
     Ok((side(0, &s[..eq])?, side(eq + 1, &s[eq + 1..])?))
 }
 

@@ -367,7 +367,8 @@ pub(crate) fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
         };
         let check = match item {
             // A fixed-rank pattern reads its dims from the array `rank_n` handed back: no
-            // bounds checks are left on the success path.
+            // bounds checks are left on the success path. ok (the generated `__a[#i]`): `__a`
+            // is `[usize; fixed]` and, with no rest, `i < pattern.items.len() == fixed`.
             Item::Dim(DimExpr::Lit(n)) if rest.is_none() => {
                 quote!(__cx.lit_is(#n, __a[#i], __d, #i);)
             }
@@ -447,6 +448,8 @@ fn static_check(g: &Gen, input: &Input<'_>, f: &Field) -> Option<TokenStream> {
         f.name,
         lit.value()
     );
+    // ok (the `assert!` below): a `const` assertion in the user's crate: a failure is a
+    // compile error (the documented way a wrong static pattern is reported), never a panic.
     Some(quote_spanned! {lit.span()=>
         const _: () = ::core::assert!(
             #p::static_matches(<#ty as #p::StaticShape>::DIMS, &[#(#items),*]),

@@ -223,7 +223,7 @@ pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> 
                     Axis::One(i) => {
                         ops::check_axis("reduce", *i, rank)?;
                         let mut items = p.items.clone();
-                        items.remove(*i);
+                        items.remove(*i); // ok: `i < rank == items.len()`, checked above.
                         Pattern::new(items)
                     }
                 }));

@@ -707,6 +707,7 @@ impl GgufHeader {
         let mut got = 0;
         // A short read is legal for `Read`: finish it before judging the magic.
         while got < 4 {
+            // ok: `got < 4 == magic.len()` (the loop condition).
             match src.r.read(&mut magic[got..])? {
                 0 => break,
                 k => got += k,
@@ -714,7 +715,8 @@ impl GgufHeader {
         }
         if got < 4 || &magic != b"GGUF" {
             return Err(GgufError::BadMagic {
-                found: magic[..got].to_vec(),
+                // ok: clamped, so a reader that over-reports what it read cannot make it panic.
+                found: magic[..got.min(magic.len())].to_vec(),
             });
         }
         src.pos = 4;
@@ -1052,6 +1054,7 @@ impl<R: Read> Src<R> {
         let at = self.pos;
         let mut left = n;
         while left > 0 {
+            // ok: `k <= self.scratch.len()`, so `scratch[..k]` is in bounds.
             let k = left.min(self.scratch.len() as u64) as usize;
             self.r
                 .read_exact(&mut self.scratch[..k])
@@ -1200,6 +1203,8 @@ impl<R: Read> Src<R> {
         }
         let mut dims = [0usize; INLINE_RANK];
         let mut numel: Option<usize> = Some(1);
+        // ok (here and below): `rank <= MAX_DIMS == INLINE_RANK` is checked above, and
+        // `i < rank`, so `raw[..rank]` and `dims[rank - 1 - i]` are in bounds.
         for (i, &d) in raw[..rank].iter().enumerate() {
             let d = usize::try_from(d).ok();
             dims[rank - 1 - i] = d.unwrap_or(0);

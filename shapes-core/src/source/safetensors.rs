@@ -147,7 +147,7 @@ impl SafetensorsHeader {
         let mut len_bytes = [0u8; 8];
         let mut got = 0;
         while got < 8 {
-            let n = reader.read(&mut len_bytes[got..])?;
+            let n = reader.read(&mut len_bytes[got..])?; // ok: `got < 8` (the loop condition).
             if n == 0 {
                 return Err(HeaderError::TooShort { len: got as u64 });
             }
@@ -318,6 +318,7 @@ const DUPLICATE: &str = "duplicate tensor name ";
 fn duplicate_name(e: &serde_json::Error) -> Option<String> {
     let text = e.to_string();
     let rest = text.strip_prefix(DUPLICATE)?;
+    // ok: `end` is a `find` result or `rest.len()`: a char boundary, `<= rest.len()`.
     let end = rest.find(" at line").unwrap_or(rest.len());
     serde_json::from_str(&rest[..end]).ok()
 }

@@ -345,7 +345,7 @@ static VAR_EXPRS: [SlotExpr; super::vars::MAX_VARS] = {
     let mut out = [const { SlotExpr::Lit(0) }; super::vars::MAX_VARS];
     let mut i = 0;
     while i < out.len() {
-        out[i] = SlotExpr::Var(i as u8);
+        out[i] = SlotExpr::Var(i as u8); // ok: `i < out.len()` (the loop condition).
         i += 1;
     }
     out

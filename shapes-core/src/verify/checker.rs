@@ -24,6 +24,8 @@ use crate::shape::Shape;
 
 /// Nesting tracked by the checker; origins keep the outer `MAX_DEPTH` levels of it.
 const PATH_DEPTH: usize = 8;
+// `raw_origin` copies `path[..depth]` with `depth <= MAX_DEPTH`.
+const _: () = assert!(MAX_DEPTH <= PATH_DEPTH);
 
 /// What an unbound slot of `sizes` holds: see [`Checker::var_is`].
 const UNBOUND: usize = usize::MAX;
@@ -224,6 +226,7 @@ impl Checker {
     #[inline(always)]
     pub fn var_is(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
         let slot = slot % MAX_VARS;
+        // ok (here and in `bind_or_mismatch`, which gets this `slot`): `slot < MAX_VARS`.
         if self.sizes[slot] != d || d == UNBOUND {
             self.bind_or_mismatch(slot, d, dims, axis);
         }
@@ -331,12 +334,13 @@ impl Checker {
     #[inline]
     fn value(&self, slot: usize) -> Option<usize> {
         let slot = slot % MAX_VARS;
-        (self.bound & (1 << slot) != 0).then(|| self.sizes[slot])
+        (self.bound & (1 << slot) != 0).then(|| self.sizes[slot]) // ok: `slot < MAX_VARS`.
     }
 
     fn raw_origin(&self, axis: usize, kind: OriginKind) -> RawOrigin {
         let mut segments = [Segment::Index(0); MAX_DEPTH];
         let depth = self.depth.min(MAX_DEPTH);
+        // ok: `depth <= MAX_DEPTH <= PATH_DEPTH` (the `const` assertion at the top).
         segments[..depth].copy_from_slice(&self.path[..depth]);
         RawOrigin {
             root: self.root,
@@ -350,7 +354,7 @@ impl Checker {
 
     fn set(&mut self, slot: usize, value: usize, axis: usize, kind: OriginKind) {
         let slot = slot % MAX_VARS;
-        self.sizes[slot] = value;
+        self.sizes[slot] = value; // ok: `slot < MAX_VARS`.
         self.bound |= 1 << slot;
         self.progress = true;
         let origin = self.raw_origin(axis, kind);
@@ -421,7 +425,7 @@ impl Checker {
                 let origin = self.origin_of(slot)?;
                 let value = match self.shapes.iter().find(|(s, _)| usize::from(*s) == slot) {
                     Some((_, shape)) => shape.to_string(),
-                    None => self.sizes[slot % MAX_VARS].to_string(),
+                    None => self.sizes[slot % MAX_VARS].to_string(), // ok: `% MAX_VARS`.
                 };
                 Some(Provenance {
                     name: self.table.name(slot).to_owned(),
@@ -462,7 +466,7 @@ impl Checker {
     #[inline(never)]
     fn var_mismatch(&mut self, slot: usize, dims: &[usize], axis: usize) {
         self.push(|cx| {
-            let value = cx.sizes[slot % MAX_VARS];
+            let value = cx.sizes[slot % MAX_VARS]; // ok: `% MAX_VARS`.
             cx.error(
                 Some(axis),
                 Some(dims),
@@ -712,7 +716,7 @@ impl Checker {
     /// The errors recorded since `start`, for tagging with a tensor name.
     pub(crate) fn errors_since(&mut self, start: usize) -> &mut [ShapeError] {
         let start = start.min(self.errors.len());
-        &mut self.errors[start..]
+        &mut self.errors[start..] // ok: clamped to the length just above.
     }
 
     /// Records an error about the current field that is not about its dims (a missing tensor,
@@ -758,13 +762,14 @@ fn edit_distance(a: &str, b: &str) -> usize {
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
+        // ok: `prev` and `cur` have `b.len() + 1` entries and `j < b.len()`.
         for (j, &cb) in b.iter().enumerate() {
             let sub = prev[j] + usize::from(ca != cb);
             cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
         }
         prev = cur;
     }
-    prev[b.len()]
+    prev[b.len()] // ok: `prev` always has `b.len() + 1` entries.
 }
 
 #[cfg(test)]

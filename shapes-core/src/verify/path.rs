@@ -132,6 +132,7 @@ impl RawOrigin {
 
     pub(crate) fn path(&self) -> FieldPath {
         let depth = usize::from(self.depth).min(MAX_DEPTH);
+        // ok: `depth <= MAX_DEPTH == self.segments.len()`.
         let mut segments: SmallVec<[Segment; 6]> = SmallVec::from_slice(&self.segments[..depth]);
         if !self.field.is_empty() {
             segments.push(Segment::Field(self.field));

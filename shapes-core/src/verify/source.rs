@@ -158,6 +158,7 @@ impl<'s> SourceCx<'s> {
     /// The sorted names that start with `start`.
     fn range(&self, start: &str) -> std::ops::Range<usize> {
         let from = self.names.partition_point(|n| *n < start);
+        // ok: `partition_point` returns at most `self.names.len()`.
         let len = self.names[from..]
             .iter()
             .take_while(|n| n.starts_with(start))
@@ -172,7 +173,7 @@ impl<'s> SourceCx<'s> {
         match self.src.shape_of(&self.prefix) {
             Some(dims) => {
                 if let Ok(i) = self.names.binary_search(&self.prefix.as_str()) {
-                    self.used[i] = true;
+                    self.used[i] = true; // ok: `used` has one flag per name (made together).
                 }
                 Some(dims)
             }
@@ -192,6 +193,7 @@ impl<'s> SourceCx<'s> {
         if self.prefix.is_empty() {
             return !self.names.is_empty();
         }
+        // ok: `range` yields indices into `self.names`.
         self.range(&self.prefix).any(|i| {
             self.names[i]
                 .get(self.prefix.len()..)
@@ -210,6 +212,8 @@ impl<'s> SourceCx<'s> {
             format!("{}.", self.prefix)
         };
         for i in self.range(&start) {
+            // ok: `i` is from `range` over `self.names`, and that name starts with `start`, so
+            // `start.len()` is a char boundary within it.
             let rest = &self.names[i][start.len()..];
             let digits = rest.split('.').next().unwrap_or("");
             // Only canonical indices: `3`, not `03` or `+3`.
@@ -228,7 +232,7 @@ impl<'s> SourceCx<'s> {
         }
         if n < indices.len() {
             let prefix = &self.prefix;
-            let later = &indices[n..];
+            let later = &indices[n..]; // ok: `n < indices.len()`, checked just above.
             cx.source_error(|| ShapeErrorKind::Gap {
                 prefix: prefix.clone(),
                 index: n,

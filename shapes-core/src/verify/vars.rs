@@ -32,6 +32,7 @@ const fn str_eq(a: &str, b: &str) -> bool {
     }
     let mut i = 0;
     while i < a.len() {
+        // ok: `i < a.len() == b.len()` (the loop condition and the length check above).
         if a[i] != b[i] {
             return false;
         }
@@ -62,6 +63,9 @@ impl VarTable {
     /// The name at `index` (an empty string past the end).
     pub const fn name(&self, index: usize) -> &'static str {
         if index < self.len {
+            // ok: `index < self.len <= MAX_VARS` (`with` is the only thing that grows `len`,
+            // and it asserts first); the same invariant covers every `names[i]` with
+            // `i < len`, and `slots[i]` of a `SlotMap`, whose `len` is a table's.
             self.names[index]
         } else {
             ""
@@ -72,6 +76,7 @@ impl VarTable {
     pub const fn index_of(&self, name: &str) -> Option<usize> {
         let mut i = 0;
         while i < self.len {
+            // ok: `i < self.len <= MAX_VARS`.
             if str_eq(self.names[i], name) {
                 return Some(i);
             }
@@ -94,7 +99,7 @@ impl VarTable {
             self.len < MAX_VARS,
             "shapes: more than 64 shape variables in one verification scope"
         );
-        self.names[self.len] = name;
+        self.names[self.len] = name; // ok: `self.len < MAX_VARS`, asserted just above.
         self.len += 1;
         self
     }
@@ -108,7 +113,7 @@ impl VarTable {
     ) -> Self {
         let mut i = 0;
         while i < other.len {
-            self = self.with(rename(other.names[i], renames));
+            self = self.with(rename(other.names[i], renames)); // ok: `i < other.len`.
             i += 1;
         }
         self
@@ -127,6 +132,7 @@ impl VarTable {
     ) -> SlotMap {
         let mut slots = [0u8; MAX_VARS];
         let mut i = 0;
+        // ok: `i < child.len <= MAX_VARS == slots.len()`.
         while i < child.len {
             match self.index_of(rename(child.names[i], renames)) {
                 // MAX_VARS is 64, so every index fits in a u8.
@@ -148,7 +154,7 @@ impl VarTable {
         let mut slots = [0u8; MAX_VARS];
         let mut i = 0;
         while i < self.len {
-            slots[i] = i as u8;
+            slots[i] = i as u8; // ok: `i < self.len <= MAX_VARS`.
             i += 1;
         }
         SlotMap {
@@ -159,7 +165,7 @@ impl VarTable {
 
     /// The names in order.
     pub fn names(&self) -> &[&'static str] {
-        &self.names[..self.len]
+        &self.names[..self.len] // ok: `self.len <= MAX_VARS`.
     }
 }
 
@@ -172,6 +178,7 @@ impl Default for VarTable {
 const fn rename(name: &'static str, renames: &[(&'static str, &'static str)]) -> &'static str {
     let mut i = 0;
     while i < renames.len() {
+        // ok: `i < renames.len()` (the loop condition).
         if str_eq(renames[i].0, name) {
             return renames[i].1;
         }
@@ -200,13 +207,14 @@ impl SlotMap {
     #[inline(always)]
     pub fn get(&self, local: usize) -> usize {
         // Generated code only asks for indices of its own table, which are < MAX_VARS.
-        usize::from(self.slots[local % MAX_VARS])
+        usize::from(self.slots[local % MAX_VARS]) // ok: `% MAX_VARS`.
     }
 
     /// This map composed with a child's map: child local → this scope's slot.
     #[inline]
     pub fn then(&self, child: &SlotMap) -> SlotMap {
         let mut slots = [0u8; MAX_VARS];
+        // ok: `child.len <= MAX_VARS` (a table's length), and the index is `% MAX_VARS`.
         for (out, &via) in slots.iter_mut().zip(&child.slots[..child.len]) {
             *out = self.slots[usize::from(via) % MAX_VARS];
         }
