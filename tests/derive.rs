@@ -441,6 +441,30 @@ fn static_arrays_have_a_shape() {
     assert_eq!(f.verify().unwrap().get("n"), Some(4));
 }
 
+/// Regression: the compile-time check of a static array's shape indexed past the end when a
+/// trailing `...` or `*rest` covered no dims, so a matching pattern failed to compile.
+#[test]
+fn static_arrays_with_an_empty_trailing_rest_compile() {
+    #[derive(Shaped)]
+    struct Rest {
+        #[shape("(3, ...)")]
+        a: [f32; 3],
+        #[shape("(2, 2, *rest)")]
+        b: [[f64; 2]; 2],
+        #[shape("(k, *tail)")]
+        c: [u8; 5],
+    }
+    let r = Rest {
+        a: [0.0; 3],
+        b: [[0.0; 2]; 2],
+        c: [0; 5],
+    };
+    let b = r.verify().unwrap();
+    assert_eq!(b.get("k"), Some(5));
+    assert_eq!(b.get_shape("tail").map(|s| s.rank()), Some(0));
+    assert_eq!(b.get_shape("rest").map(|s| s.rank()), Some(0));
+}
+
 #[test]
 fn own_scope_and_rename_for_nested_structs() {
     #[derive(Shaped)]
