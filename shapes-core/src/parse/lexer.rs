@@ -127,112 +127,147 @@ fn is_ident_continue(c: char) -> bool {
 
 /// Splits `input` into tokens, ending with [`Tok::Eof`]. Unknown characters and numbers that
 /// overflow `usize` are errors at their byte offset.
+///
+/// ASCII, which is nearly all real input, is read a byte at a time; a non-ASCII byte starts a
+/// UTF-8 sequence, which is decoded into its `char` (the input is a `&str`, so it is valid).
 pub(crate) fn lex(input: &str) -> Result<Vec<Token>, ParseError> {
     // A token is at least one byte (plus the end token): one allocation for any
     // signature-sized input.
     let mut tokens = Vec::with_capacity(input.len().min(1024) + 1);
-    let mut chars = input.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        if c.is_whitespace() {
-            continue;
-        }
-        // Consumes the next char when it is `want`.
-        let mut eat = |want: char| chars.next_if(|&(_, c)| c == want).is_some();
-        let tok = match c {
-            '(' => Tok::LParen,
-            ')' => Tok::RParen,
-            '{' => Tok::LBrace,
-            '}' => Tok::RBrace,
-            '[' => Tok::LBracket,
-            ']' => Tok::RBracket,
-            ',' => Tok::Comma,
-            ':' => Tok::Colon,
-            '|' if eat('|') => Tok::OrOr,
-            '|' => Tok::Pipe,
-            '∨' => Tok::Vee,
-            '&' if eat('&') => Tok::And,
-            '∧' => Tok::And,
-            '-' if eat('>') => Tok::Arrow,
-            '→' => Tok::Arrow,
-            '+' => Tok::Plus,
-            '-' => Tok::Minus,
-            '*' => Tok::Star,
-            '×' => Tok::Times,
-            '/' if eat('/') => Tok::FloorDiv,
-            '/' => Tok::Slash,
-            '÷' => Tok::FloorDiv,
-            '%' => Tok::Percent,
-            '=' => {
-                eat('=');
-                Tok::Eq
-            }
-            '!' if eat('=') => Tok::Ne,
-            '≠' => Tok::Ne,
-            '<' if eat('=') => Tok::Le,
-            '<' => Tok::Lt,
-            '≤' => Tok::Le,
-            '>' if eat('=') => Tok::Ge,
-            '>' => Tok::Gt,
-            '≥' => Tok::Ge,
-            '~' | '⚟' => Tok::Tilde,
-            '#' => Tok::Hash,
-            '.' if input.get(start..start + 3) == Some("...") => {
-                chars.next();
-                chars.next();
-                Tok::Ellipsis
-            }
-            '…' => Tok::Ellipsis,
-            '^' => Tok::Caret,
-            '⁼' => Tok::SupEq,
-            '⁽' => Tok::SupLParen,
-            '⁾' => Tok::SupRParen,
-            'Π' => Tok::Pi,
-            'Σ' => Tok::Sigma,
-            '∀' => Tok::ForAll,
-            c if c.is_ascii_digit() || superscript_digit(c).is_some() => {
-                let superscript = !c.is_ascii_digit();
-                let digit = move |c: char| {
-                    if superscript {
-                        superscript_digit(c)
-                    } else {
-                        c.to_digit(10).map(|d| d as usize)
-                    }
-                };
-                let mut value = digit(c);
-                let mut end = start + c.len_utf8();
-                while let Some((i, c)) = chars.next_if(|&(_, c)| digit(c).is_some()) {
-                    value = value.and_then(|v| v.checked_mul(10)?.checked_add(digit(c)?));
-                    end = i + c.len_utf8();
-                }
-                let Some(value) = value else {
-                    return Err(ParseError::new(
-                        input,
-                        start,
-                        format!("'{}'", input.get(start..end).unwrap_or("")),
-                        format!("a number that fits in usize (at most {})", usize::MAX),
-                    ));
-                };
-                tokens.push(Token {
-                    tok: if superscript {
-                        Tok::Sup(value)
-                    } else {
-                        Tok::Int(value)
-                    },
-                    start,
-                    end,
-                });
+    let bytes = input.as_bytes();
+    let mut start = 0;
+    while let Some(&b) = bytes.get(start) {
+        // Whether the byte after this one is `want` (every two-char operator is ASCII).
+        let next_is = |want: u8| bytes.get(start + 1) == Some(&want);
+        // The common one-byte tokens, by byte (a jump table); everything else below.
+        let ascii = match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                start += 1;
                 continue;
             }
-            c if is_ident_start(c) => {
-                let mut end = start + c.len_utf8();
-                while let Some((i, c)) = chars.next_if(|&(_, c)| is_ident_continue(c)) {
-                    end = i + c.len_utf8();
-                }
+            b'(' => Some(Tok::LParen),
+            b')' => Some(Tok::RParen),
+            b',' => Some(Tok::Comma),
+            b'*' => Some(Tok::Star),
+            b'+' => Some(Tok::Plus),
+            b'-' if !next_is(b'>') => Some(Tok::Minus),
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let end = ident_end(input, start + 1);
                 tokens.push(Token {
                     tok: Tok::Ident,
                     start,
                     end,
                 });
+                start = end;
+                continue;
+            }
+            _ => None,
+        };
+        if let Some(tok) = ascii {
+            tokens.push(Token {
+                tok,
+                start,
+                end: start + 1,
+            });
+            start += 1;
+            continue;
+        }
+        let c = if b.is_ascii() {
+            char::from(b)
+        } else {
+            match input.get(start..).and_then(|rest| rest.chars().next()) {
+                Some(c) => c,
+                // Unreachable for a `&str` (a non-ASCII byte where a char starts is the
+                // lead byte of a valid sequence); stop rather than loop.
+                None => break,
+            }
+        };
+        let len = c.len_utf8();
+        if c.is_whitespace() {
+            start += len;
+            continue;
+        }
+        let (tok, len) = match c {
+            '(' => (Tok::LParen, 1),
+            ')' => (Tok::RParen, 1),
+            '{' => (Tok::LBrace, 1),
+            '}' => (Tok::RBrace, 1),
+            '[' => (Tok::LBracket, 1),
+            ']' => (Tok::RBracket, 1),
+            ',' => (Tok::Comma, 1),
+            ':' => (Tok::Colon, 1),
+            '|' if next_is(b'|') => (Tok::OrOr, 2),
+            '|' => (Tok::Pipe, 1),
+            '∨' => (Tok::Vee, len),
+            '&' if next_is(b'&') => (Tok::And, 2),
+            '∧' => (Tok::And, len),
+            '-' if next_is(b'>') => (Tok::Arrow, 2),
+            '→' => (Tok::Arrow, len),
+            '+' => (Tok::Plus, 1),
+            '-' => (Tok::Minus, 1),
+            '*' => (Tok::Star, 1),
+            '×' => (Tok::Times, len),
+            '/' if next_is(b'/') => (Tok::FloorDiv, 2),
+            '/' => (Tok::Slash, 1),
+            '÷' => (Tok::FloorDiv, len),
+            '%' => (Tok::Percent, 1),
+            '=' if next_is(b'=') => (Tok::Eq, 2),
+            '=' => (Tok::Eq, 1),
+            '!' if next_is(b'=') => (Tok::Ne, 2),
+            '≠' => (Tok::Ne, len),
+            '<' if next_is(b'=') => (Tok::Le, 2),
+            '<' => (Tok::Lt, 1),
+            '≤' => (Tok::Le, len),
+            '>' if next_is(b'=') => (Tok::Ge, 2),
+            '>' => (Tok::Gt, 1),
+            '≥' => (Tok::Ge, len),
+            '~' | '⚟' => (Tok::Tilde, len),
+            '#' => (Tok::Hash, 1),
+            '.' if bytes.get(start..start + 3) == Some(b"...") => (Tok::Ellipsis, 3),
+            '…' => (Tok::Ellipsis, len),
+            '^' => (Tok::Caret, 1),
+            '⁼' => (Tok::SupEq, len),
+            '⁽' => (Tok::SupLParen, len),
+            '⁾' => (Tok::SupRParen, len),
+            'Π' => (Tok::Pi, len),
+            'Σ' => (Tok::Sigma, len),
+            '∀' => (Tok::ForAll, len),
+            '0'..='9' => {
+                let digits = bytes
+                    .get(start..)
+                    .map_or(0, |rest| rest.iter().take_while(|b| b.is_ascii_digit()).count());
+                let end = start + digits;
+                let value = bytes.get(start..end).and_then(|run| {
+                    run.iter().try_fold(0usize, |v, &d| {
+                        v.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+                    })
+                });
+                tokens.push(number(input, start, end, value, Tok::Int)?);
+                start = end;
+                continue;
+            }
+            c if superscript_digit(c).is_some() => {
+                let mut value = Some(0usize);
+                let mut end = start;
+                for d in input.get(start..).unwrap_or("").chars() {
+                    let Some(digit) = superscript_digit(d) else {
+                        break;
+                    };
+                    value = value.and_then(|v| v.checked_mul(10)?.checked_add(digit));
+                    end += d.len_utf8();
+                }
+                tokens.push(number(input, start, end, value, Tok::Sup)?);
+                start = end;
+                continue;
+            }
+            c if is_ident_start(c) => {
+                let end = ident_end(input, start + len);
+                tokens.push(Token {
+                    tok: Tok::Ident,
+                    start,
+                    end,
+                });
+                start = end;
                 continue;
             }
             c => {
@@ -244,8 +279,9 @@ pub(crate) fn lex(input: &str) -> Result<Vec<Token>, ParseError> {
                 ));
             }
         };
-        let end = chars.peek().map_or(input.len(), |&(i, _)| i);
+        let end = start + len;
         tokens.push(Token { tok, start, end });
+        start = end;
     }
     tokens.push(Token {
         tok: Tok::Eof,
@@ -253,6 +289,50 @@ pub(crate) fn lex(input: &str) -> Result<Vec<Token>, ParseError> {
         end: input.len(),
     });
     Ok(tokens)
+}
+
+/// The token for the digits `input[start..end]` whose value is `value` (`None` on overflow,
+/// an error at the number).
+fn number(
+    input: &str,
+    start: usize,
+    end: usize,
+    value: Option<usize>,
+    tok: fn(usize) -> Tok,
+) -> Result<Token, ParseError> {
+    match value {
+        Some(value) => Ok(Token {
+            tok: tok(value),
+            start,
+            end,
+        }),
+        None => Err(ParseError::new(
+            input,
+            start,
+            format!("'{}'", input.get(start..end).unwrap_or("")),
+            format!("a number that fits in usize (at most {})", usize::MAX),
+        )),
+    }
+}
+
+/// The end of the name whose characters continue at byte `from`.
+fn ident_end(input: &str, from: usize) -> usize {
+    let bytes = input.as_bytes();
+    let mut end = from;
+    while let Some(&b) = bytes.get(end) {
+        if b.is_ascii() {
+            if !(b.is_ascii_alphanumeric() || b == b'_') {
+                break;
+            }
+            end += 1;
+        } else {
+            match input.get(end..).and_then(|rest| rest.chars().next()) {
+                Some(c) if is_ident_continue(c) => end += c.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    end
 }
 
 #[cfg(test)]
