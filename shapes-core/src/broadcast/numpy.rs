@@ -23,12 +23,12 @@ use crate::shape::{INLINE_RANK, Shape};
 pub fn broadcast_shapes<S: AsRef<[usize]>>(shapes: &[S]) -> Result<Shape, BroadcastError> {
     let rank = max_rank(shapes);
     if rank <= INLINE_RANK {
-        let mut buf = [1usize; INLINE_RANK];
+        let mut buf = [0usize; INLINE_RANK];
         // ok: `rank <= INLINE_RANK` is the branch condition.
         fill(shapes, &mut buf[..rank])?;
         Ok(Shape::from_inline(buf, rank))
     } else {
-        let mut buf = vec![1usize; rank];
+        let mut buf = vec![0usize; rank];
         fill(shapes, &mut buf)?;
         Ok(Shape::from(buf))
     }
@@ -58,7 +58,6 @@ pub fn broadcast_shapes_into<S: AsRef<[usize]>>(
     let Some(out) = out.get_mut(..rank) else {
         return Err(BroadcastErrorKind::OutputTooSmall { rank, capacity }.into());
     };
-    out.fill(1);
     fill(shapes, out)?;
     Ok(rank)
 }
@@ -67,24 +66,28 @@ fn max_rank<S: AsRef<[usize]>>(shapes: &[S]) -> usize {
     shapes.iter().map(|s| s.as_ref().len()).max().unwrap_or(0)
 }
 
-/// The one broadcasting loop. `out` holds `max_rank(shapes)` ones on entry.
-#[inline]
+/// The one broadcasting loop: writes all of `out`, whose length is `max_rank(shapes)`, one
+/// axis at a time from the right (what the obvious hand-written loop does: each result dim is
+/// stored once, and nothing needs filling beforehand).
+#[inline(always)]
 fn fill<S: AsRef<[usize]>>(shapes: &[S], out: &mut [usize]) -> Result<(), BroadcastError> {
     let rank = out.len();
-    for s in shapes {
-        let s = s.as_ref();
-        // `s.len() <= rank` because `rank` is the maximum, so the subtraction cannot wrap.
-        // ok: `offset <= rank == out.len()`, so `out[offset..]` is in bounds.
-        let offset = rank - s.len();
-        for (o, &d) in out[offset..].iter_mut().zip(s) {
-            if d != *o {
-                if *o == 1 {
-                    *o = d;
-                } else if d != 1 {
-                    return Err(mismatch(shapes, rank));
+    for (i, o) in out.iter_mut().rev().enumerate() {
+        let mut acc = 1;
+        for s in shapes {
+            let s = s.as_ref();
+            if i < s.len() {
+                let d = s[s.len() - 1 - i]; // ok: `i < s.len()`, so the index is in bounds.
+                if d != acc {
+                    if acc == 1 {
+                        acc = d;
+                    } else if d != 1 {
+                        return Err(mismatch(shapes, rank));
+                    }
                 }
             }
         }
+        *o = acc;
     }
     Ok(())
 }
