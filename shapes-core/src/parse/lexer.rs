@@ -233,9 +233,9 @@ pub(crate) fn lex(input: &str) -> Result<Vec<Token>, ParseError> {
             'Σ' => (Tok::Sigma, len),
             '∀' => (Tok::ForAll, len),
             '0'..='9' => {
-                let digits = bytes
-                    .get(start..)
-                    .map_or(0, |rest| rest.iter().take_while(|b| b.is_ascii_digit()).count());
+                let digits = bytes.get(start..).map_or(0, |rest| {
+                    rest.iter().take_while(|b| b.is_ascii_digit()).count()
+                });
                 let end = start + digits;
                 let value = bytes.get(start..end).and_then(|run| {
                     run.iter().try_fold(0usize, |v, &d| {
