@@ -138,9 +138,10 @@ impl Checker {
         self.errors
     }
 
+    /// The bindings, taken out (only they are moved, not the whole checker).
     #[inline]
-    pub(crate) fn into_bindings(self) -> Bindings {
-        self.out
+    pub(crate) fn take_bindings(&mut self) -> Bindings {
+        std::mem::take(&mut self.out)
     }
 
     // ----- navigation -----

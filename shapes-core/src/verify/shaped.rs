@@ -248,7 +248,7 @@ pub(crate) fn run_with<S: Shaped + ?Sized, E>(
     cx.begin_pass(false);
     s.check_in(&mut cx, &map);
     if cx.is_clean() {
-        return Ok(cx.into_bindings());
+        return Ok(cx.take_bindings());
     }
     run_slow(s, cx, report).map_err(wrap)
 }
@@ -265,7 +265,7 @@ fn run_slow<S: Shaped + ?Sized>(
         cx.begin_pass(false);
         s.check_in(&mut cx, &map);
         if cx.is_clean() {
-            return Ok(cx.into_bindings());
+            return Ok(cx.take_bindings());
         }
     }
     if !report {

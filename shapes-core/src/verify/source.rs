@@ -318,7 +318,7 @@ pub(crate) fn run_source<S: Shaped + ?Sized>(
         cx.begin_pass(false);
         S::check_source_in(&mut cx, &map, src);
         if cx.is_clean() {
-            return Ok(cx.into_bindings());
+            return Ok(cx.take_bindings());
         }
         if !cx.needs_another_pass() {
             break;
