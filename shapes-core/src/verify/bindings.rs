@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use super::path::{Origin, RawOrigin};
+use super::path::{Origin, RawOrigin, RawPath, Segment};
 use crate::shape::Shape;
 
 /// A variable's value: one size, or a sub-shape for a variadic `*name`.
@@ -66,6 +66,9 @@ struct Entry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bindings {
     entries: SmallVec<[Entry; 8]>,
+    /// The distinct paths the entries' origins point at (consecutive bindings from the same
+    /// struct share one).
+    paths: SmallVec<[RawPath; 2]>,
     shapes: SmallVec<[Shape; 1]>,
 }
 
@@ -77,6 +80,7 @@ impl Default for Bindings {
     fn default() -> Self {
         Bindings {
             entries: SmallVec::new(),
+            paths: SmallVec::new(),
             shapes: SmallVec::new(),
         }
     }
@@ -118,18 +122,20 @@ impl Bindings {
     /// Adds a binding whose name is known not to be bound yet (the checker binds each slot
     /// once), skipping the search `insert` does.
     ///
-    /// `slot` is the checker's slot of the variable, for [`origin_of_slot`](Self::origin_of_slot).
-    #[inline]
+    /// `slot` is the checker's slot of the variable, for [`origin_of_slot`](Self::origin_of_slot);
+    /// `origin.path` an index from [`last_path_is`](Self::last_path_is) or
+    /// [`push_path`](Self::push_path).
+    #[inline(always)]
     pub(crate) fn push_slot(
         &mut self,
         slot: u8,
-        name: Cow<'static, str>,
+        name: &'static str,
         value: Value,
         origin: RawOrigin,
     ) {
         let (size, shape) = self.store(value);
         self.entries.push(Entry {
-            name,
+            name: Cow::Borrowed(name),
             slot,
             size,
             shape,
@@ -137,6 +143,23 @@ impl Bindings {
         });
     }
 
+    /// The index of the last recorded path, if it is `root` / `segments`.
+    #[inline]
+    pub(crate) fn last_path_is(&self, root: &'static str, segments: &[Segment]) -> Option<u8> {
+        let last = self.paths.last()?;
+        // At most one path per bound variable, 64 in a scope: the index fits in a u8.
+        last.is(root, segments)
+            .then(|| u8::try_from(self.paths.len() - 1).unwrap_or(u8::MAX))
+    }
+
+    /// Records `path` and returns its index.
+    #[inline(always)]
+    pub(crate) fn push_path(&mut self, path: RawPath) -> u8 {
+        self.paths.push(path);
+        u8::try_from(self.paths.len() - 1).unwrap_or(u8::MAX)
+    }
+
+    #[inline(always)]
     fn store(&mut self, value: Value) -> (usize, Option<u8>) {
         match value {
             Value::Size(n) => (n, None),
@@ -153,18 +176,7 @@ impl Bindings {
     }
 
     pub(crate) fn insert(&mut self, name: Cow<'static, str>, value: Value, origin: RawOrigin) {
-        let (size, shape) = match value {
-            Value::Size(n) => (n, None),
-            Value::Shape(s) => {
-                self.shapes.push(s);
-                // More than 255 variadics in one scope cannot come from derived code (64
-                // variables at most); saturate rather than wrap.
-                (
-                    0,
-                    Some(u8::try_from(self.shapes.len() - 1).unwrap_or(u8::MAX)),
-                )
-            }
-        };
+        let (size, shape) = self.store(value);
         let entry = Entry {
             name,
             slot: NO_SLOT,
@@ -179,11 +191,11 @@ impl Bindings {
     }
 
     /// Where the checker's `slot` was bound, if it is.
-    pub(crate) fn origin_of_slot(&self, slot: usize) -> Option<&RawOrigin> {
+    pub(crate) fn origin_of_slot(&self, slot: usize) -> Option<Origin> {
         self.entries
             .iter()
             .find(|e| e.slot != NO_SLOT && usize::from(e.slot) == slot)
-            .map(|e| &e.origin)
+            .map(|e| e.origin.origin(&self.paths))
     }
 
     fn entry(&self, name: &str) -> Option<&Entry> {
@@ -235,7 +247,7 @@ impl Bindings {
     /// assert_eq!(Bindings::new().bind("n", 2).origin("n"), Some(Origin::Given));
     /// ```
     pub fn origin(&self, name: &str) -> Option<Origin> {
-        self.entry(name).map(|e| e.origin.origin())
+        self.entry(name).map(|e| e.origin.origin(&self.paths))
     }
 
     /// Every binding, in the order the variables were bound.
@@ -248,7 +260,7 @@ impl Bindings {
         self.entries.iter().map(|e| Binding {
             name: e.name.clone(),
             value: self.value_of(e),
-            origin: e.origin.origin(),
+            origin: e.origin.origin(&self.paths),
         })
     }
 

@@ -11,13 +11,13 @@
 //! mismatch and everything still pending into a [`ShapeError`]. A struct whose fields bind
 //! variables before using them needs one pass.
 
-use std::borrow::Cow;
-
 use smallvec::SmallVec;
 
 use super::bindings::{Bindings, Value};
 use super::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
-use super::path::{FieldPath, MAX_DEPTH, Origin, OriginKind, RawOrigin, Segment};
+use super::path::{
+    FieldPath, MAX_DEPTH, NO_FIELD, Origin, OriginKind, RawOrigin, RawPath, Segment,
+};
 use super::plan::{Eval, FieldInfo, SlotExpr};
 use super::vars::{MAX_VARS, SlotMap, VarTable};
 use crate::shape::Shape;
@@ -29,11 +29,6 @@ const _: () = assert!(MAX_DEPTH <= PATH_DEPTH);
 
 /// What an unbound slot of `sizes` holds: see [`Checker::var_is`].
 const UNBOUND: usize = usize::MAX;
-
-static NO_FIELD: FieldInfo = FieldInfo {
-    name: "",
-    pattern: "",
-};
 
 /// The verification state. Created by `Shaped::verify*`; derived code calls its methods.
 pub struct Checker {
@@ -338,21 +333,49 @@ impl Checker {
         (self.bound & (1 << slot) != 0).then(|| self.sizes[slot]) // ok: `slot < MAX_VARS`.
     }
 
-    fn raw_origin(&self, axis: usize, kind: OriginKind) -> RawOrigin {
-        let mut segments = [Segment::Index(0); MAX_DEPTH];
+    /// The current nesting, as origins record it (its outer `MAX_DEPTH` levels).
+    #[inline]
+    fn raw_path(&self) -> RawPath {
         let depth = self.depth.min(MAX_DEPTH);
-        // ok: `depth <= MAX_DEPTH <= PATH_DEPTH` (the `const` assertion at the top).
-        segments[..depth].copy_from_slice(&self.path[..depth]);
-        RawOrigin {
+        // A fixed-size copy (no call to `memcpy`), the levels past `depth` set to one value so
+        // that equal paths compare equal. Rebuilt field by field rather than copied whole: the
+        // segments were just written a word at a time by `enter`, and a wide copy of them
+        // would stall on those stores (store-to-load forwarding).
+        let mut segments = [Segment::Index(0); MAX_DEPTH];
+        for (i, (s, p)) in segments.iter_mut().zip(&self.path).enumerate() {
+            if i < depth {
+                *s = match *p {
+                    Segment::Field(name) => Segment::Field(name),
+                    Segment::Index(i) => Segment::Index(i),
+                };
+            }
+        }
+        RawPath {
             root: self.root,
             segments,
             depth: depth as u8,
-            field: self.field.name,
+        }
+    }
+
+    /// Where a value bound now comes from: the current path (recorded once in the output
+    /// bindings), field and `axis`.
+    #[inline(always)]
+    fn raw_origin(&mut self, axis: usize, kind: OriginKind) -> RawOrigin {
+        let depth = self.depth.min(MAX_DEPTH);
+        // ok: `depth <= MAX_DEPTH <= PATH_DEPTH` (the `const` assertion at the top).
+        let path = match self.out.last_path_is(self.root, &self.path[..depth]) {
+            Some(i) => i,
+            None => self.out.push_path(self.raw_path()),
+        };
+        RawOrigin {
+            path,
+            field: self.field,
             axis: u32::try_from(axis).unwrap_or(u32::MAX),
             kind,
         }
     }
 
+    #[inline(always)]
     fn set(&mut self, slot: usize, value: usize, axis: usize, kind: OriginKind) {
         let slot = slot % MAX_VARS;
         self.sizes[slot] = value; // ok: `slot < MAX_VARS`.
@@ -362,7 +385,7 @@ impl Checker {
         // slot < MAX_VARS = 64 fits in a u8.
         self.out.push_slot(
             slot as u8,
-            Cow::Borrowed(self.table.name(slot)),
+            self.table.name(slot),
             Value::Size(value),
             origin,
         );
@@ -375,7 +398,7 @@ impl Checker {
         let origin = self.raw_origin(axis, kind);
         self.out.push_slot(
             slot as u8,
-            Cow::Borrowed(self.table.name(slot)),
+            self.table.name(slot),
             Value::Shape(shape.clone()),
             origin,
         );
@@ -383,11 +406,11 @@ impl Checker {
     }
 
     fn origin_of(&self, slot: usize) -> Option<Origin> {
-        self.out.origin_of_slot(slot).map(RawOrigin::origin)
+        self.out.origin_of_slot(slot)
     }
 
     fn current_path(&self) -> FieldPath {
-        self.raw_origin(0, OriginKind::Field).path()
+        self.raw_path().with_field(self.field.name)
     }
 
     fn error(

@@ -261,7 +261,7 @@ impl SlotExpr {
 }
 
 /// A field's static facts: its name and its pattern as written.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct FieldInfo {
     /// The field's name (or the tensor name for a header check).
     pub name: &'static str,
