@@ -147,7 +147,8 @@ impl Bindings {
     #[inline]
     pub(crate) fn last_path_is(&self, root: &'static str, segments: &[Segment]) -> Option<u8> {
         let last = self.paths.last()?;
-        // At most one path per bound variable, 64 in a scope: the index fits in a u8.
+        // At most one path per bound variable, 64 in a scope: the index fits in a u8. `paths`
+        // is not empty (it has a `last`), so `len() - 1` cannot wrap.
         last.is(root, segments)
             .then(|| u8::try_from(self.paths.len() - 1).unwrap_or(u8::MAX))
     }
@@ -156,6 +157,7 @@ impl Bindings {
     #[inline(always)]
     pub(crate) fn push_path(&mut self, path: RawPath) -> u8 {
         self.paths.push(path);
+        // `len() >= 1` after the push.
         u8::try_from(self.paths.len() - 1).unwrap_or(u8::MAX)
     }
 
