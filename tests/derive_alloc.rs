@@ -1,10 +1,15 @@
-//! A successful derived `verify()` allocates nothing (BERT-base, 199 tensors, nested structs).
+//! A successful derived `verify()` allocates nothing (BERT-base, 199 tensors, nested structs;
+//! TinyLlama, whose variables are first bound under four different paths, one pre-bound).
 
-use shapes::Shaped;
+use shapes::{Bindings, Shape, Shaped};
 
 #[path = "common/bert.rs"]
 #[allow(dead_code)]
 mod bert;
+
+#[path = "common/llama.rs"]
+#[allow(dead_code)]
+mod llama;
 
 fn allocations_in(f: impl FnOnce()) -> u64 {
     allocation_counter::measure(f).count_total
@@ -33,4 +38,68 @@ fn a_failure_may_allocate_to_build_its_message() {
     model.layers[7].up_w = shapes::Shape::from([3000, 768]);
     let e = model.verify().unwrap_err();
     assert_eq!(e.path.to_string(), "Bert.layers[7].up_w");
+}
+
+/// TinyLlama-1.1B's parameters as shapes: 22 layers, 32 query heads and 4 key/value heads of
+/// 64 dims, hidden 2048, intermediate 5632, vocabulary 32000.
+fn tinyllama() -> llama::LlamaForCausalLM<Shape> {
+    let (vocab, d, kv, d_ff) = (32000, 2048, 4 * 64, 5632);
+    let layer = || llama::Layer {
+        self_attn: llama::Attention {
+            q: Shape::from([d, d]),
+            k: Shape::from([kv, d]),
+            v: Shape::from([kv, d]),
+            o: Shape::from([d, d]),
+            inv_freq: None,
+        },
+        mlp: llama::Mlp {
+            gate: Shape::from([d_ff, d]),
+            up: Shape::from([d_ff, d]),
+            down: Shape::from([d, d_ff]),
+        },
+        attn_norm: Shape::from([d]),
+        mlp_norm: Shape::from([d]),
+    };
+    llama::LlamaForCausalLM {
+        model: llama::Model {
+            embed: Shape::from([vocab, d]),
+            layers: (0..22).map(|_| layer()).collect(),
+            norm: Shape::from([d]),
+        },
+        lm_head: Some(Shape::from([vocab, d])),
+    }
+}
+
+#[test]
+fn bindings_from_several_nested_paths_allocate_nothing() {
+    let model = tinyllama();
+    let _ = model.verify_with(Bindings::new().bind("heads", 32));
+    let pre = Bindings::new().bind("heads", 32);
+    let mut bindings = None;
+    let n = allocations_in(|| bindings = Some(model.verify_with(pre)));
+    let b = bindings.unwrap().expect("TinyLlama verifies");
+    assert_eq!(n, 0, "verify_with() allocated {n} times on success");
+    assert_eq!(
+        [
+            b.get("d_model"),
+            b.get("kv_heads"),
+            b.get("d_ff"),
+            b.get("n_layers")
+        ],
+        [Some(2048), Some(4), Some(5632), Some(22)]
+    );
+    // Four different places bound the variables: the caller, `model`, and two nested levels
+    // of `model.layers[0]`.
+    let places: std::collections::BTreeSet<String> = b
+        .iter()
+        .map(|x| match x.origin {
+            shapes::Origin::Field { path, .. } | shapes::Origin::Solved { path } => {
+                let mut p = path.to_string();
+                p.truncate(p.rfind('.').unwrap_or(p.len()));
+                p
+            }
+            shapes::Origin::Given => "the caller".to_string(),
+        })
+        .collect();
+    assert!(places.len() >= 4, "{places:?}");
 }

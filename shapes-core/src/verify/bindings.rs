@@ -66,9 +66,10 @@ struct Entry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bindings {
     entries: SmallVec<[Entry; 8]>,
-    /// The distinct paths the entries' origins point at (consecutive bindings from the same
-    /// struct share one).
-    paths: SmallVec<[RawPath; 2]>,
+    /// The distinct paths the entries' origins point at (bindings made under the same struct
+    /// share one; there are never more paths than bound variables, so never more than 8
+    /// without allocating when there are no more than 8 variables).
+    paths: SmallVec<[RawPath; 8]>,
     shapes: SmallVec<[Shape; 1]>,
 }
 
@@ -123,7 +124,7 @@ impl Bindings {
     /// once), skipping the search `insert` does.
     ///
     /// `slot` is the checker's slot of the variable, for [`origin_of_slot`](Self::origin_of_slot);
-    /// `origin.path` an index from [`last_path_is`](Self::last_path_is) or
+    /// `origin.path` an index from [`find_path`](Self::find_path) or
     /// [`push_path`](Self::push_path).
     #[inline(always)]
     pub(crate) fn push_slot(
@@ -143,14 +144,12 @@ impl Bindings {
         });
     }
 
-    /// The index of the last recorded path, if it is `root` / `segments`.
+    /// The index of the recorded path `root` / `segments`, if there is one.
     #[inline]
-    pub(crate) fn last_path_is(&self, root: &'static str, segments: &[Segment]) -> Option<u8> {
-        let last = self.paths.last()?;
-        // At most one path per bound variable, 64 in a scope: the index fits in a u8. `paths`
-        // is not empty (it has a `last`), so `len() - 1` cannot wrap.
-        last.is(root, segments)
-            .then(|| u8::try_from(self.paths.len() - 1).unwrap_or(u8::MAX))
+    pub(crate) fn find_path(&self, root: &'static str, segments: &[Segment]) -> Option<u8> {
+        // At most one path per bound variable (64 in a scope): the index fits in a u8.
+        let i = self.paths.iter().rposition(|p| p.is(root, segments))?;
+        Some(u8::try_from(i).unwrap_or(u8::MAX))
     }
 
     /// Records `path` and returns its index.

@@ -363,7 +363,7 @@ impl Checker {
     fn raw_origin(&mut self, axis: usize, kind: OriginKind) -> RawOrigin {
         let depth = self.depth.min(MAX_DEPTH);
         // ok: `depth <= MAX_DEPTH <= PATH_DEPTH` (the `const` assertion at the top).
-        let path = match self.out.last_path_is(self.root, &self.path[..depth]) {
+        let path = match self.out.find_path(self.root, &self.path[..depth]) {
             Some(i) => i,
             None => self.out.push_path(self.raw_path()),
         };

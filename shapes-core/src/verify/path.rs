@@ -115,7 +115,7 @@ pub(crate) struct RawPath {
 impl RawPath {
     /// Whether this is the path `root` / `segments`, told cheaply: names are compared as
     /// pointers to their static text, so two copies of one name may look different (the
-    /// caller then records the path again, which only costs a little memory).
+    /// caller then records the path again, which costs one more entry).
     #[inline]
     pub(crate) fn is(&self, root: &'static str, segments: &[Segment]) -> bool {
         usize::from(self.depth) == segments.len()
