@@ -200,7 +200,8 @@ impl<'a> Parser<'a> {
 
     /// The name spelled by `text`, sharing the allocation of an earlier equal name.
     fn intern(&mut self, text: &str) -> Name {
-        // Names are short: comparing them byte by byte is cheaper than a call to `memcmp`.
+        // Byte by byte: names are a few bytes long, and this spares a call to `memcmp` per
+        // comparison.
         let same = |n: &&Name| {
             let n = n.as_str().as_bytes();
             n.len() == text.len() && n.iter().zip(text.as_bytes()).all(|(a, b)| a == b)
@@ -767,6 +768,7 @@ impl<'a> Parser<'a> {
                             comma = true;
                             continue;
                         }
+                        // `)`, the only other token the check above lets through.
                         _ => {
                             self.advance();
                             break;
