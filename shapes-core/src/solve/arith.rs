@@ -82,20 +82,10 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                         Some(v) => Some(v),
                         None => return overflow(e, target),
                     },
-                    ArithOp::Mul => {
-                        if k == 0 {
-                            return if t == 0 {
-                                Ok(Solved::Stuck)
-                            } else {
-                                no_solution()
-                            };
-                        }
-                        if t.is_multiple_of(k) {
-                            Some(t / k)
-                        } else {
-                            None
-                        }
-                    }
+                    ArithOp::Mul => match exact_quotient(t, k) {
+                        Some(v) => v,
+                        None => return Ok(Solved::Stuck),
+                    },
                     ArithOp::Div => match t.checked_mul(k) {
                         Some(v) => Some(v),
                         None => return overflow(e, target),
@@ -111,34 +101,15 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                 let v = match op {
                     ArithOp::Add => t.checked_sub(k),
                     ArithOp::Sub => k.checked_sub(t),
-                    ArithOp::Mul => {
-                        if k == 0 {
-                            return if t == 0 {
-                                Ok(Solved::Stuck)
-                            } else {
-                                no_solution()
-                            };
-                        }
-                        if t.is_multiple_of(k) {
-                            Some(t / k)
-                        } else {
-                            None
-                        }
-                    }
-                    ArithOp::Div => {
-                        if t == 0 {
-                            return if k == 0 {
-                                Ok(Solved::Stuck)
-                            } else {
-                                no_solution()
-                            };
-                        }
-                        if k.is_multiple_of(t) {
-                            Some(k / t)
-                        } else {
-                            None
-                        }
-                    }
+                    ArithOp::Mul => match exact_quotient(t, k) {
+                        Some(v) => v,
+                        None => return Ok(Solved::Stuck),
+                    },
+                    // k / x = t: x × t = k.
+                    ArithOp::Div => match exact_quotient(k, t) {
+                        Some(v) => v,
+                        None => return Ok(Solved::Stuck),
+                    },
                     ArithOp::FloorDiv | ArithOp::Rem => return Ok(Solved::Stuck),
                 };
                 (x, v)
@@ -153,6 +124,16 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
             None => return no_solution(),
         }
     }
+}
+
+/// The `x` with `d × x = n`: `Some(Some(x))`; `Some(None)` when no whole size works
+/// (`4 × x = 3070`, `0 × x = 5`); `None` when every size does (`0 × x = 0`), so the equation
+/// stays.
+fn exact_quotient(n: usize, d: usize) -> Option<Option<usize>> {
+    if d == 0 {
+        return (n != 0).then_some(None);
+    }
+    Some(n.is_multiple_of(d).then(|| n / d))
 }
 
 fn overflow<T>(e: &DimExpr, target: usize) -> Result<T, InferError> {
