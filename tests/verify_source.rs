@@ -3,6 +3,10 @@
 
 use std::collections::BTreeMap;
 
+#[path = "common/st_header.rs"]
+#[allow(dead_code)]
+mod st_header;
+
 use shapes::{
     Bindings, FieldPath, Origin, SafetensorsHeader, Segment, Shape, ShapeErrorKind, Shaped,
     SourceOptions,
@@ -377,21 +381,7 @@ fn reads_a_safetensors_header() {
 
 /// A safetensors file (as bytes, then parsed) with F32 tensors of these shapes.
 fn header_with_data(tensors: &[(&str, &[usize])]) -> SafetensorsHeader {
-    let mut entries = Vec::new();
-    let mut offset = 0usize;
-    for (name, dims) in tensors {
-        let bytes = dims.iter().product::<usize>() * 4;
-        let dims: Vec<String> = dims.iter().map(ToString::to_string).collect();
-        entries.push(format!(
-            r#""{name}":{{"dtype":"F32","shape":[{}],"data_offsets":[{offset},{}]}}"#,
-            dims.join(","),
-            offset + bytes
-        ));
-        offset += bytes;
-    }
-    let json = format!("{{{}}}", entries.join(","));
-    let mut file = (json.len() as u64).to_le_bytes().to_vec();
-    file.extend_from_slice(json.as_bytes());
-    file.resize(file.len() + offset, 0);
+    let (mut file, data_len) = st_header::header_bytes_of(tensors, "F32", 4);
+    file.resize(file.len() + data_len, 0);
     SafetensorsHeader::from_bytes(&file).expect("well-formed header")
 }
