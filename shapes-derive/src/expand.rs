@@ -6,7 +6,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use shapes_core::{ArithOp, DimExpr, Item, Pattern};
+use shapes_core::{DimExpr, Item, Pattern};
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
@@ -35,6 +35,36 @@ impl Gen {
         self.own.iter().position(|n| n == name).unwrap_or(0) as u8
     }
 
+    /// `let __sN = __map.get(N);` for each own variable: its scope slot, looked up once per
+    /// call rather than at every use.
+    pub(crate) fn slot_lets(&self) -> Vec<TokenStream> {
+        (0..self.own.len())
+            .map(|l| {
+                let v = slot_ident(l);
+                quote!(let #v = __map.get(#l);)
+            })
+            .collect()
+    }
+
+    /// The checks of the struct-level `where` equations, after the fields.
+    pub(crate) fn where_checks(&self, input: &Input<'_>) -> Vec<TokenStream> {
+        let p = &self.p;
+        input
+            .wheres
+            .iter()
+            .map(|(l, r, _)| {
+                let (ln, rn, info) = (self.fresh("WL"), self.fresh("WR"), self.fresh("WI"));
+                let (le, re) = (self.slot_expr(l), self.slot_expr(r));
+                quote! {
+                    static #ln: #p::SlotExpr = #le;
+                    static #rn: #p::SlotExpr = #re;
+                    static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: "" };
+                    __cx.where_eq(&#ln, &#rn, &#info, __map);
+                }
+            })
+            .collect()
+    }
+
     pub(crate) fn slot_expr(&self, e: &DimExpr) -> TokenStream {
         let p = &self.p;
         match e {
@@ -44,14 +74,7 @@ impl Gen {
                 quote!(#p::SlotExpr::Var(#l))
             }
             DimExpr::Bin(op, l, r) => {
-                let op = match op {
-                    ArithOp::Add => quote!(Add),
-                    ArithOp::Sub => quote!(Sub),
-                    ArithOp::Mul => quote!(Mul),
-                    ArithOp::Div => quote!(Div),
-                    ArithOp::FloorDiv => quote!(FloorDiv),
-                    ArithOp::Rem => quote!(Rem),
-                };
+                let op = crate::expr_macro::arith_op(*op);
                 let (l, r) = (self.slot_expr(l), self.slot_expr(r));
                 quote!(#p::SlotExpr::Bin(#p::ArithOp::#op, &#l, &#r))
             }
@@ -131,31 +154,14 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
         .iter()
         .map(|f| field_check(&g, &krate, f))
         .collect();
-    let wheres: Vec<TokenStream> = input
-        .wheres
-        .iter()
-        .map(|(l, r, _)| {
-            let (ln, rn, info) = (g.fresh("WL"), g.fresh("WR"), g.fresh("WI"));
-            let (le, re) = (g.slot_expr(l), g.slot_expr(r));
-            quote! {
-                static #ln: #p::SlotExpr = #le;
-                static #rn: #p::SlotExpr = #re;
-                static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: "" };
-                __cx.where_eq(&#ln, &#rn, &#info, __map);
-            }
-        })
-        .collect();
+    let wheres = g.where_checks(input);
     let static_checks: Vec<TokenStream> = input
         .fields
         .iter()
         .filter_map(|f| static_check(&g, input, f))
         .collect();
 
-    // Each own variable's scope slot, looked up once per call rather than at every use.
-    let slots = (0..g.own.len()).map(|l| {
-        let v = slot_ident(l);
-        quote!(let #v = __map.get(#l);)
-    });
+    let slots = g.slot_lets();
     let source_fn = crate::expand_source::check_source_fn(&g, &krate, input);
     let ident = input.ident;
     let name = ident.to_string();

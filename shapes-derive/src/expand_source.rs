@@ -40,25 +40,13 @@ pub(crate) fn count_check(g: &Gen, f: &Field) -> TokenStream {
 /// The `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Gen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
     let p = &g.p;
-    let slots = (0..g.own.len()).map(|l| {
-        let v = slot_ident(l);
-        quote!(let #v = __map.get(#l);)
-    });
+    let slots = g.slot_lets();
     let fields: Vec<TokenStream> = input
         .fields
         .iter()
         .map(|f| field_source(g, krate, f))
         .collect();
-    let wheres = input.wheres.iter().map(|(l, r, _)| {
-        let (ln, rn, info) = (g.fresh("SWL"), g.fresh("SWR"), g.fresh("SWI"));
-        let (le, re) = (g.slot_expr(l), g.slot_expr(r));
-        quote! {
-            static #ln: #p::SlotExpr = #le;
-            static #rn: #p::SlotExpr = #re;
-            static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: "" };
-            __cx.where_eq(&#ln, &#rn, &#info, __map);
-        }
-    });
+    let wheres = g.where_checks(input);
     quote! {
         fn check_source_in(
             __cx: &mut #p::Checker,

@@ -269,7 +269,8 @@ impl Build {
     }
 }
 
-fn arith_op(op: ArithOp) -> TokenStream {
+/// The `ArithOp` variant's name, to follow a path to the enum (`#p::ArithOp::#op`).
+pub(crate) fn arith_op(op: ArithOp) -> TokenStream {
     match op {
         ArithOp::Add => quote!(Add),
         ArithOp::Sub => quote!(Sub),
