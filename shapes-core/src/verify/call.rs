@@ -21,6 +21,7 @@ use smallvec::SmallVec;
 use super::bindings::Bindings;
 use super::checker::Checker;
 use super::error::ShapeError;
+use super::path::NO_FIELD;
 use super::plan::{Eval, FieldInfo, SlotExpr};
 use super::vars::{SlotMap, VarTable};
 
@@ -37,11 +38,6 @@ use super::vars::{SlotMap, VarTable};
 /// }
 /// ```
 pub const CHECKS: bool = !cfg!(shapes_no_checks);
-
-static NO_FIELD: FieldInfo = FieldInfo {
-    name: "",
-    pattern: "",
-};
 
 /// How a variable got its value, for replaying it into a [`Checker`].
 #[derive(Clone, Copy, PartialEq, Eq)]
