@@ -580,3 +580,103 @@ fn bindings_print_as_a_table() {
         "{table}"
     );
 }
+
+#[test]
+fn binding_over_verified_bindings_replaces_the_value() {
+    let m = model(vec![attention(768, 768, 256)]);
+    let verified = m.verify_with(Bindings::new().bind("heads", 12)).unwrap();
+    assert_eq!(
+        verified,
+        m.verify_with(Bindings::new().bind("heads", 12)).unwrap()
+    );
+    let names: Vec<_> = verified.iter().map(|b| b.name).collect();
+
+    let b = verified
+        .clone()
+        .bind("vocab", 5)
+        .bind("extra", 1)
+        .bind_shape("batch", [7]);
+    assert_ne!(b, verified);
+    assert_eq!(b.len(), verified.len() + 1);
+    assert_eq!(b.get("vocab"), Some(5));
+    assert_eq!(b.origin("vocab"), Some(Origin::Given));
+    assert_eq!(b.get_shape("batch"), Some(&s([7])));
+    assert_eq!(b.get("batch"), None);
+    assert_eq!(b.get("extra"), Some(1));
+    // Replaced in place: the verified names keep their order, the new one comes last.
+    let after: Vec<_> = b.iter().map(|x| x.name).collect();
+    assert_eq!(after[..names.len()], names[..]);
+    assert_eq!(after.last().map(|n| n.as_ref()), Some("extra"));
+    assert_eq!(b.iter().len(), b.len());
+    assert!(format!("{b:?}").contains("extra"));
+
+    // The sub-shape replaced by a size.
+    let b = b.bind("batch", 2);
+    assert_eq!((b.get("batch"), b.get_shape("batch")), (Some(2), None));
+}
+
+#[derive(Shaped)]
+struct Leaf {
+    #[shape("(d, e)")]
+    w: Shape,
+}
+
+#[derive(Shaped)]
+struct Grid {
+    #[shape(nested)]
+    cells: Vec<Vec<Leaf>>,
+}
+
+#[derive(Shaped)]
+struct L3 {
+    #[shape(nested)]
+    grid: Grid,
+}
+
+#[derive(Shaped)]
+struct L2 {
+    #[shape(nested)]
+    inner: Box<L3>,
+}
+
+#[derive(Shaped)]
+struct L1 {
+    #[shape(nested)]
+    inner: L2,
+    #[shape("(e,)")]
+    bias: Shape,
+}
+
+#[test]
+fn origins_and_errors_keep_deep_paths() {
+    let leaf = |d: usize| Leaf { w: s([d, 8]) };
+    let l1 = |cells: Vec<Vec<Leaf>>, bias: usize| L1 {
+        inner: L2 {
+            inner: Box::new(L3 {
+                grid: Grid { cells },
+            }),
+        },
+        bias: s([bias]),
+    };
+    let ok = l1(vec![vec![], vec![leaf(4), leaf(4)]], 8);
+    let b = ok.verify().unwrap();
+    assert_eq!(
+        b.origin("d").map(|o| o.to_string()).as_deref(),
+        Some("L1.inner.inner.grid.cells[1][0].w axis 0")
+    );
+    assert_eq!(
+        b.origin("e").map(|o| o.to_string()).as_deref(),
+        Some("L1.inner.inner.grid.cells[1][0].w axis 1")
+    );
+
+    let bad = l1(vec![vec![leaf(4)], vec![leaf(4), leaf(5)]], 9);
+    let all = bad.verify_all().unwrap_err();
+    let paths: Vec<String> = all.errors().iter().map(|e| e.path.to_string()).collect();
+    assert_eq!(paths, ["L1.inner.inner.grid.cells[1][1].w", "L1.bias"]);
+    assert!(
+        all.errors()[0]
+            .to_string()
+            .contains("bound by L1.inner.inner.grid.cells[0][0].w axis 0"),
+        "{all}"
+    );
+}

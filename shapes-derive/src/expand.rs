@@ -331,12 +331,15 @@ fn access_code(
         Access::Seq(inner) => {
             let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
             let i = format_ident!("__i{}", depth);
+            // One level for the elements, its index set per element: the loop then writes
+            // one index, and the nesting depth stays put.
             quote! {
+                __cx.enter(#p::Segment::Index(0));
                 for (#i, #v) in (#expr).iter().enumerate() {
-                    __cx.enter(#p::Segment::Index(#i));
+                    __cx.index(#i);
                     #body
-                    __cx.leave();
                 }
+                __cx.leave();
             }
         }
         Access::Deref(inner) => {

@@ -5,7 +5,9 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use super::path::{Origin, RawOrigin, RawPath, Segment};
+use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
+use super::plan::FieldInfo;
+use super::vars::VarTable;
 use crate::shape::Shape;
 
 /// A variable's value: one size, or a sub-shape for a variadic `*name`.
@@ -37,25 +39,42 @@ pub struct Binding {
     pub origin: Origin,
 }
 
-/// `Entry::slot` of a binding made by name, not by the checker (slots are below 64).
-const NO_SLOT: u8 = u8::MAX;
+/// `Entry::node` of an origin whose path is the root struct itself.
+const ROOT: u16 = u16::MAX;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A variable bound by the checker: its slot (the name is the scope table's), its value and
+/// where it came from. Plain data, 24 bytes, so that recording one is a few stores and the
+/// whole `Bindings` stays small enough to return cheaply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
-    name: Cow<'static, str>,
-    /// The checker's slot of the variable, or `NO_SLOT` for a value given by name.
-    slot: u8,
+    /// The size (unused for a variadic, whose sub-shape is in `shapes` under the same slot).
     size: usize,
-    /// Index into `shapes` for a variadic's sub-shape.
-    shape: Option<u8>,
-    origin: RawOrigin,
+    /// The field that bound it (`NO_FIELD` for none).
+    field: &'static FieldInfo,
+    /// The axis it was bound at.
+    axis: u32,
+    /// The innermost level of the path it was bound under, an index into `nodes` (`ROOT`:
+    /// directly in the root struct).
+    node: u16,
+    /// The checker's slot of the variable.
+    slot: u8,
+    kind: OriginKind,
+}
+
+/// One level of a recorded path: a segment below its parent level. The levels of every origin
+/// form a tree, so bindings made under the same nested struct share their levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PathNode {
+    segment: Segment,
+    parent: u16,
 }
 
 /// The values of a struct's shape variables after a successful `verify`, each with where it was
 /// bound; also the way to pre-bind values before verifying (`verify_with`).
 ///
-/// Up to 8 variables live inline and origins are kept in a compact form until asked for, so a
-/// successful `verify` of a typical model returns its bindings without allocating.
+/// A successful `verify` that binds up to 8 variables under up to 8 distinct nested levels
+/// returns its bindings without allocating (a variadic's sub-shape is the exception): names
+/// stay in the struct's static table and origins in a compact form until asked for.
 ///
 /// ```
 /// use shapes::Bindings;
@@ -63,27 +82,38 @@ struct Entry {
 /// assert_eq!(pre.get("heads"), Some(12));
 /// assert_eq!(pre.len(), 2);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Bindings {
+    /// The names of the checker's slots (empty for bindings made by name only).
+    table: &'static VarTable,
+    /// The struct the origins' paths start at.
+    root: &'static str,
+    /// The checker's bindings, in the order they were made.
     entries: SmallVec<[Entry; 8]>,
-    /// The distinct paths the entries' origins point at (bindings made under the same struct
-    /// share one; there are never more paths than bound variables, so never more than 8
-    /// without allocating when there are no more than 8 variables).
-    paths: SmallVec<[RawPath; 8]>,
-    shapes: SmallVec<[Shape; 1]>,
+    /// The levels of the origins' paths.
+    nodes: SmallVec<[PathNode; 8]>,
+    /// What few bindings have, boxed so that the common case stays small to return.
+    extra: Option<Box<Extra>>,
 }
+
+#[derive(Debug, Clone, Default)]
+struct Extra {
+    /// Variadic sub-shapes, by slot.
+    shapes: Vec<(u8, Shape)>,
+    /// Bindings made by name ([`bind`](Bindings::bind)) for names not in `table`.
+    named: Vec<(Cow<'static, str>, Value)>,
+}
+
+/// The table of a `Bindings` made by name.
+static NO_VARS: VarTable = VarTable::new();
 
 // Hand-written and `#[inline]` (like `new`, `len`, `is_empty`): `verify()` builds one inside
 // its checker, and an out-of-line constructor in another crate would be built elsewhere and
-// copied in, ≈1.4 KB.
+// copied in.
 impl Default for Bindings {
     #[inline]
     fn default() -> Self {
-        Bindings {
-            entries: SmallVec::new(),
-            paths: SmallVec::new(),
-            shapes: SmallVec::new(),
-        }
+        Bindings::in_scope(&NO_VARS, "")
     }
 }
 
@@ -94,6 +124,18 @@ impl Bindings {
         Bindings::default()
     }
 
+    /// No bindings yet, for the checker of the struct `root` whose scope is `table`.
+    #[inline(always)]
+    pub(crate) fn in_scope(table: &'static VarTable, root: &'static str) -> Self {
+        Bindings {
+            table,
+            root,
+            entries: SmallVec::new(),
+            nodes: SmallVec::new(),
+            extra: None,
+        }
+    }
+
     /// These bindings with `name = size` added (replacing an earlier value of `name`).
     ///
     /// ```
@@ -101,7 +143,7 @@ impl Bindings {
     /// assert_eq!(b.get("d_model"), Some(768));
     /// ```
     pub fn bind(mut self, name: impl Into<Cow<'static, str>>, size: usize) -> Self {
-        self.insert(name.into(), Value::Size(size), RawOrigin::GIVEN);
+        self.insert(name.into(), Value::Size(size));
         self
     }
 
@@ -116,78 +158,131 @@ impl Bindings {
         name: impl Into<Cow<'static, str>>,
         shape: impl Into<Shape>,
     ) -> Self {
-        self.insert(name.into(), Value::Shape(shape.into()), RawOrigin::GIVEN);
+        self.insert(name.into(), Value::Shape(shape.into()));
         self
     }
 
-    /// Adds a binding whose name is known not to be bound yet (the checker binds each slot
-    /// once), skipping the search `insert` does.
-    ///
-    /// `slot` is the checker's slot of the variable, for [`origin_of_slot`](Self::origin_of_slot);
-    /// `origin.path` an index from [`find_path`](Self::find_path) or
-    /// [`push_path`](Self::push_path).
+    /// Records the checker's binding of `slot` (bound once per verification, so never
+    /// replacing one) to `size`, made under the path level `node` (from
+    /// [`push_node`](Self::push_node), or [`ROOT_NODE`](Self::ROOT_NODE)).
     #[inline(always)]
     pub(crate) fn push_slot(
         &mut self,
         slot: u8,
-        name: &'static str,
-        value: Value,
-        origin: RawOrigin,
+        size: usize,
+        field: &'static FieldInfo,
+        axis: usize,
+        node: u16,
+        kind: OriginKind,
     ) {
-        let (size, shape) = self.store(value);
         self.entries.push(Entry {
-            name: Cow::Borrowed(name),
-            slot,
             size,
-            shape,
-            origin,
+            field,
+            axis: u32::try_from(axis).unwrap_or(u32::MAX),
+            node,
+            slot,
+            kind,
         });
     }
 
-    /// The index of the recorded path `root` / `segments`, if there is one.
+    /// [`push_slot`](Self::push_slot) for a variadic bound to `shape`.
+    pub(crate) fn push_slot_shape(
+        &mut self,
+        slot: u8,
+        shape: Shape,
+        field: &'static FieldInfo,
+        axis: usize,
+        node: u16,
+        kind: OriginKind,
+    ) {
+        self.extra_mut().shapes.push((slot, shape));
+        self.push_slot(slot, 0, field, axis, node, kind);
+    }
+
+    /// The node id that stands for the root struct itself.
+    pub(crate) const ROOT_NODE: u16 = ROOT;
+
+    /// Records a path level, `segment` below `parent`, and returns its id; `None` when there
+    /// are too many to number (the origin then stops at `parent`).
+    #[inline(always)]
+    pub(crate) fn push_node(&mut self, segment: Segment, parent: u16) -> Option<u16> {
+        let id = u16::try_from(self.nodes.len())
+            .ok()
+            .filter(|&id| id != ROOT)?;
+        self.nodes.push(PathNode { segment, parent });
+        Some(id)
+    }
+
+    fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_default()
+    }
+
     #[inline]
-    pub(crate) fn find_path(&self, root: &'static str, segments: &[Segment]) -> Option<u8> {
-        // At most one path per bound variable (64 in a scope): the index fits in a u8.
-        let i = self.paths.iter().rposition(|p| p.is(root, segments))?;
-        Some(u8::try_from(i).unwrap_or(u8::MAX))
+    fn shapes(&self) -> &[(u8, Shape)] {
+        self.extra.as_ref().map_or(&[], |x| &x.shapes)
     }
 
-    /// Records `path` and returns its index.
-    #[inline(always)]
-    pub(crate) fn push_path(&mut self, path: RawPath) -> u8 {
-        self.paths.push(path);
-        // `len() >= 1` after the push.
-        u8::try_from(self.paths.len() - 1).unwrap_or(u8::MAX)
+    #[inline]
+    fn named_list(&self) -> &[(Cow<'static, str>, Value)] {
+        self.extra.as_ref().map_or(&[], |x| &x.named)
     }
 
+    /// Whether the recorded level `id` is `segment` below `parent`, told cheaply: field names
+    /// are compared as pointers to their static text (two copies of one name look different,
+    /// and the caller then records the level again, which only costs room).
     #[inline(always)]
-    fn store(&mut self, value: Value) -> (usize, Option<u8>) {
-        match value {
-            Value::Size(n) => (n, None),
-            Value::Shape(s) => {
-                self.shapes.push(s);
-                // More than 255 variadics in one scope cannot come from derived code (64
-                // variables at most); saturate rather than wrap.
-                (
-                    0,
-                    Some(u8::try_from(self.shapes.len() - 1).unwrap_or(u8::MAX)),
-                )
+    pub(crate) fn is_node(&self, id: u16, segment: Segment, parent: u16) -> bool {
+        self.nodes.get(usize::from(id)).is_some_and(|n| {
+            n.parent == parent
+                && match (n.segment, segment) {
+                    (Segment::Field(a), Segment::Field(b)) => core::ptr::eq(a, b),
+                    (Segment::Index(a), Segment::Index(b)) => a == b,
+                    _ => false,
+                }
+        })
+    }
+
+    /// The sub-shape the checker bound to `slot`, if it is a variadic's.
+    #[inline]
+    pub(crate) fn shape_of_slot(&self, slot: usize) -> Option<&Shape> {
+        self.shapes()
+            .iter()
+            .find(|(s, _)| usize::from(*s) == slot)
+            .map(|(_, shape)| shape)
+    }
+
+    fn insert(&mut self, name: Cow<'static, str>, value: Value) {
+        let made = self
+            .entries
+            .iter()
+            .position(|e| self.table.name(usize::from(e.slot)) == name);
+        if let Some(e) = made.and_then(|i| self.entries.get_mut(i)) {
+            // A variable the verification bound: the caller's value replaces it.
+            let slot = e.slot;
+            if let Some(x) = &mut self.extra {
+                x.shapes.retain(|(s, _)| *s != slot);
             }
+            let size = match value {
+                Value::Size(n) => n,
+                Value::Shape(s) => {
+                    self.extra.get_or_insert_default().shapes.push((slot, s));
+                    0
+                }
+            };
+            *e = Entry {
+                size,
+                field: &NO_FIELD,
+                axis: 0,
+                node: ROOT,
+                slot,
+                kind: OriginKind::Given,
+            };
+            return;
         }
-    }
-
-    pub(crate) fn insert(&mut self, name: Cow<'static, str>, value: Value, origin: RawOrigin) {
-        let (size, shape) = self.store(value);
-        let entry = Entry {
-            name,
-            slot: NO_SLOT,
-            size,
-            shape,
-            origin,
-        };
-        match self.entries.iter_mut().find(|e| e.name == entry.name) {
-            Some(e) => *e = entry,
-            None => self.entries.push(entry),
+        let named = &mut self.extra_mut().named;
+        match named.iter_mut().find(|(n, _)| *n == name) {
+            Some(entry) => entry.1 = value,
+            None => named.push((name, value)),
         }
     }
 
@@ -195,19 +290,65 @@ impl Bindings {
     pub(crate) fn origin_of_slot(&self, slot: usize) -> Option<Origin> {
         self.entries
             .iter()
-            .find(|e| e.slot != NO_SLOT && usize::from(e.slot) == slot)
-            .map(|e| e.origin.origin(&self.paths))
+            .find(|e| usize::from(e.slot) == slot)
+            .map(|e| self.origin_of(e))
     }
 
-    fn entry(&self, name: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.name == name)
+    /// The path below the root down to the level `node`.
+    pub(crate) fn segments_to(&self, node: u16) -> SmallVec<[Segment; 6]> {
+        let mut segments: SmallVec<[Segment; 6]> = SmallVec::new();
+        let mut at = node;
+        // Parents are always recorded before their children, so this walks to the root; the
+        // bound on the steps keeps it finite whatever the data.
+        for _ in 0..=self.nodes.len() {
+            match self.nodes.get(usize::from(at)) {
+                Some(n) => {
+                    segments.push(n.segment);
+                    at = n.parent;
+                }
+                None => break,
+            }
+        }
+        segments.reverse();
+        segments
+    }
+
+    fn origin_of(&self, e: &Entry) -> Origin {
+        let path = || {
+            let mut segments = self.segments_to(e.node);
+            if !e.field.name.is_empty() {
+                segments.push(Segment::Field(e.field.name));
+            }
+            FieldPath::new(self.root, &segments)
+        };
+        match e.kind {
+            OriginKind::Field => Origin::Field {
+                path: path(),
+                axis: e.axis as usize,
+            },
+            OriginKind::Solved => Origin::Solved { path: path() },
+            OriginKind::Given => Origin::Given,
+        }
     }
 
     fn value_of(&self, e: &Entry) -> Value {
-        match e.shape.and_then(|i| self.shapes.get(usize::from(i))) {
+        match self.shape_of_slot(usize::from(e.slot)) {
             Some(s) => Value::Shape(s.clone()),
             None => Value::Size(e.size),
         }
+    }
+
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| self.table.name(usize::from(e.slot)) == name)
+    }
+
+    fn named(&self, name: &str) -> Option<&Value> {
+        self.named_list()
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
     }
 
     /// The size bound to `name` (`None` when unbound or bound to a sub-shape).
@@ -216,9 +357,16 @@ impl Bindings {
     /// assert_eq!(shapes::Bindings::new().get("x"), None);
     /// ```
     pub fn get(&self, name: &str) -> Option<usize> {
-        self.entry(name)
-            .filter(|e| e.shape.is_none())
-            .map(|e| e.size)
+        match self.entry(name) {
+            Some(e) => match self.shape_of_slot(usize::from(e.slot)) {
+                Some(_) => None,
+                None => Some(e.size),
+            },
+            None => match self.named(name)? {
+                Value::Size(n) => Some(*n),
+                Value::Shape(_) => None,
+            },
+        }
     }
 
     /// The sub-shape bound to the variadic `name`.
@@ -227,8 +375,13 @@ impl Bindings {
     /// assert_eq!(shapes::Bindings::new().get_shape("batch"), None);
     /// ```
     pub fn get_shape(&self, name: &str) -> Option<&Shape> {
-        let i = self.entry(name)?.shape?;
-        self.shapes.get(usize::from(i))
+        match self.entry(name) {
+            Some(e) => self.shape_of_slot(usize::from(e.slot)),
+            None => match self.named(name)? {
+                Value::Shape(s) => Some(s),
+                Value::Size(_) => None,
+            },
+        }
     }
 
     /// The value bound to `name`, size or shape.
@@ -238,7 +391,10 @@ impl Bindings {
     /// assert_eq!(Bindings::new().bind("n", 2).value("n"), Some(Value::Size(2)));
     /// ```
     pub fn value(&self, name: &str) -> Option<Value> {
-        self.entry(name).map(|e| self.value_of(e))
+        match self.entry(name) {
+            Some(e) => Some(self.value_of(e)),
+            None => self.named(name).cloned(),
+        }
     }
 
     /// Where `name`'s value came from.
@@ -248,33 +404,84 @@ impl Bindings {
     /// assert_eq!(Bindings::new().bind("n", 2).origin("n"), Some(Origin::Given));
     /// ```
     pub fn origin(&self, name: &str) -> Option<Origin> {
-        self.entry(name).map(|e| e.origin.origin(&self.paths))
+        match self.entry(name) {
+            Some(e) => Some(self.origin_of(e)),
+            None => self.named(name).map(|_| Origin::Given),
+        }
     }
 
-    /// Every binding, in the order the variables were bound.
+    /// Every binding: those a verification made, in the order it made them, then those made
+    /// by name, in the order they were added.
     ///
     /// ```
     /// let b = shapes::Bindings::new().bind("a", 1).bind("b", 2);
     /// assert_eq!(b.iter().map(|x| x.name).collect::<Vec<_>>(), ["a", "b"]);
     /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Binding> + '_ {
-        self.entries.iter().map(|e| Binding {
-            name: e.name.clone(),
+        let made = self.entries.iter().map(|e| Binding {
+            name: Cow::Borrowed(self.table.name(usize::from(e.slot))),
             value: self.value_of(e),
-            origin: e.origin.origin(&self.paths),
-        })
+            origin: self.origin_of(e),
+        });
+        let named = self.named_list().iter().map(|(name, value)| Binding {
+            name: name.clone(),
+            value: value.clone(),
+            origin: Origin::Given,
+        });
+        Iter {
+            inner: made.chain(named),
+            left: self.len(),
+        }
     }
 
     /// The number of bound variables.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.named_list().len()
     }
 
     /// Whether nothing is bound.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.is_empty() && self.named_list().is_empty()
+    }
+}
+
+/// [`Bindings::iter`]'s iterator: a chain with its length known.
+struct Iter<I> {
+    inner: I,
+    left: usize,
+}
+
+impl<I: Iterator<Item = Binding>> Iterator for Iter<I> {
+    type Item = Binding;
+
+    fn next(&mut self) -> Option<Binding> {
+        let b = self.inner.next()?;
+        self.left = self.left.saturating_sub(1);
+        Some(b)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<I: Iterator<Item = Binding>> ExactSizeIterator for Iter<I> {}
+
+/// Two `Bindings` are equal when they bind the same names to the same values from the same
+/// origins, in the same order.
+impl PartialEq for Bindings {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Bindings {}
+
+impl fmt::Debug for Bindings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 

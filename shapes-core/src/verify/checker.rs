@@ -15,17 +15,14 @@ use smallvec::SmallVec;
 
 use super::bindings::{Bindings, Value};
 use super::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
-use super::path::{
-    FieldPath, MAX_DEPTH, NO_FIELD, Origin, OriginKind, RawOrigin, RawPath, Segment,
-};
+use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::{Eval, FieldInfo, SlotExpr};
 use super::vars::{MAX_VARS, SlotMap, VarTable};
 use crate::shape::Shape;
 
-/// Nesting tracked by the checker; origins keep the outer `MAX_DEPTH` levels of it.
+/// Nesting tracked by the checker: paths in errors and origins show the outer `PATH_DEPTH`
+/// levels (deeper levels are still checked).
 const PATH_DEPTH: usize = 8;
-// `raw_origin` copies `path[..depth]` with `depth <= MAX_DEPTH`.
-const _: () = assert!(MAX_DEPTH <= PATH_DEPTH);
 
 /// What an unbound slot of `sizes` holds: see [`Checker::var_is`].
 const UNBOUND: usize = usize::MAX;
@@ -36,12 +33,15 @@ pub struct Checker {
     root: &'static str,
     sizes: [usize; MAX_VARS],
     bound: u64,
-    shapes: SmallVec<[(u8, Shape); 2]>,
     /// What `verify` returns on success, filled as variables are bound (so success only moves
     /// it out).
     out: Bindings,
+    /// The nested levels entered, the outer `PATH_DEPTH` of them.
     path: [Segment; PATH_DEPTH],
     depth: usize,
+    /// `node_at[l]`: the id in `out` of the level `path[..=l]` as it was when a variable was
+    /// last bound under it (checked against `path` before it is reused).
+    node_at: [u16; PATH_DEPTH],
     field: &'static FieldInfo,
     pending: u32,
     progress: bool,
@@ -70,10 +70,10 @@ impl Checker {
             root,
             sizes: [UNBOUND; MAX_VARS],
             bound: 0,
-            shapes: SmallVec::new(),
-            out: Bindings::new(),
+            out: Bindings::in_scope(table, root),
             path: [Segment::Index(0); PATH_DEPTH],
             depth: 0,
+            node_at: [Bindings::ROOT_NODE; PATH_DEPTH],
             field: &NO_FIELD,
             pending: 0,
             progress: false,
@@ -149,6 +149,15 @@ impl Checker {
             *s = segment;
         }
         self.depth += 1;
+    }
+
+    /// Sets the index of the innermost level, entered as a `Segment::Index`: the next element
+    /// of a collection.
+    #[inline(always)]
+    pub fn index(&mut self, i: usize) {
+        if let Some(s) = self.depth.checked_sub(1).and_then(|l| self.path.get_mut(l)) {
+            *s = Segment::Index(i);
+        }
     }
 
     /// Leaves the level entered last.
@@ -313,10 +322,9 @@ impl Checker {
         let slot = slot % MAX_VARS;
         if self.bound & (1 << slot) != 0 {
             let same = self
-                .shapes
-                .iter()
-                .find(|(s, _)| usize::from(*s) == slot)
-                .is_some_and(|(_, shape)| shape.dims() == sub);
+                .out
+                .shape_of_slot(slot)
+                .is_some_and(|shape| shape.dims() == sub);
             if !same {
                 self.variadic_mismatch(slot, dims, start, end);
             }
@@ -333,46 +341,30 @@ impl Checker {
         (self.bound & (1 << slot) != 0).then(|| self.sizes[slot]) // ok: `slot < MAX_VARS`.
     }
 
-    /// The current nesting, as origins record it (its outer `MAX_DEPTH` levels).
-    #[inline]
-    fn raw_path(&self) -> RawPath {
-        let depth = self.depth.min(MAX_DEPTH);
-        // A fixed-size copy (no call to `memcpy`), the levels past `depth` set to one value so
-        // that equal paths compare equal. Rebuilt field by field rather than copied whole: the
-        // segments were just written a word at a time by `enter`, and a wide copy of them
-        // would stall on those stores (store-to-load forwarding).
-        let mut segments = [Segment::Index(0); MAX_DEPTH];
-        for (i, (s, p)) in segments.iter_mut().zip(&self.path).enumerate() {
-            if i < depth {
-                *s = match *p {
-                    Segment::Field(name) => Segment::Field(name),
-                    Segment::Index(i) => Segment::Index(i),
-                };
-            }
-        }
-        RawPath {
-            root: self.root,
-            segments,
-            depth: depth as u8,
-        }
-    }
-
-    /// Where a value bound now comes from: the current path (recorded once in the output
-    /// bindings), field and `axis`.
+    /// The id in `out` of the current nesting level, recording the levels not recorded yet.
+    /// Runs once per bound variable: each level is compared with the one recorded last time
+    /// at its depth, so entering and leaving levels costs nothing extra.
     #[inline(always)]
-    fn raw_origin(&mut self, axis: usize, kind: OriginKind) -> RawOrigin {
-        let depth = self.depth.min(MAX_DEPTH);
-        // ok: `depth <= MAX_DEPTH <= PATH_DEPTH` (the `const` assertion at the top).
-        let path = match self.out.find_path(self.root, &self.path[..depth]) {
-            Some(i) => i,
-            None => self.out.push_path(self.raw_path()),
-        };
-        RawOrigin {
-            path,
-            field: self.field,
-            axis: u32::try_from(axis).unwrap_or(u32::MAX),
-            kind,
+    fn node(&mut self) -> u16 {
+        let mut parent = Bindings::ROOT_NODE;
+        for (slot, level) in self.node_at.iter_mut().zip(&self.path).take(self.depth) {
+            // Rebuilt rather than copied: `enter` wrote the segment a word at a time, and a
+            // 16-byte copy of it would stall on those stores (store-to-load forwarding).
+            #[allow(clippy::needless_match)]
+            let segment = match *level {
+                Segment::Field(name) => Segment::Field(name),
+                Segment::Index(i) => Segment::Index(i),
+            };
+            if !self.out.is_node(*slot, segment, parent) {
+                match self.out.push_node(segment, parent) {
+                    Some(id) => *slot = id,
+                    // Too many levels to number: the origin stops at the level above.
+                    None => return parent,
+                }
+            }
+            parent = *slot;
         }
+        parent
     }
 
     #[inline(always)]
@@ -381,28 +373,19 @@ impl Checker {
         self.sizes[slot] = value; // ok: `slot < MAX_VARS`.
         self.bound |= 1 << slot;
         self.progress = true;
-        let origin = self.raw_origin(axis, kind);
+        let node = self.node();
         // slot < MAX_VARS = 64 fits in a u8.
-        self.out.push_slot(
-            slot as u8,
-            self.table.name(slot),
-            Value::Size(value),
-            origin,
-        );
+        self.out
+            .push_slot(slot as u8, value, self.field, axis, node, kind);
     }
 
     fn set_shape(&mut self, slot: usize, shape: Shape, axis: usize, kind: OriginKind) {
         let slot = slot % MAX_VARS;
         self.bound |= 1 << slot;
         self.progress = true;
-        let origin = self.raw_origin(axis, kind);
-        self.out.push_slot(
-            slot as u8,
-            self.table.name(slot),
-            Value::Shape(shape.clone()),
-            origin,
-        );
-        self.shapes.push((slot as u8, shape));
+        let node = self.node();
+        self.out
+            .push_slot_shape(slot as u8, shape, self.field, axis, node, kind);
     }
 
     fn origin_of(&self, slot: usize) -> Option<Origin> {
@@ -410,7 +393,13 @@ impl Checker {
     }
 
     fn current_path(&self) -> FieldPath {
-        self.raw_path().with_field(self.field.name)
+        // ok: `min(PATH_DEPTH)` keeps the range inside `path`.
+        let mut segments: SmallVec<[Segment; 6]> =
+            SmallVec::from_slice(&self.path[..self.depth.min(PATH_DEPTH)]);
+        if !self.field.name.is_empty() {
+            segments.push(Segment::Field(self.field.name));
+        }
+        FieldPath::new(self.root, &segments)
     }
 
     fn error(
@@ -447,8 +436,8 @@ impl Checker {
             .into_iter()
             .filter_map(|slot| {
                 let origin = self.origin_of(slot)?;
-                let value = match self.shapes.iter().find(|(s, _)| usize::from(*s) == slot) {
-                    Some((_, shape)) => shape.to_string(),
+                let value = match self.out.shape_of_slot(slot) {
+                    Some(shape) => shape.to_string(),
                     None => self.sizes[slot % MAX_VARS].to_string(), // ok: `% MAX_VARS`.
                 };
                 Some(Provenance {
@@ -507,12 +496,7 @@ impl Checker {
     #[inline(never)]
     fn variadic_mismatch(&mut self, slot: usize, dims: &[usize], start: usize, end: usize) {
         self.push(|cx| {
-            let expected = cx
-                .shapes
-                .iter()
-                .find(|(s, _)| usize::from(*s) == slot)
-                .map(|(_, s)| s.clone())
-                .unwrap_or_default();
+            let expected = cx.out.shape_of_slot(slot).cloned().unwrap_or_default();
             cx.error(
                 Some(start),
                 Some(dims),

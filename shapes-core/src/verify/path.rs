@@ -99,60 +99,7 @@ impl fmt::Display for Origin {
     }
 }
 
-/// How deep a recorded origin's path goes; deeper levels still check, their origins show the
-/// outer levels.
-pub(crate) const MAX_DEPTH: usize = 4;
-
-/// The nested levels (below `root`, above the field) an origin was recorded under. A
-/// [`Bindings`](crate::Bindings) keeps each distinct one once; its entries point at them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RawPath {
-    pub(crate) root: &'static str,
-    pub(crate) segments: [Segment; MAX_DEPTH],
-    pub(crate) depth: u8,
-}
-
-impl RawPath {
-    /// Whether this is the path `root` / `segments`, told cheaply: names are compared as
-    /// pointers to their static text, so two copies of one name may look different (the
-    /// caller then records the path again, which costs one more entry).
-    #[inline]
-    pub(crate) fn is(&self, root: &'static str, segments: &[Segment]) -> bool {
-        usize::from(self.depth) == segments.len()
-            && core::ptr::eq(self.root, root)
-            && self.segments.iter().zip(segments).all(|pair| match pair {
-                (Segment::Field(a), Segment::Field(b)) => core::ptr::eq(*a, *b),
-                (Segment::Index(a), Segment::Index(b)) => a == b,
-                _ => false,
-            })
-    }
-
-    /// The path with `field` (if not empty) as its last segment.
-    pub(crate) fn with_field(&self, field: &'static str) -> FieldPath {
-        let depth = usize::from(self.depth).min(MAX_DEPTH);
-        // ok: `depth <= MAX_DEPTH == self.segments.len()`.
-        let mut segments: SmallVec<[Segment; 6]> = SmallVec::from_slice(&self.segments[..depth]);
-        if !field.is_empty() {
-            segments.push(Segment::Field(field));
-        }
-        FieldPath {
-            root: self.root,
-            segments,
-        }
-    }
-}
-
-/// A compact [`Origin`] recorded on the success path (a plain copy, no allocation): the path
-/// is an index into its `Bindings`' paths, the field a pointer to static data. Turned into an
-/// [`Origin`] only when someone asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RawOrigin {
-    pub(crate) path: u8,
-    pub(crate) field: &'static FieldInfo,
-    pub(crate) axis: u32,
-    pub(crate) kind: OriginKind,
-}
-
+/// How a variable got its value (the kind of its [`Origin`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OriginKind {
     Field,
@@ -165,29 +112,3 @@ pub(crate) static NO_FIELD: FieldInfo = FieldInfo {
     name: "",
     pattern: "",
 };
-
-impl RawOrigin {
-    pub(crate) const GIVEN: RawOrigin = RawOrigin {
-        path: 0,
-        field: &NO_FIELD,
-        axis: 0,
-        kind: OriginKind::Given,
-    };
-
-    /// The origin, with its path looked up in `paths`.
-    pub(crate) fn origin(&self, paths: &[RawPath]) -> Origin {
-        let path = || match paths.get(usize::from(self.path)) {
-            Some(p) => p.with_field(self.field.name),
-            // Unreachable for an origin recorded by the checker, which pushes its path first.
-            None => FieldPath::new("?", &[]),
-        };
-        match self.kind {
-            OriginKind::Field => Origin::Field {
-                path: path(),
-                axis: self.axis as usize,
-            },
-            OriginKind::Solved => Origin::Solved { path: path() },
-            OriginKind::Given => Origin::Given,
-        }
-    }
-}
