@@ -581,6 +581,90 @@ fn bindings_print_as_a_table() {
     );
 }
 
+/// Derived code checks a variable that an earlier check bound for sure with one comparison
+/// (`var_bound`); every mismatch must still be caught, `usize::MAX` included.
+#[derive(Shaped)]
+struct Square {
+    #[shape("(n, n)")]
+    a: Shape,
+    #[shape("(n,)")]
+    b: Shape,
+    #[shape("(n, m)")]
+    c: Option<Shape>,
+    #[shape("(m,)")]
+    d: Shape,
+}
+
+#[test]
+fn later_uses_of_a_bound_variable_still_catch_every_mismatch() {
+    const MAX: usize = usize::MAX;
+    let square = |a: Shape, b: Shape, c: Option<Shape>, d: Shape| Square { a, b, c, d };
+
+    let ok = square(s([MAX, MAX]), s([MAX]), None, s([5]));
+    let b = ok.verify().unwrap();
+    assert_eq!((b.get("n"), b.get("m")), (Some(MAX), Some(5)));
+
+    // The second use within one pattern.
+    let e = square(s([3, MAX]), s([3]), None, s([5]))
+        .verify()
+        .unwrap_err();
+    assert_eq!(
+        (e.path.to_string(), e.axis),
+        ("Square.a".to_string(), Some(1))
+    );
+    let e = square(s([MAX, 3]), s([MAX]), None, s([5]))
+        .verify()
+        .unwrap_err();
+    assert_eq!(
+        (e.path.to_string(), e.axis),
+        ("Square.a".to_string(), Some(1))
+    );
+
+    // A later field.
+    let e = square(s([MAX, MAX]), s([3]), None, s([5]))
+        .verify()
+        .unwrap_err();
+    assert_eq!(
+        (e.path.to_string(), e.axis),
+        ("Square.b".to_string(), Some(0))
+    );
+    let e = square(s([3, 3]), s([MAX]), None, s([5]))
+        .verify()
+        .unwrap_err();
+    assert_eq!(
+        (e.path.to_string(), e.axis),
+        ("Square.b".to_string(), Some(0))
+    );
+
+    // After an `Option`: `m` is bound only when it is `Some`.
+    let b = square(s([3, 3]), s([3]), None, s([MAX])).verify().unwrap();
+    assert_eq!(b.get("m"), Some(MAX));
+    let e = square(s([3, 3]), s([3]), Some(s([3, 4])), s([MAX]))
+        .verify()
+        .unwrap_err();
+    assert_eq!(
+        (e.path.to_string(), e.axis),
+        ("Square.d".to_string(), Some(0))
+    );
+    assert!(e.to_string().contains("expected m = 4"), "{e}");
+}
+
+#[test]
+fn a_rank_error_at_the_first_use_comes_first() {
+    let bad = Square {
+        a: s([3]),
+        b: s([4]),
+        c: None,
+        d: s([5]),
+    };
+    let e = bad.verify().unwrap_err();
+    assert_eq!(e.path.to_string(), "Square.a");
+    assert!(matches!(e.kind, ShapeErrorKind::Rank { .. }), "{e}");
+    let all = bad.verify_all().unwrap_err();
+    assert_eq!(all.errors().len(), 1, "{all}");
+    assert_eq!(all.errors()[0].path.to_string(), "Square.a");
+}
+
 #[test]
 fn binding_over_verified_bindings_replaces_the_value() {
     let m = model(vec![attention(768, 768, 256)]);

@@ -53,6 +53,15 @@ impl Access {
         }
     }
 
+    /// Whether the leaf is reached on every check: no `Option` and no collection on the way.
+    pub fn is_unconditional(&self) -> bool {
+        match self {
+            Access::Option(_) | Access::Seq(_) => false,
+            Access::Deref(a) => a.is_unconditional(),
+            Access::Leaf(_) => true,
+        }
+    }
+
     pub fn has_seq(&self) -> bool {
         match self {
             Access::Seq(_) => true,

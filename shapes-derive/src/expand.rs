@@ -4,6 +4,8 @@
 //! checker. Dim expressions become `static` trees of slot indices. The variable table is a
 //! `const` merged with the nested structs' tables, so nothing is looked up by name at run time.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use shapes_core::{DimExpr, Item, Pattern};
@@ -149,10 +151,11 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
         }
     }
 
+    let mut bound = BTreeSet::new();
     let checks: Vec<TokenStream> = input
         .fields
         .iter()
-        .map(|f| field_check(&g, &krate, f))
+        .map(|f| field_check(&g, &krate, f, &mut bound))
         .collect();
     let wheres = g.where_checks(input);
     let static_checks: Vec<TokenStream> = input
@@ -223,7 +226,10 @@ pub(crate) fn renames(f: &Field) -> TokenStream {
     quote!(#(#pairs),*)
 }
 
-fn field_check(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
+/// One field's checks. `bound` holds the struct's variables that an earlier field's checks
+/// bound for sure (see [`items_check_known`]); this field's own are added when it is checked
+/// unconditionally.
+fn field_check(g: &Gen, krate: &TokenStream, f: &Field, bound: &mut BTreeSet<u8>) -> TokenStream {
     let p = &g.p;
     let member = &f.member;
     let name = &f.name;
@@ -235,7 +241,7 @@ fn field_check(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
             let info_name = if seq { String::new() } else { name.clone() };
             let pattern_text = lit.value();
             let leaf_ty = f.access.leaf().clone();
-            let items = items_check(g, pattern);
+            let items = items_check_known(g, pattern, bound, f.access.is_unconditional());
             let info_ref = info.clone();
             let leaf = move |v: TokenStream| {
                 // Qualified through the field's own type tokens, so a type without `HasShape`
@@ -358,7 +364,44 @@ pub(crate) fn slot_ident(local: usize) -> Ident {
     format_ident!("__slot{}", local)
 }
 
+/// The item checks of one pattern, each variable checked with `var_is` (which binds it when it
+/// is not bound yet).
 pub(crate) fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
+    items_check_with(g, pattern, None)
+}
+
+/// [`items_check`] for a derived `check_in`, using what earlier fields of the struct bound.
+///
+/// A variable is bound for sure once a `var_is` on it has run: it either bound the variable
+/// or compared it with the value already there. The generated code runs a field's item
+/// checks in order, so within one pattern every use after the first is bound for sure; and
+/// across fields, a variable that a field reached on every run (no `Option`, no collection)
+/// checked is bound for every later field, unless that field's rank check failed, which
+/// fails the verification anyway. Such uses call `var_bound`: one comparison where `var_is`
+/// needs two, and most dims of a model are such uses.
+///
+/// The one thing given up, only after a rank error: a later dim of exactly `usize::MAX`
+/// against a variable the failed field would have bound passes unchecked, so `verify_all`
+/// may list one mismatch fewer (the rank error itself is always reported first).
+pub(crate) fn items_check_known(
+    g: &Gen,
+    pattern: &Pattern,
+    bound: &mut BTreeSet<u8>,
+    unconditional: bool,
+) -> TokenStream {
+    let mut known = bound.clone();
+    let code = items_check_with(g, pattern, Some(&mut known));
+    if unconditional {
+        *bound = known;
+    }
+    code
+}
+
+fn items_check_with(
+    g: &Gen,
+    pattern: &Pattern,
+    mut known: Option<&mut BTreeSet<u8>>,
+) -> TokenStream {
     let p = &g.p;
     let rest = pattern
         .items
@@ -382,8 +425,15 @@ pub(crate) fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
                 quote!(__cx.lit_is(#n, __a[#i], __d, #i);)
             }
             Item::Dim(DimExpr::Var(v)) if rest.is_none() => {
-                let slot = slot_ident(usize::from(g.local(v.as_str())));
-                quote!(__cx.var_is(#slot, __a[#i], __d, #i);)
+                let local = g.local(v.as_str());
+                let slot = slot_ident(usize::from(local));
+                // `insert` is false when an earlier check bound the variable for sure.
+                let sure = known.as_deref_mut().is_some_and(|k| !k.insert(local));
+                if sure {
+                    quote!(__cx.var_bound(#slot, __a[#i], __d, #i);)
+                } else {
+                    quote!(__cx.var_is(#slot, __a[#i], __d, #i);)
+                }
             }
             Item::Dim(DimExpr::Lit(n)) => quote!(__cx.lit(#n, __d, #axis);),
             Item::Dim(DimExpr::Var(v)) => {

@@ -237,6 +237,20 @@ impl Checker {
         }
     }
 
+    /// [`var_is`](Self::var_is) for a variable that the checks before this one bound for sure
+    /// (derived code knows which: see the derive's `items_check_known`): one comparison.
+    ///
+    /// Should the slot be unbound after all, a dim that differs from the sentinel still takes
+    /// the cold path and binds it; only a dim of exactly `usize::MAX` would pass unbound.
+    #[inline(always)]
+    pub fn var_bound(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
+        let slot = slot % MAX_VARS;
+        // ok: `slot < MAX_VARS`.
+        if self.sizes[slot] != d {
+            self.bind_or_mismatch(slot, d, dims, axis);
+        }
+    }
+
     // Each variable is bound once per verification, and a mismatch is an error: keep both
     // out of the hot path.
     #[cold]
