@@ -506,3 +506,93 @@ impl fmt::Display for Bindings {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static TABLE: VarTable = VarTable::new().with("d").with("e").with("batch");
+    static W: FieldInfo = FieldInfo {
+        name: "w",
+        pattern: "(d, e)",
+    };
+
+    /// What a checker records for `Model.layers[2].w` binding `d` and `e`, and `batch` as a
+    /// variadic at the root.
+    fn recorded() -> Bindings {
+        let mut b = Bindings::in_scope(&TABLE, "Model");
+        let layers = b.push_node(Segment::Field("layers"), Bindings::ROOT_NODE);
+        let two = b.push_node(Segment::Index(2), layers.unwrap());
+        b.push_slot(0, 8, &W, 0, two.unwrap(), OriginKind::Field);
+        b.push_slot(1, 4, &W, 1, two.unwrap(), OriginKind::Solved);
+        b.push_slot_shape(
+            2,
+            Shape::from([2, 3]),
+            &NO_FIELD,
+            0,
+            ROOT,
+            OriginKind::Given,
+        );
+        b
+    }
+
+    #[test]
+    fn stays_small_enough_to_return_cheaply() {
+        // verify() moves it into its result: keep an eye on the size.
+        assert!(core::mem::size_of::<Bindings>() <= 432);
+    }
+
+    #[test]
+    fn origins_walk_the_tree_of_levels() {
+        let b = recorded();
+        assert_eq!(
+            b.origin("d").map(|o| o.to_string()).as_deref(),
+            Some("Model.layers[2].w axis 0")
+        );
+        assert_eq!(
+            b.origin("e").map(|o| o.to_string()).as_deref(),
+            Some("solving Model.layers[2].w")
+        );
+        assert_eq!(b.origin("batch"), Some(Origin::Given));
+        assert_eq!(b.get_shape("batch"), Some(&Shape::from([2, 3])));
+        assert_eq!((b.get("d"), b.get("batch")), (Some(8), None));
+        assert_eq!(b.origin_of_slot(1), b.origin("e"));
+        assert!(b.is_node(1, Segment::Index(2), 0));
+        assert!(!b.is_node(1, Segment::Index(3), 0));
+        assert!(!b.is_node(7, Segment::Index(2), 0));
+    }
+
+    #[test]
+    fn binding_by_name_replaces_or_appends() {
+        let b = recorded().bind("e", 5).bind("x", 1).bind("x", 2);
+        let rows: Vec<(String, Value, Origin)> = b
+            .iter()
+            .map(|x| (x.name.into_owned(), x.value, x.origin))
+            .collect();
+        assert_eq!(rows.len(), 4);
+        assert_eq!(b.len(), 4);
+        assert_eq!(rows[1], ("e".into(), Value::Size(5), Origin::Given));
+        assert_eq!(rows[3], ("x".into(), Value::Size(2), Origin::Given));
+        // A verified variadic replaced by a size, and back.
+        let b = b.bind("batch", 7);
+        assert_eq!((b.get("batch"), b.get_shape("batch")), (Some(7), None));
+        let b = b.bind_shape("batch", [1]);
+        assert_eq!(b.value("batch"), Some(Value::Shape(Shape::from([1]))));
+    }
+
+    #[test]
+    fn equality_is_what_iter_yields() {
+        assert_eq!(recorded(), recorded());
+        assert_ne!(recorded(), recorded().bind("d", 9));
+        assert_eq!(
+            Bindings::new().bind("a", 1).bind("b", 2),
+            Bindings::new().bind("a", 1).bind("b", 2)
+        );
+        assert_ne!(
+            Bindings::new().bind("a", 1).bind("b", 2),
+            Bindings::new().bind("b", 2).bind("a", 1)
+        );
+        assert!(Bindings::new().is_empty());
+        assert!(format!("{:?}", recorded()).contains("layers"));
+    }
+}
