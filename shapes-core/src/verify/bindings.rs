@@ -45,9 +45,10 @@ const ROOT: u16 = u16::MAX;
 /// A variable bound by the checker: its slot (the name is the scope table's), its value and
 /// where it came from. Plain data, 24 bytes, so that recording one is a few stores and the
 /// whole `Bindings` stays small enough to return cheaply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 struct Entry {
-    /// The size (unused for a variadic, whose sub-shape is in `shapes` under the same slot).
+    /// The size (unused for a variadic, whose sub-shape is in `Extra::shapes` under the same
+    /// slot).
     size: usize,
     /// The field that bound it (`NO_FIELD` for none).
     field: &'static FieldInfo,
@@ -63,7 +64,7 @@ struct Entry {
 
 /// One level of a recorded path: a segment below its parent level. The levels of every origin
 /// form a tree, so bindings made under the same nested struct share their levels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct PathNode {
     segment: Segment,
     parent: u16,
@@ -295,7 +296,7 @@ impl Bindings {
     }
 
     /// The path below the root down to the level `node`.
-    pub(crate) fn segments_to(&self, node: u16) -> SmallVec<[Segment; 6]> {
+    fn segments_to(&self, node: u16) -> SmallVec<[Segment; 6]> {
         let mut segments: SmallVec<[Segment; 6]> = SmallVec::new();
         let mut at = node;
         // Parents are always recorded before their children, so this walks to the root; the
