@@ -478,32 +478,46 @@ pub fn check_safetensors(data: &[u8]) {
 
 /// Raw bytes as a safetensors file: never a panic, and whatever is accepted is consistent.
 pub fn check_safetensors_bytes(data: &[u8]) {
-    let whole = SafetensorsHeader::from_bytes(data);
+    check_readers_agree(
+        data,
+        SafetensorsHeader::from_bytes,
+        |r, len| SafetensorsHeader::read(r, len),
+        check_header_invariants,
+        |h| h.tensors().to_vec(),
+    );
+}
+
+/// What every header reader must show on raw bytes `data`: whatever `from_bytes` accepts
+/// satisfies `invariants` (with the file length), so does whatever `read(.., None)` accepts
+/// (without it); `read(.., None)` accepts at least what `from_bytes` does (it checks less)
+/// and reads the same `summary` from the same bytes; and a reader returning 3 bytes at a
+/// time gives `from_bytes`'s answer, error message included.
+fn check_readers_agree<H, E: std::fmt::Display, S: PartialEq + std::fmt::Debug>(
+    data: &[u8],
+    from_bytes: impl Fn(&[u8]) -> Result<H, E>,
+    read: impl Fn(&mut dyn Read, Option<u64>) -> Result<H, E>,
+    invariants: impl Fn(&H, Option<u64>),
+    summary: impl Fn(&H) -> S,
+) {
+    let whole = from_bytes(data);
     if let Ok(h) = &whole {
-        check_header_invariants(h, Some(data.len() as u64));
+        invariants(h, Some(data.len() as u64));
     }
-    // Without the file length the reader checks less, so it accepts at least as much.
-    let streamed = SafetensorsHeader::read(data, None);
+    let streamed = read(&mut { data }, None);
     if let Ok(h) = &streamed {
-        check_header_invariants(h, None);
+        invariants(h, None);
     }
     if let Ok(w) = &whole {
         let s = streamed
             .as_ref()
             .unwrap_or_else(|e| panic!("from_bytes accepted, read(None) rejected: {e}"));
-        assert_eq!(w.tensors(), s.tensors());
+        assert_eq!(summary(w), summary(s));
     }
     // Short reads change nothing.
-    let trickled = SafetensorsHeader::read(Trickle { data, chunk: 3 }, Some(data.len() as u64));
+    let trickled = read(&mut Trickle { data, chunk: 3 }, Some(data.len() as u64));
     assert_eq!(
-        trickled
-            .as_ref()
-            .map(|h| h.tensors().to_vec())
-            .map_err(|e| e.to_string()),
-        whole
-            .as_ref()
-            .map(|h| h.tensors().to_vec())
-            .map_err(|e| e.to_string())
+        trickled.as_ref().map(&summary).map_err(|e| e.to_string()),
+        whole.as_ref().map(&summary).map_err(|e| e.to_string())
     );
 }
 
@@ -677,32 +691,16 @@ fn gguf_summary(h: &GgufHeader) -> String {
 }
 
 /// Raw bytes as a GGUF file: never a panic; whatever is accepted is self-consistent; and
-/// `from_bytes`, `read(.., None)` and a reader returning 3 bytes at a time agree.
+/// `from_bytes`, `read(.., None)` and a reader returning 3 bytes at a time agree. Without the
+/// file length the reader checks less (no extents, no bytes-left bounds), so it accepts at
+/// least as much.
 pub fn check_gguf_bytes(data: &[u8]) {
-    let whole = GgufHeader::from_bytes(data);
-    if let Ok(h) = &whole {
-        check_gguf_invariants(h, Some(data.len() as u64));
-    }
-    // Without the file length the reader checks less (no extents, no bytes-left bounds), so
-    // it accepts at least as much, and reads the same header from the same bytes.
-    let streamed = GgufHeader::read(data, None);
-    if let Ok(h) = &streamed {
-        check_gguf_invariants(h, None);
-    }
-    if let Ok(w) = &whole {
-        let s = streamed
-            .as_ref()
-            .unwrap_or_else(|e| panic!("from_bytes accepted, read(None) rejected: {e}"));
-        assert_eq!(gguf_summary(w), gguf_summary(s));
-    }
-    // Short reads change nothing.
-    let trickled = GgufHeader::read(Trickle { data, chunk: 3 }, Some(data.len() as u64));
-    assert_eq!(
-        trickled
-            .as_ref()
-            .map(gguf_summary)
-            .map_err(|e| e.to_string()),
-        whole.as_ref().map(gguf_summary).map_err(|e| e.to_string())
+    check_readers_agree(
+        data,
+        GgufHeader::from_bytes,
+        |r, len| GgufHeader::read(r, len),
+        check_gguf_invariants,
+        gguf_summary,
     );
 }
 
