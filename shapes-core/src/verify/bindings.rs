@@ -39,9 +39,6 @@ pub struct Binding {
     pub origin: Origin,
 }
 
-/// `Entry::node` of an origin whose path is the root struct itself.
-const ROOT: u16 = u16::MAX;
-
 /// A variable bound by the checker: its slot (the name is the scope table's), its value and
 /// where it came from. Plain data, 24 bytes, so that recording one is a few stores and the
 /// whole `Bindings` stays small enough to return cheaply.
@@ -54,7 +51,7 @@ struct Entry {
     field: &'static FieldInfo,
     /// The axis it was bound at.
     axis: u32,
-    /// The innermost level of the path it was bound under, an index into `nodes` (`ROOT`:
+    /// The innermost level of the path it was bound under, an index into `nodes` (`Bindings::ROOT_NODE`:
     /// directly in the root struct).
     node: u16,
     /// The checker's slot of the variable.
@@ -65,7 +62,7 @@ struct Entry {
 /// One level of a recorded path: a segment below its parent level. The levels of every origin
 /// form a tree, so bindings made under the same nested struct share their levels.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct PathNode {
+struct PathNode {
     segment: Segment,
     parent: u16,
 }
@@ -200,8 +197,8 @@ impl Bindings {
         self.push_slot(slot, 0, field, axis, node, kind);
     }
 
-    /// The node id that stands for the root struct itself.
-    pub(crate) const ROOT_NODE: u16 = ROOT;
+    /// The node id that stands for the root struct itself (an origin bound directly in it).
+    pub(crate) const ROOT_NODE: u16 = u16::MAX;
 
     /// Records a path level, `segment` below `parent`, and returns its id; `None` when there
     /// are too many to number (the origin then stops at `parent`).
@@ -209,7 +206,7 @@ impl Bindings {
     pub(crate) fn push_node(&mut self, segment: Segment, parent: u16) -> Option<u16> {
         let id = u16::try_from(self.nodes.len())
             .ok()
-            .filter(|&id| id != ROOT)?;
+            .filter(|&id| id != Self::ROOT_NODE)?;
         self.nodes.push(PathNode { segment, parent });
         Some(id)
     }
@@ -274,7 +271,7 @@ impl Bindings {
                 size,
                 field: &NO_FIELD,
                 axis: 0,
-                node: ROOT,
+                node: Self::ROOT_NODE,
                 slot,
                 kind: OriginKind::Given,
             };
@@ -531,7 +528,7 @@ mod tests {
             Shape::from([2, 3]),
             &NO_FIELD,
             0,
-            ROOT,
+            Bindings::ROOT_NODE,
             OriginKind::Given,
         );
         b
