@@ -39,13 +39,12 @@ pub use broadcast::{
     broadcast_to, predict_broadcast_shape, refine_shapes_for_broadcast,
 };
 pub use expr::{
-    ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
+    ArithFailure, ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred,
+    SliceSpec,
 };
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
-pub use solve::{
-    ArithFailure, InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify,
-};
+pub use solve::{InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify};
 pub use source::ShapeSource;
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};

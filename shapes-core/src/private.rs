@@ -1,14 +1,15 @@
 //! Items that macro-generated code names through `::shapes::__private`. Not a public API:
 //! anything here may change in any release.
 
+pub use crate::expr::Side;
 pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
 pub use crate::verify::SourceCx;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{
-    Checker, FieldInfo, HasShape, MAX_VARS, Segment, Shaped, SlotExpr, SlotMap, StaticItem,
-    StaticShape, VarTable, closest, static_matches,
+    Checker, FieldInfo, HasShape, ItemChecks, MAX_VARS, Segment, Shaped, Slot, SlotExpr, SlotMap,
+    StaticItem, StaticShape, VarTable, closest, isolated, isolated_source, static_matches,
 };
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};

@@ -302,9 +302,10 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
     let names = &g.own;
     let slots = (0..g.own.len()).map(|l| {
         let v = slot_ident(l);
-        quote!(let #v: usize = #l;)
+        quote!(let #v = const { #p::Slot::new(#l) };)
     });
     let prelude = quote! {
+        use #p::ItemChecks as _;
         let __map: &#p::SlotMap = &__SHAPES_MAP;
         #(#slots)*
     };
@@ -357,7 +358,7 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
         }
     };
     let args_group = group(&arg_checks);
-    let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, &__SHAPES_MAP, #fname));
+    let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, #fname));
     let body = match &ret {
         None => quote! {
             #(#inner_attrs)*

@@ -55,13 +55,12 @@ impl Gen {
             .wheres
             .iter()
             .map(|(l, r, _)| {
-                let (ln, rn, info) = (self.fresh("WL"), self.fresh("WR"), self.fresh("WI"));
+                let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
-                    static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: "" };
-                    __cx.where_eq(&#ln, &#rn, &#info, __map);
+                    __cx.where_eq(&#ln, &#rn, __map);
                 }
             })
             .collect()
@@ -177,6 +176,7 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
             const NAME: &'static str = #name;
             #[inline]
             fn check_in(&self, __cx: &mut #p::Checker, __map: &#p::SlotMap) {
+                use #p::ItemChecks as _;
                 #(#slots)*
                 #(#checks)*
                 #(#wheres)*
@@ -279,7 +279,7 @@ fn field_check(g: &Gen, krate: &TokenStream, f: &Field, bound: &mut BTreeSet<u8>
         Kind::Nested => {
             let child = f.access.leaf();
             let leaf: Box<dyn Fn(TokenStream) -> TokenStream> = if f.attr.own_scope.is_some() {
-                Box::new(|v: TokenStream| quote!(__cx.isolated(#v);))
+                Box::new(|v: TokenStream| quote!(#p::isolated(__cx, #v);))
             } else {
                 Box::new(
                     move |v: TokenStream| quote!(<#child as #krate::Shaped>::check_in(#v, __cx, &__child);),

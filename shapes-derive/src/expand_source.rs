@@ -53,6 +53,7 @@ pub(crate) fn check_source_fn(g: &Gen, krate: &TokenStream, input: &Input<'_>) -
             __map: &#p::SlotMap,
             __src: &mut #p::SourceCx<'_>,
         ) {
+            use #p::ItemChecks as _;
             #(#slots)*
             #(#fields)*
             #(#wheres)*
@@ -120,7 +121,7 @@ fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
             let own = f.attr.own_scope.is_some();
             let leaf = |_: usize| {
                 if own {
-                    quote!(__src.isolated::<#child>(__cx);)
+                    quote!(#p::isolated_source::<#child>(__cx, __src);)
                 } else {
                     quote!(<#child as #krate::Shaped>::check_source_in(__cx, &__child, __src);)
                 }

@@ -100,34 +100,6 @@ impl ArithOp {
             ArithOp::Mul | ArithOp::Div | ArithOp::FloorDiv | ArithOp::Rem => 2,
         }
     }
-
-    /// Applies the operator with overflow, underflow and exactness checks; `None` when the
-    /// result is not a `usize` (or a `/` is not exact).
-    ///
-    /// ```
-    /// use shapes::ArithOp;
-    /// assert_eq!(ArithOp::Div.apply(3072, 4), Some(768));
-    /// assert_eq!(ArithOp::Div.apply(10, 4), None);
-    /// assert_eq!(ArithOp::FloorDiv.apply(10, 4), Some(2));
-    /// assert_eq!(ArithOp::Sub.apply(2, 3), None);
-    /// assert_eq!(ArithOp::Mul.apply(usize::MAX, 2), None);
-    /// ```
-    pub fn apply(self, lhs: usize, rhs: usize) -> Option<usize> {
-        match self {
-            ArithOp::Add => lhs.checked_add(rhs),
-            ArithOp::Sub => lhs.checked_sub(rhs),
-            ArithOp::Mul => lhs.checked_mul(rhs),
-            ArithOp::Div => {
-                if rhs != 0 && lhs.is_multiple_of(rhs) {
-                    Some(lhs / rhs)
-                } else {
-                    None
-                }
-            }
-            ArithOp::FloorDiv => lhs.checked_div(rhs),
-            ArithOp::Rem => lhs.checked_rem(rhs),
-        }
-    }
 }
 
 /// A size-valued expression: one dim of a pattern, or an operand of a constraint.

@@ -1,6 +1,12 @@
-//! The shape-expression language's syntax tree (and, in `print`, its printer).
+//! The shape-expression language's syntax tree, its printer (`print`), and the one table of
+//! size arithmetic (`arith`).
 
+mod arith;
 mod ast;
 mod print;
 
+pub use arith::ArithFailure;
+#[doc(hidden)]
+pub use arith::Side;
+pub(crate) use arith::{Inversion, Step};
 pub use ast::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};

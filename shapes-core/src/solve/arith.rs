@@ -1,8 +1,9 @@
-//! Arithmetic on sizes: constant folding with checked operations, and inversion of an
-//! equation `e = n` with one unknown.
+//! Arithmetic on symbolic sizes: constant folding with checked operations, and inversion of
+//! an equation `e = n` with one unknown, one step at a time through the arithmetic table
+//! (`expr::arith`) that the run-time checker uses too.
 
-use super::error::{ArithFailure, InferError, InferErrorKind, err};
-use crate::expr::{ArithOp, DimExpr, Name};
+use super::error::{InferError, InferErrorKind, err};
+use crate::expr::{ArithFailure, ArithOp, DimExpr, Inversion, Name, Side};
 
 /// `lhs op rhs`, folded when both sides are literals (an error when the result is not a
 /// size), simplified when one side is a neutral literal (`x + 0`, `x × 1`, …), otherwise
@@ -10,15 +11,12 @@ use crate::expr::{ArithOp, DimExpr, Name};
 pub(crate) fn fold(op: ArithOp, lhs: DimExpr, rhs: DimExpr) -> Result<DimExpr, InferError> {
     use DimExpr::Lit;
     match (&lhs, &rhs) {
-        (Lit(a), Lit(b)) => match op.apply(*a, *b) {
-            Some(v) => Ok(Lit(v)),
-            None => {
-                let reason = failure(op, *a, *b);
-                err(InferErrorKind::Arithmetic {
-                    expr: DimExpr::Bin(op, Box::new(lhs), Box::new(rhs)).to_string(),
-                    reason,
-                })
-            }
+        (Lit(a), Lit(b)) => match op.checked(*a, *b) {
+            Ok(v) => Ok(Lit(v)),
+            Err(reason) => err(InferErrorKind::Arithmetic {
+                expr: DimExpr::Bin(op, Box::new(lhs), Box::new(rhs)).to_string(),
+                reason,
+            }),
         },
         (_, Lit(0)) if matches!(op, ArithOp::Div | ArithOp::FloorDiv | ArithOp::Rem) => {
             err(InferErrorKind::Arithmetic {
@@ -31,16 +29,6 @@ pub(crate) fn fold(op: ArithOp, lhs: DimExpr, rhs: DimExpr) -> Result<DimExpr, I
         (_, Lit(1)) if matches!(op, ArithOp::Mul | ArithOp::Div | ArithOp::FloorDiv) => Ok(lhs),
         (Lit(1), _) if op == ArithOp::Mul => Ok(rhs),
         _ => Ok(DimExpr::Bin(op, Box::new(lhs), Box::new(rhs))),
-    }
-}
-
-/// Why `op.apply(a, b)` returned `None`.
-pub(crate) fn failure(op: ArithOp, a: usize, b: usize) -> ArithFailure {
-    match op {
-        ArithOp::Sub => ArithFailure::Negative,
-        ArithOp::Add | ArithOp::Mul => ArithFailure::Overflow,
-        ArithOp::Div if b != 0 && !a.is_multiple_of(b) => ArithFailure::Inexact,
-        ArithOp::Div | ArithOp::FloorDiv | ArithOp::Rem => ArithFailure::DivisionByZero,
     }
 }
 
@@ -72,75 +60,26 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
                 _ => Solved::Stuck,
             });
         };
-        let (next, value) = match (&**a, &**b) {
-            // x op k = t
-            (x, DimExpr::Lit(k)) => {
-                let k = *k;
-                let v = match op {
-                    ArithOp::Add => t.checked_sub(k),
-                    ArithOp::Sub => match t.checked_add(k) {
-                        Some(v) => Some(v),
-                        None => return overflow(e, target),
-                    },
-                    ArithOp::Mul => match exact_quotient(t, k) {
-                        Some(v) => v,
-                        None => return Ok(Solved::Stuck),
-                    },
-                    ArithOp::Div => match t.checked_mul(k) {
-                        Some(v) => Some(v),
-                        None => return overflow(e, target),
-                    },
-                    ArithOp::FloorDiv if k == 1 => Some(t),
-                    ArithOp::FloorDiv | ArithOp::Rem => return Ok(Solved::Stuck),
-                };
-                (x, v)
-            }
-            // k op x = t
-            (DimExpr::Lit(k), x) => {
-                let k = *k;
-                let v = match op {
-                    ArithOp::Add => t.checked_sub(k),
-                    ArithOp::Sub => k.checked_sub(t),
-                    ArithOp::Mul => match exact_quotient(t, k) {
-                        Some(v) => v,
-                        None => return Ok(Solved::Stuck),
-                    },
-                    // k / x = t: x × t = k.
-                    ArithOp::Div => match exact_quotient(k, t) {
-                        Some(v) => v,
-                        None => return Ok(Solved::Stuck),
-                    },
-                    ArithOp::FloorDiv | ArithOp::Rem => return Ok(Solved::Stuck),
-                };
-                (x, v)
-            }
+        let (next, side, k) = match (&**a, &**b) {
+            (x, DimExpr::Lit(k)) => (x, Side::Left, *k),
+            (DimExpr::Lit(k), x) => (x, Side::Right, *k),
             _ => return Ok(Solved::Stuck),
         };
-        match value {
-            Some(v) => {
+        match op.invert(side, k, t) {
+            Inversion::Value(v) => {
                 cur = next;
                 t = v;
             }
-            None => return no_solution(),
+            Inversion::Undecided => return Ok(Solved::Stuck),
+            Inversion::NoWholeSolution(step) if step.reason == ArithFailure::Overflow => {
+                return err(InferErrorKind::Arithmetic {
+                    expr: format!("solving {e} = {target}"),
+                    reason: ArithFailure::Overflow,
+                });
+            }
+            Inversion::NoWholeSolution(_) => return no_solution(),
         }
     }
-}
-
-/// The `x` with `d × x = n`: `Some(Some(x))`; `Some(None)` when no whole size works
-/// (`4 × x = 3070`, `0 × x = 5`); `None` when every size does (`0 × x = 0`), so the equation
-/// stays.
-fn exact_quotient(n: usize, d: usize) -> Option<Option<usize>> {
-    if d == 0 {
-        return (n != 0).then_some(None);
-    }
-    Some(n.is_multiple_of(d).then(|| n / d))
-}
-
-fn overflow<T>(e: &DimExpr, target: usize) -> Result<T, InferError> {
-    err(InferErrorKind::Arithmetic {
-        expr: format!("solving {e} = {target}"),
-        reason: ArithFailure::Overflow,
-    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::expr::Name;
+use crate::expr::{ArithFailure, Name};
 
 /// What went wrong, without the argument context (see [`InferError`]).
 ///
@@ -130,35 +130,6 @@ pub enum InferErrorKind {
         /// It, printed.
         expr: String,
     },
-}
-
-/// Why arithmetic on sizes failed.
-///
-/// ```
-/// use shapes::{infer_app, parse, ArithFailure, InferErrorKind};
-///
-/// let f = parse("(a, b) -> (a // b,)").unwrap();
-/// let err = infer_app(&f, &[parse("(7, 0)").unwrap()]).unwrap_err();
-/// assert!(matches!(
-///     err.kind(),
-///     InferErrorKind::Arithmetic { reason: ArithFailure::DivisionByZero, .. }
-/// ));
-/// assert_eq!(err.to_string(), "7 ÷ 0 divides by zero");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum ArithFailure {
-    /// The result does not fit in `usize`.
-    #[error("overflows usize")]
-    Overflow,
-    /// A subtraction would be negative.
-    #[error("would be negative")]
-    Negative,
-    /// Division or remainder by zero.
-    #[error("divides by zero")]
-    DivisionByZero,
-    /// An exact division `/` leaves a remainder.
-    #[error("is not an exact division (use // to round down)")]
-    Inexact,
 }
 
 /// The error of [`infer_app`](crate::infer_app), [`unify`](crate::unify) and

@@ -19,7 +19,7 @@ mod rename;
 mod subst;
 mod unify;
 
-pub use error::{ArithFailure, InferError, InferErrorKind};
+pub use error::{InferError, InferErrorKind};
 pub use infer::infer_app;
 pub use subst::{Substitution, Term};
 pub use unify::unify;

@@ -9,21 +9,25 @@
 //! - against the general [`Checker`], run only when `CallCx` has found a mismatch, to build the
 //!   error with the exact message, provenance and wording of `verify()`.
 //!
+//! Both implement [`ItemChecks`], the one contract the generated checks are written against.
+//!
 //! A [`CallScope`] runs the arguments' checks in passes (like `verify`, so the order of the
 //! parameters does not matter), keeps the bindings while the function body runs, then checks the
 //! return value against them. To report a mismatch of the return value, the arguments are gone
-//! (moved into the body), so the bindings they made are replayed into the `Checker` with their
+//! (moved into the body), so the bindings they made are recorded into the `Checker` with their
 //! origins (parameter and axis), and the return check runs there. On success nothing is
 //! allocated, hashed or looked up by name.
 
 use smallvec::SmallVec;
 
-use super::bindings::Bindings;
+use super::bindings::{Bindings, Value};
 use super::checker::Checker;
 use super::error::ShapeError;
-use super::path::NO_FIELD;
-use super::plan::{Eval, FieldInfo, SlotExpr};
-use super::vars::{SlotMap, VarTable};
+use super::item_checks::ItemChecks;
+use super::path::{NO_FIELD, OriginKind};
+use super::plan::{FieldInfo, Outcome, SlotExpr};
+use super::vars::{Slot, SlotMap, VarTable};
+use crate::shape::Shape;
 
 /// Whether `#[shapes::check]` functions check anything: `false` when the build sets
 /// `--cfg shapes_no_checks` (e.g. `RUSTFLAGS="--cfg shapes_no_checks" cargo build --release`).
@@ -39,21 +43,21 @@ use super::vars::{SlotMap, VarTable};
 /// ```
 pub const CHECKS: bool = !cfg!(shapes_no_checks);
 
-/// How a variable got its value, for replaying it into a [`Checker`].
+/// How a variable got its value, for recording it into a [`Checker`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum How {
     /// A dim of a value: `dims[axis]`.
     Dim,
     /// Solved from an expression met at `axis`.
     Solved,
-    /// A variadic covering `len` dims from `axis`.
-    Variadic { len: usize },
+    /// A variadic whose dims start at `axis`.
+    Variadic,
 }
 
 /// One binding, in the order it was made.
 #[derive(Clone, Copy)]
 struct Bound {
-    slot: u8,
+    slot: Slot,
     how: How,
     axis: usize,
     field: &'static FieldInfo,
@@ -64,7 +68,7 @@ struct Bound {
 const UNBOUND_SIZE: usize = usize::MAX;
 
 const UNBOUND: Bound = Bound {
-    slot: 0,
+    slot: Slot::new(0),
     how: How::Dim,
     axis: 0,
     field: &NO_FIELD,
@@ -114,27 +118,26 @@ impl<const N: usize> CallCx<N> {
     }
 
     #[inline(always)]
-    fn is_bound(&self, slot: usize) -> bool {
-        slot < N && self.bound & (1u64 << (slot % 64)) != 0
+    fn is_bound(&self, slot: Slot) -> bool {
+        self.bound & slot.bit() != 0
     }
 
     #[inline(always)]
-    fn value(&self, slot: usize) -> Option<usize> {
+    fn value(&self, slot: Slot) -> Option<usize> {
         if self.is_bound(slot) {
-            self.sizes.get(slot).copied()
+            self.sizes.get(slot.index()).copied()
         } else {
             None
         }
     }
 
     #[inline(always)]
-    fn record(&mut self, slot: usize, how: How, axis: usize) {
-        self.bound |= 1u64 << (slot % 64);
+    fn log(&mut self, slot: Slot, how: How, axis: usize) {
+        self.bound |= slot.bit();
         self.progress = true;
         if let Some(entry) = self.log.get_mut(self.logged) {
-            // slot < N <= 64 fits in a u8.
             *entry = Bound {
-                slot: slot as u8,
+                slot,
                 how,
                 axis,
                 field: self.field,
@@ -144,71 +147,27 @@ impl<const N: usize> CallCx<N> {
     }
 
     #[inline(always)]
-    fn set(&mut self, slot: usize, value: usize, how: How, axis: usize) {
-        match self.sizes.get_mut(slot) {
+    fn set(&mut self, slot: Slot, value: usize, how: How, axis: usize) {
+        match self.sizes.get_mut(slot.index()) {
             Some(s) => *s = value,
-            // Generated code only uses slots of its own table; stay total all the same.
+            // A slot of another scope's table: a bug in generated code, which the general
+            // checker then reports instead of this one passing it.
             None => {
+                debug_assert!(
+                    false,
+                    "shapes: slot {} is out of this call's scope",
+                    slot.index()
+                );
                 self.failed = true;
                 return;
             }
         }
-        self.record(slot, how, axis);
-    }
-
-    /// The item checks run next are about `info`'s value.
-    #[inline(always)]
-    pub fn field(&mut self, info: &'static FieldInfo) {
-        self.field = info;
-    }
-
-    /// `dims` has exactly `expected` dims; the caller skips the value's items when not.
-    #[inline(always)]
-    pub fn rank(&mut self, dims: &[usize], expected: usize) -> bool {
-        let ok = dims.len() == expected;
-        self.fail_if(!ok);
-        ok
-    }
-
-    /// `dims` has at least `min` dims (a pattern with a variadic).
-    #[inline(always)]
-    pub fn rank_at_least(&mut self, dims: &[usize], min: usize) -> bool {
-        let ok = dims.len() >= min;
-        self.fail_if(!ok);
-        ok
-    }
-
-    /// A literal dim: `dims[axis]` must be `expected`.
-    #[inline(always)]
-    pub fn lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
-        self.fail_if(dims.get(axis) != Some(&expected));
-    }
-
-    /// A broadcastable literal `#3`: `dims[axis]` must be `expected` or 1.
-    #[inline(always)]
-    pub fn bcast_lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
-        self.fail_if(!matches!(dims.get(axis), Some(&d) if d == expected || d == 1));
-    }
-
-    /// A variable dim: binds `slot` to `dims[axis]`, or compares with its value.
-    #[inline(always)]
-    pub fn var(&mut self, slot: usize, dims: &[usize], axis: usize) {
-        let Some(&d) = dims.get(axis) else { return };
-        self.var_is(slot, d, dims, axis);
-    }
-
-    /// [`var`](Self::var) with the dim already read (`d == dims[axis]`): one load and one
-    /// compare when the variable is bound to `d`.
-    #[inline(always)]
-    pub fn var_is(&mut self, slot: usize, d: usize, _dims: &[usize], axis: usize) {
-        if self.sizes.get(slot) != Some(&d) {
-            self.bind_or_mismatch(slot, d, axis);
-        }
+        self.log(slot, how, axis);
     }
 
     #[cold]
     #[inline(never)]
-    fn bind_or_mismatch(&mut self, slot: usize, d: usize, axis: usize) {
+    fn bind_or_mismatch(&mut self, slot: Slot, d: usize, axis: usize) {
         if self.is_bound(slot) {
             self.failed = true;
         } else {
@@ -216,10 +175,58 @@ impl<const N: usize> CallCx<N> {
         }
     }
 
-    /// Checks that `dims` has exactly `R` dims and hands them back as an array (no bounds
-    /// checks in the item checks that follow).
+    /// The sub-shape a bound variadic holds.
+    #[inline]
+    fn variadic_value(&self, slot: Slot) -> Option<&[usize]> {
+        let at = *self.sizes.get(slot.index())?;
+        let len = *self.pool.get(at)?;
+        self.pool
+            .get(at.checked_add(1)?..at.checked_add(1)?.checked_add(len)?)
+    }
+
+    /// Records the first `count` bindings into `cx`, each with its parameter and axis, so that
+    /// an error found there quotes where every value came from.
+    fn record_into(&self, count: usize, cx: &mut Checker) {
+        for b in self.log.iter().take(count.min(self.logged)) {
+            let value = match b.how {
+                How::Dim | How::Solved => self.value(b.slot).map(Value::Size),
+                How::Variadic => self
+                    .variadic_value(b.slot)
+                    .map(|d| Value::Shape(Shape::new(d))),
+            };
+            let kind = match b.how {
+                How::Solved => OriginKind::Solved,
+                How::Dim | How::Variadic => OriginKind::Field,
+            };
+            if let Some(value) = value {
+                cx.record(b.slot, value, b.field, b.axis, kind);
+            }
+        }
+    }
+}
+
+impl<const N: usize> ItemChecks for CallCx<N> {
     #[inline(always)]
-    pub fn rank_n<'d, const R: usize>(&mut self, dims: &'d [usize]) -> Option<&'d [usize; R]> {
+    fn field(&mut self, info: &'static FieldInfo) {
+        self.field = info;
+    }
+
+    #[inline(always)]
+    fn rank(&mut self, dims: &[usize], expected: usize) -> bool {
+        let ok = dims.len() == expected;
+        self.fail_if(!ok);
+        ok
+    }
+
+    #[inline(always)]
+    fn rank_at_least(&mut self, dims: &[usize], min: usize) -> bool {
+        let ok = dims.len() >= min;
+        self.fail_if(!ok);
+        ok
+    }
+
+    #[inline(always)]
+    fn rank_n<'d, const R: usize>(&mut self, dims: &'d [usize]) -> Option<&'d [usize; R]> {
         let a = <&[usize; R]>::try_from(dims).ok();
         if a.is_none() {
             self.failed = true;
@@ -227,56 +234,53 @@ impl<const N: usize> CallCx<N> {
         a
     }
 
-    /// A literal dim with the dim already read.
     #[inline(always)]
-    pub fn lit_is(&mut self, expected: usize, d: usize, _dims: &[usize], _axis: usize) {
+    fn lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
+        self.fail_if(dims.get(axis) != Some(&expected));
+    }
+
+    #[inline(always)]
+    fn lit_is(&mut self, expected: usize, d: usize, _: &[usize], _: usize) {
         self.fail_if(d != expected);
     }
 
-    /// A broadcastable variable `#name`: a size of 1 is accepted and binds nothing.
     #[inline(always)]
-    pub fn bcast_var(&mut self, slot: usize, dims: &[usize], axis: usize) {
-        if dims.get(axis) != Some(&1) {
-            self.var(slot, dims, axis);
+    fn bcast_lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
+        self.fail_if(!matches!(dims.get(axis), Some(&d) if d == expected || d == 1));
+    }
+
+    /// One load and one compare when the variable is bound to `d`.
+    #[inline(always)]
+    fn var_is(&mut self, slot: Slot, d: usize, _: &[usize], axis: usize) {
+        if self.sizes.get(slot.index()) != Some(&d) {
+            self.bind_or_mismatch(slot, d, axis);
         }
     }
 
-    /// A dim given by an arithmetic expression; solved for its one unknown when invertible,
-    /// otherwise left for a later pass.
     #[inline]
-    pub fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
+    fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
         let Some(&target) = dims.get(axis) else {
             return;
         };
         let value = |v: u8| self.value(map.get(usize::from(v)));
-        match expr.eval(&value) {
-            Eval::Value(v) => self.fail_if(v != target),
-            Eval::Failed(_) => self.failed = true,
-            Eval::Unknown {
-                occurrences: 1,
-                distinct: true,
-                ..
-            } => match expr.solve(target, &value) {
-                Ok(Some((local, solved))) => {
-                    self.set(map.get(usize::from(local)), solved, How::Solved, axis);
-                    let value = |v: u8| self.value(map.get(usize::from(v)));
-                    let wrong = expr.eval(&value) != Eval::Value(target);
-                    self.fail_if(wrong);
-                }
-                Ok(None) => self.pending += 1,
-                Err(_) => self.failed = true,
-            },
-            Eval::Unknown { .. } => self.pending += 1,
+        match expr.step(target, &value) {
+            Outcome::Holds => {}
+            Outcome::Bind { local, value } => {
+                self.set(map.get(usize::from(local)), value, How::Solved, axis)
+            }
+            Outcome::Wait => self.pending += 1,
+            Outcome::Differs(_) | Outcome::Fails(_) | Outcome::NoWholeSolution(_) => {
+                self.failed = true
+            }
         }
     }
 
-    /// A variadic `*name` covering `dims[start..end]`.
     #[inline]
-    pub fn variadic(&mut self, slot: usize, dims: &[usize], start: usize, end: usize) {
+    fn variadic(&mut self, slot: Slot, dims: &[usize], start: usize, end: usize) {
         let Some(sub) = dims.get(start..end) else {
             return;
         };
-        if slot >= N {
+        if slot.index() >= N {
             self.failed = true;
         } else if self.is_bound(slot) {
             let same = self.variadic_value(slot) == Some(sub);
@@ -285,77 +289,22 @@ impl<const N: usize> CallCx<N> {
             let at = self.pool.len();
             self.pool.push(sub.len());
             self.pool.extend_from_slice(sub);
-            if let Some(s) = self.sizes.get_mut(slot) {
+            if let Some(s) = self.sizes.get_mut(slot.index()) {
                 *s = at;
             }
-            self.record(slot, How::Variadic { len: sub.len() }, start);
-        }
-    }
-
-    /// The sub-shape a bound variadic holds.
-    #[inline]
-    fn variadic_value(&self, slot: usize) -> Option<&[usize]> {
-        let at = *self.sizes.get(slot)?;
-        let len = *self.pool.get(at)?;
-        self.pool
-            .get(at.checked_add(1)?..at.checked_add(1)?.checked_add(len)?)
-    }
-
-    /// Replays the first `count` bindings into `cx`, each with its parameter and axis, so that
-    /// an error found there quotes where every value came from.
-    fn replay(&self, count: usize, cx: &mut Checker, map: &SlotMap) {
-        for b in self.log.iter().take(count.min(self.logged)) {
-            let slot = usize::from(b.slot);
-            cx.field(b.field);
-            match b.how {
-                How::Dim | How::Solved => {
-                    let Some(value) = self.value(slot) else {
-                        continue;
-                    };
-                    let mut dims = vec![0; b.axis.saturating_add(1)];
-                    if let Some(d) = dims.last_mut() {
-                        *d = value;
-                    }
-                    if b.how == How::Dim {
-                        cx.var(slot, &dims, b.axis);
-                    } else if let Some(var) = VAR_EXPRS.get(slot) {
-                        // Solving `slot = dims[axis]` records the origin as solved.
-                        cx.expr(var, map, &dims, b.axis);
-                    }
-                }
-                How::Variadic { len } => {
-                    let Some(sub) = self.variadic_value(slot) else {
-                        continue;
-                    };
-                    let mut dims = vec![0; b.axis];
-                    dims.extend_from_slice(sub);
-                    cx.variadic(slot, &dims, b.axis, b.axis.saturating_add(len));
-                }
-            }
+            self.log(slot, How::Variadic, start);
         }
     }
 }
-
-/// `SlotExpr::Var(i)` for every slot `i`, so a solved binding can be replayed as solved.
-static VAR_EXPRS: [SlotExpr; super::vars::MAX_VARS] = {
-    let mut out = [const { SlotExpr::Lit(0) }; super::vars::MAX_VARS];
-    let mut i = 0;
-    while i < out.len() {
-        out[i] = SlotExpr::Var(i as u8); // ok: `i < out.len()` (the loop condition).
-        i += 1;
-    }
-    out
-};
 
 /// The scope of one checked call with `N` shape variables: what the arguments bound, kept for
 /// the return value.
 ///
 /// ```
-/// use shapes::__private::{CallScope, FieldInfo, SlotMap, VarTable};
+/// use shapes::__private::{CallScope, FieldInfo, ItemChecks, Slot, VarTable};
 /// use shapes::{HasShape, Shape};
 ///
 /// static VARS: VarTable = VarTable::new().with("n");
-/// static MAP: SlotMap = VARS.identity();
 /// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n,)" };
 /// static RET: FieldInfo = FieldInfo { name: "return", pattern: "(n,)" };
 /// // The checks of one value, written once for both checkers as generated code does.
@@ -365,13 +314,13 @@ static VAR_EXPRS: [SlotExpr; super::vars::MAX_VARS] = {
 ///             let d = $value.shape();
 ///             cx.field(&$info);
 ///             if cx.rank(d, 1) {
-///                 cx.var(0, d, 0);
+///                 cx.var(Slot::new(0), d, 0);
 ///             }
 ///         }
 ///     };
 /// }
 /// let x = Shape::from([3]);
-/// let mut scope = CallScope::<1>::new(&VARS, &MAP, "f");
+/// let mut scope = CallScope::<1>::new(&VARS, "f");
 /// assert!(scope.check(checks!(x, X), checks!(x, X)).is_ok());
 /// // The return value is checked against what the arguments bound: n = 3.
 /// let ret = Shape::from([4]);
@@ -384,19 +333,16 @@ static VAR_EXPRS: [SlotExpr; super::vars::MAX_VARS] = {
 pub struct CallScope<const N: usize> {
     cx: CallCx<N>,
     table: &'static VarTable,
-    map: &'static SlotMap,
     function: &'static str,
 }
 
 impl<const N: usize> CallScope<N> {
-    /// A scope for a call of `function` whose patterns use `table`'s variables (`map` is the
-    /// table's identity map), nothing bound.
+    /// A scope for a call of `function` whose patterns use `table`'s variables, nothing bound.
     #[inline]
-    pub fn new(table: &'static VarTable, map: &'static SlotMap, function: &'static str) -> Self {
+    pub fn new(table: &'static VarTable, function: &'static str) -> Self {
         CallScope {
             cx: CallCx::new(),
             table,
-            map,
             function,
         }
     }
@@ -430,44 +376,22 @@ impl<const N: usize> CallScope<N> {
         self.report(before, &report)
     }
 
-    /// Builds the error with the general checker: the earlier groups' bindings replayed, then
-    /// this group's checks in passes, the last one reporting.
+    /// Builds the error with the general checker: the earlier groups' bindings recorded, then
+    /// this group's checks driven like every other verification.
     #[cold]
     #[inline(never)]
-    fn report(&mut self, replayed: usize, checks: &dyn Fn(&mut Checker)) -> Result<(), ShapeError> {
+    fn report(&mut self, recorded: usize, checks: &dyn Fn(&mut Checker)) -> Result<(), ShapeError> {
         REPORTS.with(|n| n.set(n.get().saturating_add(1)));
         let mut cx = Checker::new(self.table, self.function, &Bindings::new());
-        cx.begin_pass(false);
-        self.cx.replay(replayed, &mut cx, self.map);
-        loop {
-            cx.begin_pass(false);
-            checks(&mut cx);
-            if cx.is_clean() {
-                // The general checker is the reference: it found nothing wrong.
-                return Ok(());
-            }
-            if !cx.needs_another_pass() {
-                break;
-            }
+        self.cx.record_into(recorded, &mut cx);
+        // The general checker is the reference: when it finds nothing wrong, the call passes.
+        match cx.run(true, checks) {
+            Ok(_) => Ok(()),
+            Err(errors) => Err(errors
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| ShapeError::unrecorded(self.function))),
         }
-        cx.begin_pass(true);
-        checks(&mut cx);
-        let function = self.function;
-        let error = cx.into_errors().into_iter().next().unwrap_or_else(|| {
-            super::error::ShapeErrorDetails {
-                path: super::path::FieldPath::new(function, &[]),
-                axis: None,
-                pattern: None,
-                shape: None,
-                kind: super::error::ShapeErrorKind::Source {
-                    detail: "the shape check failed without a recorded error".into(),
-                },
-                provenance: Vec::new(),
-                tensor: None,
-            }
-            .into()
-        });
-        Err(error)
     }
 }
 

@@ -1,7 +1,8 @@
-//! [`Checker`]: the one checker behind `verify`, `verify_all` and `verify_with`.
+//! [`Checker`]: the checker that records and reports, behind `verify*`, `verify_source*` and the
+//! error of a `#[shapes::check]` call; and [`Checker::run`], the one pass driver.
 //!
-//! Derived code drives it with straight-line calls, one per pattern item, with variables already
-//! turned into slot indices. The success path touches no name, allocates nothing and hashes
+//! Generated code drives it through [`ItemChecks`] with straight-line calls, one per pattern
+//! item, with variables already turned into slots. The success path touches no name, allocates nothing and hashes
 //! nothing: a bound variable is a bit in a `u64` and a `usize` in an array. Names, paths and
 //! expression texts are only read to build an error.
 //!
@@ -15,16 +16,19 @@ use smallvec::SmallVec;
 
 use super::bindings::{Bindings, Value};
 use super::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
+use super::item_checks::ItemChecks;
 use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
-use super::plan::{Eval, FieldInfo, SlotExpr};
-use super::vars::{MAX_VARS, SlotMap, VarTable};
+use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
+use super::suggest::closest;
+use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
+use crate::expr::Step;
 use crate::shape::Shape;
 
 /// Nesting tracked by the checker: paths in errors and origins show the outer `PATH_DEPTH`
 /// levels (deeper levels are still checked).
 const PATH_DEPTH: usize = 8;
 
-/// What an unbound slot of `sizes` holds: see [`Checker::var_is`].
+/// What an unbound slot of `sizes` holds: see `var_is` below.
 const UNBOUND: usize = usize::MAX;
 
 /// The verification state. Created by `Shaped::verify*`; derived code calls its methods.
@@ -89,6 +93,7 @@ impl Checker {
         for b in pre.iter() {
             match self.table.index_of(&b.name) {
                 Some(slot) => {
+                    let slot = Slot::new(slot);
                     match &b.value {
                         Value::Size(n) => self.set(slot, *n, 0, OriginKind::Given),
                         Value::Shape(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
@@ -111,7 +116,51 @@ impl Checker {
         }
     }
 
-    // ----- pass control (used by `Shaped::verify*`) -----
+    // ----- pass control -----
+
+    /// Runs `checks` until every equation is settled: a first pass, then [`finish`](Self::finish).
+    pub(crate) fn run(
+        mut self,
+        report: bool,
+        mut checks: impl FnMut(&mut Checker),
+    ) -> Result<Bindings, Vec<ShapeError>> {
+        self.begin_pass(false);
+        checks(&mut self);
+        if self.is_clean() {
+            return Ok(self.take_bindings());
+        }
+        self.finish(report, checks)
+    }
+
+    /// What follows a first pass that was not clean: the passes that bind what equations
+    /// waiting for later variables can now solve, while they make progress; then, if something
+    /// is still wrong, the reporting pass that turns every mismatch and everything still
+    /// pending into an error. With `report` false, the caller (a nested scope checked in a
+    /// quiet pass of its parent) only learns that it failed.
+    #[inline(never)]
+    pub(crate) fn finish(
+        mut self,
+        report: bool,
+        mut checks: impl FnMut(&mut Checker),
+    ) -> Result<Bindings, Vec<ShapeError>> {
+        while self.needs_another_pass() {
+            self.begin_pass(false);
+            checks(&mut self);
+            if self.is_clean() {
+                return Ok(self.take_bindings());
+            }
+        }
+        if !report {
+            return Err(vec![ShapeError::unrecorded(self.root)]);
+        }
+        self.begin_pass(true);
+        checks(&mut self);
+        let mut errors = self.errors;
+        if errors.is_empty() {
+            errors.push(ShapeError::unrecorded(self.root));
+        }
+        Err(errors)
+    }
 
     pub(crate) fn begin_pass(&mut self, report: bool) {
         self.pending = 0;
@@ -127,10 +176,6 @@ impl Checker {
 
     pub(crate) fn is_clean(&self) -> bool {
         self.pending == 0 && !self.failed
-    }
-
-    pub(crate) fn into_errors(self) -> Vec<ShapeError> {
-        self.errors
     }
 
     /// The bindings, taken out (only they are moved, not the whole checker).
@@ -166,87 +211,15 @@ impl Checker {
         self.depth = self.depth.saturating_sub(1);
     }
 
-    /// Starts checking a field; the following item checks are about it.
-    #[inline(always)]
-    pub fn field(&mut self, info: &'static FieldInfo) {
-        self.field = info;
-    }
-
-    // ----- item checks -----
-
-    /// Checks that `dims` has exactly `expected` dims. `false` (and an error) when not; the
-    /// caller then skips the field's item checks.
-    #[inline(always)]
-    pub fn rank(&mut self, dims: &[usize], expected: usize) -> bool {
-        if dims.len() == expected {
-            true
-        } else {
-            self.rank_mismatch(dims, expected, false);
-            false
-        }
-    }
-
-    /// Checks that `dims` has at least `min` dims (a pattern with a variadic).
-    #[inline(always)]
-    pub fn rank_at_least(&mut self, dims: &[usize], min: usize) -> bool {
-        if dims.len() >= min {
-            true
-        } else {
-            self.rank_mismatch(dims, min, true);
-            false
-        }
-    }
-
-    /// A literal dim: `dims[axis]` must be `expected`.
-    #[inline(always)]
-    pub fn lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
-        match dims.get(axis) {
-            Some(&d) if d == expected => {}
-            _ => self.lit_mismatch(expected, dims, axis),
-        }
-    }
-
-    /// A broadcastable literal `#3`: `dims[axis]` must be `expected` or 1.
-    #[inline(always)]
-    pub fn bcast_lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
-        match dims.get(axis) {
-            Some(&d) if d == expected || d == 1 => {}
-            _ => self.lit_mismatch(expected, dims, axis),
-        }
-    }
-
-    /// A variable dim: binds `slot` to `dims[axis]`, or checks it against the bound value.
-    #[inline(always)]
-    pub fn var(&mut self, slot: usize, dims: &[usize], axis: usize) {
-        let Some(&d) = dims.get(axis) else { return };
-        self.var_is(slot, d, dims, axis);
-    }
-
-    /// Like [`var`](Self::var) with the dim already read (`d == dims[axis]`): what derived
-    /// code calls after [`rank_n`](Self::rank_n) proved the rank, so no bounds check is left.
-    ///
-    /// The success path is one load and two compares: an unbound slot holds a sentinel
-    /// (`usize::MAX`) that no other dim equals, and a dim that *is* `usize::MAX` always takes
-    /// the cold path, which tells bound from unbound with the bound bit.
-    #[inline(always)]
-    pub fn var_is(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
-        let slot = slot % MAX_VARS;
-        // ok (here and in `bind_or_mismatch`, which gets this `slot`): `slot < MAX_VARS`.
-        if self.sizes[slot] != d || d == UNBOUND {
-            self.bind_or_mismatch(slot, d, dims, axis);
-        }
-    }
-
-    /// [`var_is`](Self::var_is) for a variable that the checks before this one bound for sure
-    /// (derived code knows which: see the derive's `items_check_known`): one comparison.
+    /// [`var_is`](ItemChecks::var_is) for a variable that the checks before this one bound
+    /// for sure (derived code knows which: see the derive's `items_check_known`): one
+    /// comparison.
     ///
     /// Should the slot be unbound after all, a dim that differs from the sentinel still takes
     /// the cold path and binds it; only a dim of exactly `usize::MAX` would pass unbound.
     #[inline(always)]
-    pub fn var_bound(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
-        let slot = slot % MAX_VARS;
-        // ok: `slot < MAX_VARS`.
-        if self.sizes[slot] != d {
+    pub fn var_bound(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
+        if self.sizes[slot.index()] != d {
             self.bind_or_mismatch(slot, d, dims, axis);
         }
     }
@@ -255,62 +228,18 @@ impl Checker {
     // out of the hot path.
     #[cold]
     #[inline(never)]
-    fn bind_or_mismatch(&mut self, slot: usize, d: usize, dims: &[usize], axis: usize) {
-        if self.bound & (1 << slot) == 0 {
+    fn bind_or_mismatch(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
+        if self.bound & slot.bit() == 0 {
             self.set(slot, d, axis, OriginKind::Field);
-        } else if self.sizes[slot] != d {
+        } else if self.sizes[slot.index()] != d {
             self.var_mismatch(slot, dims, axis);
         }
     }
 
-    /// Checks that `dims` has exactly `N` dims and hands them back as an array, so the item
-    /// checks that follow index it without bounds checks. `None` (and an error) when not.
-    #[inline(always)]
-    pub fn rank_n<'d, const N: usize>(&mut self, dims: &'d [usize]) -> Option<&'d [usize; N]> {
-        match <&[usize; N]>::try_from(dims) {
-            Ok(a) => Some(a),
-            Err(_) => {
-                self.rank_mismatch(dims, N, false);
-                None
-            }
-        }
-    }
-
-    /// A literal dim with the dim already read (`d == dims[axis]`).
-    #[inline(always)]
-    pub fn lit_is(&mut self, expected: usize, d: usize, dims: &[usize], axis: usize) {
-        if d != expected {
-            self.lit_mismatch(expected, dims, axis);
-        }
-    }
-
-    /// A broadcastable variable `#name`: a size of 1 is accepted and binds nothing.
-    #[inline(always)]
-    pub fn bcast_var(&mut self, slot: usize, dims: &[usize], axis: usize) {
-        if dims.get(axis) != Some(&1) {
-            self.var(slot, dims, axis);
-        }
-    }
-
-    /// A dim given by an arithmetic expression over the struct's variables (`local` indices
-    /// mapped through `map`). With one unknown variable it is solved when invertible;
-    /// otherwise it waits for a later pass.
-    #[inline]
-    pub fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
-        let Some(&d) = dims.get(axis) else { return };
-        self.equation(expr, map, d, Some((dims, axis)));
-    }
-
     /// A `where` equation `lhs = rhs` of the struct.
     #[inline]
-    pub fn where_eq(
-        &mut self,
-        lhs: &'static SlotExpr,
-        rhs: &'static SlotExpr,
-        text: &'static FieldInfo,
-        map: &SlotMap,
-    ) {
-        self.field = text;
+    pub fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap) {
+        self.field = &NO_FIELD;
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
             (Eval::Value(a), Eval::Value(b)) => {
@@ -327,32 +256,28 @@ impl Checker {
         }
     }
 
-    /// A variadic `*name` covering `dims[start..end]`.
-    #[inline]
-    pub fn variadic(&mut self, slot: usize, dims: &[usize], start: usize, end: usize) {
-        let Some(sub) = dims.get(start..end) else {
-            return;
-        };
-        let slot = slot % MAX_VARS;
-        if self.bound & (1 << slot) != 0 {
-            let same = self
-                .out
-                .shape_of_slot(slot)
-                .is_some_and(|shape| shape.dims() == sub);
-            if !same {
-                self.variadic_mismatch(slot, dims, start, end);
-            }
-        } else {
-            self.set_shape(slot, Shape::new(sub), start, OriginKind::Field);
+    /// Binds `slot` to `value` as the value `field` had at `axis`: how the bindings a lean
+    /// checker made are handed to this one, with their origins, to build an error.
+    pub(crate) fn record(
+        &mut self,
+        slot: Slot,
+        value: Value,
+        field: &'static FieldInfo,
+        axis: usize,
+        kind: OriginKind,
+    ) {
+        self.field = field;
+        match value {
+            Value::Size(n) => self.set(slot, n, axis, kind),
+            Value::Shape(shape) => self.set_shape(slot, shape, axis, kind),
         }
     }
 
     // ----- internals -----
 
     #[inline]
-    fn value(&self, slot: usize) -> Option<usize> {
-        let slot = slot % MAX_VARS;
-        (self.bound & (1 << slot) != 0).then(|| self.sizes[slot]) // ok: `slot < MAX_VARS`.
+    fn value(&self, slot: Slot) -> Option<usize> {
+        (self.bound & slot.bit() != 0).then(|| self.sizes[slot.index()])
     }
 
     /// The id in `out` of the current nesting level, recording the levels not recorded yet.
@@ -382,28 +307,25 @@ impl Checker {
     }
 
     #[inline(always)]
-    fn set(&mut self, slot: usize, value: usize, axis: usize, kind: OriginKind) {
-        let slot = slot % MAX_VARS;
-        self.sizes[slot] = value; // ok: `slot < MAX_VARS`.
-        self.bound |= 1 << slot;
-        self.progress = true;
-        let node = self.node();
-        // slot < MAX_VARS = 64 fits in a u8.
-        self.out
-            .push_slot(slot as u8, value, self.field, axis, node, kind);
-    }
-
-    fn set_shape(&mut self, slot: usize, shape: Shape, axis: usize, kind: OriginKind) {
-        let slot = slot % MAX_VARS;
-        self.bound |= 1 << slot;
+    fn set(&mut self, slot: Slot, value: usize, axis: usize, kind: OriginKind) {
+        self.sizes[slot.index()] = value;
+        self.bound |= slot.bit();
         self.progress = true;
         let node = self.node();
         self.out
-            .push_slot_shape(slot as u8, shape, self.field, axis, node, kind);
+            .push_slot(slot.to_u8(), value, self.field, axis, node, kind);
     }
 
-    fn origin_of(&self, slot: usize) -> Option<Origin> {
-        self.out.origin_of_slot(slot)
+    fn set_shape(&mut self, slot: Slot, shape: Shape, axis: usize, kind: OriginKind) {
+        self.bound |= slot.bit();
+        self.progress = true;
+        let node = self.node();
+        self.out
+            .push_slot_shape(slot.to_u8(), shape, self.field, axis, node, kind);
+    }
+
+    fn origin_of(&self, slot: Slot) -> Option<Origin> {
+        self.out.origin_of_slot(slot.index())
     }
 
     fn current_path(&self) -> FieldPath {
@@ -445,17 +367,17 @@ impl Checker {
         }
     }
 
-    fn provenance(&self, slots: impl IntoIterator<Item = usize>) -> Vec<Provenance> {
+    fn provenance(&self, slots: impl IntoIterator<Item = Slot>) -> Vec<Provenance> {
         slots
             .into_iter()
             .filter_map(|slot| {
                 let origin = self.origin_of(slot)?;
-                let value = match self.out.shape_of_slot(slot) {
+                let value = match self.out.shape_of_slot(slot.index()) {
                     Some(shape) => shape.to_string(),
-                    None => self.sizes[slot % MAX_VARS].to_string(), // ok: `% MAX_VARS`.
+                    None => self.sizes[slot.index()].to_string(),
                 };
                 Some(Provenance {
-                    name: self.table.name(slot).to_owned(),
+                    name: self.table.name(slot.index()).to_owned(),
                     value,
                     origin,
                 })
@@ -491,14 +413,14 @@ impl Checker {
 
     #[cold]
     #[inline(never)]
-    fn var_mismatch(&mut self, slot: usize, dims: &[usize], axis: usize) {
+    fn var_mismatch(&mut self, slot: Slot, dims: &[usize], axis: usize) {
         self.push(|cx| {
-            let value = cx.sizes[slot % MAX_VARS]; // ok: `% MAX_VARS`.
+            let value = cx.sizes[slot.index()];
             cx.error(
                 Some(axis),
                 Some(dims),
                 ShapeErrorKind::Dim {
-                    expected: format!("{} = {value}", cx.table.name(slot)),
+                    expected: format!("{} = {value}", cx.table.name(slot.index())),
                     value,
                 },
                 cx.provenance([slot]),
@@ -508,14 +430,18 @@ impl Checker {
 
     #[cold]
     #[inline(never)]
-    fn variadic_mismatch(&mut self, slot: usize, dims: &[usize], start: usize, end: usize) {
+    fn variadic_mismatch(&mut self, slot: Slot, dims: &[usize], start: usize, end: usize) {
         self.push(|cx| {
-            let expected = cx.out.shape_of_slot(slot).cloned().unwrap_or_default();
+            let expected = cx
+                .out
+                .shape_of_slot(slot.index())
+                .cloned()
+                .unwrap_or_default();
             cx.error(
                 Some(start),
                 Some(dims),
                 ShapeErrorKind::Variadic {
-                    name: cx.table.name(slot).to_owned(),
+                    name: cx.table.name(slot.index()).to_owned(),
                     expected,
                     found: dims.get(start..end).map(Shape::new).unwrap_or_default(),
                 },
@@ -533,37 +459,35 @@ impl Checker {
         at: Option<(&[usize], usize)>,
     ) {
         let value = |v: u8| self.value(map.get(usize::from(v)));
-        match expr.eval(&value) {
-            Eval::Value(v) if v == target => {}
-            Eval::Value(v) => self.expr_mismatch(expr, map, v, target, at),
-            Eval::Failed(f) => {
+        match expr.step(target, &value) {
+            Outcome::Holds => {}
+            Outcome::Differs(v) => self.expr_mismatch(expr, map, v, target, at),
+            Outcome::Fails(f) => {
                 self.arith_failure(f.to_string(), at.map(|(d, _)| d), at.map(|(_, a)| a))
             }
-            Eval::Unknown {
-                occurrences: 1,
-                distinct: true,
-                ..
-            } => match expr.solve(target, &value) {
-                Ok(Some((local, solved))) => {
-                    let slot = map.get(usize::from(local));
-                    // Re-check by evaluation: floor-free inversions are exact, but this keeps
-                    // the invariant obvious.
-                    self.set(slot, solved, at.map_or(0, |(_, a)| a), OriginKind::Solved);
-                    let value = |v: u8| self.value(map.get(usize::from(v)));
-                    if expr.eval(&value) != Eval::Value(target) {
-                        self.expr_mismatch(expr, map, solved, target, at);
-                    }
-                }
-                Ok(None) => self.defer(&[expr], map, at),
-                Err(f) => {
-                    let mut text = String::new();
-                    expr.write(&mut text, &|v| self.leaf_name(map, v));
-                    let detail = format!("{text} = {target} has no whole solution ({f})");
-                    self.arith_failure(detail, at.map(|(d, _)| d), at.map(|(_, a)| a));
-                }
-            },
-            Eval::Unknown { .. } => self.defer(&[expr], map, at),
+            Outcome::Bind { local, value } => {
+                let slot = map.get(usize::from(local));
+                self.set(slot, value, at.map_or(0, |(_, a)| a), OriginKind::Solved);
+            }
+            Outcome::NoWholeSolution(step) => self.no_whole_solution(expr, map, target, step, at),
+            Outcome::Wait => self.defer(&[expr], map, at),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn no_whole_solution(
+        &mut self,
+        expr: &SlotExpr,
+        map: &SlotMap,
+        target: usize,
+        step: Step,
+        at: Option<(&[usize], usize)>,
+    ) {
+        let mut text = String::new();
+        expr.write(&mut text, &|v| self.leaf_name(map, v));
+        let detail = format!("{text} = {target} has no whole solution ({step})");
+        self.arith_failure(detail, at.map(|(d, _)| d), at.map(|(_, a)| a));
     }
 
     fn defer(&mut self, exprs: &[&'static SlotExpr], map: &SlotMap, at: Option<(&[usize], usize)>) {
@@ -574,7 +498,9 @@ impl Checker {
     }
 
     fn leaf_name(&self, map: &SlotMap, local: u8) -> String {
-        self.table.name(map.get(usize::from(local))).to_owned()
+        self.table
+            .name(map.get(usize::from(local)).index())
+            .to_owned()
     }
 
     fn leaf_value(&self, map: &SlotMap, local: u8) -> String {
@@ -601,12 +527,12 @@ impl Checker {
         out
     }
 
-    fn expr_slots(&self, exprs: &[&SlotExpr], map: &SlotMap) -> Vec<usize> {
+    fn expr_slots(&self, exprs: &[&SlotExpr], map: &SlotMap) -> Vec<Slot> {
         let mut locals = Vec::new();
         for e in exprs {
             e.vars(&mut locals);
         }
-        let mut slots: Vec<usize> = locals.iter().map(|&l| map.get(usize::from(l))).collect();
+        let mut slots: Vec<Slot> = locals.iter().map(|&l| map.get(usize::from(l))).collect();
         slots.dedup();
         slots
     }
@@ -691,7 +617,7 @@ impl Checker {
             let unknown = slots
                 .iter()
                 .filter(|&&s| cx.value(s).is_none())
-                .map(|&s| cx.table.name(s).to_owned())
+                .map(|&s| cx.table.name(s.index()).to_owned())
                 .collect();
             let texts: Vec<String> = exprs
                 .iter()
@@ -712,13 +638,101 @@ impl Checker {
             )
         });
     }
+}
 
-    /// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`), then
-    /// folds its errors into this checker's.
-    pub fn isolated<S: crate::Shaped + ?Sized>(&mut self, nested: &S) {
-        let pre = Bindings::new();
-        if let Err(errors) = super::shaped::run(nested, &pre, self.report) {
-            self.absorb(errors);
+impl ItemChecks for Checker {
+    #[inline(always)]
+    fn field(&mut self, info: &'static FieldInfo) {
+        self.field = info;
+    }
+
+    // ----- item checks -----
+
+    #[inline(always)]
+    fn rank(&mut self, dims: &[usize], expected: usize) -> bool {
+        if dims.len() == expected {
+            true
+        } else {
+            self.rank_mismatch(dims, expected, false);
+            false
+        }
+    }
+
+    #[inline(always)]
+    fn rank_at_least(&mut self, dims: &[usize], min: usize) -> bool {
+        if dims.len() >= min {
+            true
+        } else {
+            self.rank_mismatch(dims, min, true);
+            false
+        }
+    }
+
+    #[inline(always)]
+    fn lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
+        match dims.get(axis) {
+            Some(&d) if d == expected => {}
+            _ => self.lit_mismatch(expected, dims, axis),
+        }
+    }
+
+    #[inline(always)]
+    fn bcast_lit(&mut self, expected: usize, dims: &[usize], axis: usize) {
+        match dims.get(axis) {
+            Some(&d) if d == expected || d == 1 => {}
+            _ => self.lit_mismatch(expected, dims, axis),
+        }
+    }
+
+    #[inline(always)]
+    fn var_is(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
+        // The success path is one load and two compares: an unbound slot holds a sentinel
+        // (`usize::MAX`) that no other dim equals, and a dim that *is* `usize::MAX` always
+        // takes the cold path, which tells bound from unbound with the bound bit.
+        if self.sizes[slot.index()] != d || d == UNBOUND {
+            self.bind_or_mismatch(slot, d, dims, axis);
+        }
+    }
+
+    #[inline(always)]
+    fn rank_n<'d, const N: usize>(&mut self, dims: &'d [usize]) -> Option<&'d [usize; N]> {
+        match <&[usize; N]>::try_from(dims) {
+            Ok(a) => Some(a),
+            Err(_) => {
+                self.rank_mismatch(dims, N, false);
+                None
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn lit_is(&mut self, expected: usize, d: usize, dims: &[usize], axis: usize) {
+        if d != expected {
+            self.lit_mismatch(expected, dims, axis);
+        }
+    }
+
+    #[inline]
+    fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
+        let Some(&d) = dims.get(axis) else { return };
+        self.equation(expr, map, d, Some((dims, axis)));
+    }
+
+    #[inline]
+    fn variadic(&mut self, slot: Slot, dims: &[usize], start: usize, end: usize) {
+        let Some(sub) = dims.get(start..end) else {
+            return;
+        };
+        if self.bound & slot.bit() != 0 {
+            let same = self
+                .out
+                .shape_of_slot(slot.index())
+                .is_some_and(|shape| shape.dims() == sub);
+            if !same {
+                self.variadic_mismatch(slot, dims, start, end);
+            }
+        } else {
+            self.set_shape(slot, Shape::new(sub), start, OriginKind::Field);
         }
     }
 }
@@ -726,7 +740,7 @@ impl Checker {
 // ----- hooks for checkpoint sources (`verify_source`, in source.rs) -----
 impl Checker {
     /// Whether this pass records errors (the final pass) or only notes that one exists.
-    pub(crate) fn reporting(&self) -> bool {
+    pub(crate) fn is_reporting(&self) -> bool {
         self.report
     }
 
@@ -762,45 +776,5 @@ impl Checker {
                 self.errors.push(e);
             }
         }
-    }
-}
-
-/// The candidate closest to `name` by edit distance, when it is close enough to be a typo.
-///
-/// ```
-/// assert_eq!(shapes::__private::closest("head", &["heads"]), Some("heads".into()));
-/// ```
-pub fn closest(name: &str, candidates: &[&str]) -> Option<String> {
-    let best = candidates
-        .iter()
-        .map(|c| (edit_distance(name, c), *c))
-        .min_by_key(|&(d, _)| d)?;
-    let limit = (name.chars().count().max(best.1.chars().count()) / 3).max(1);
-    (best.0 <= limit).then(|| best.1.to_owned())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        // ok: `prev` and `cur` have `b.len() + 1` entries and `j < b.len()`.
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()] // ok: `prev` always has `b.len() + 1` entries.
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggests_close_names_only() {
-        assert_eq!(closest("head", &["heads", "d_model"]), Some("heads".into()));
-        assert_eq!(closest("vocab", &["heads", "d_model"]), None);
     }
 }

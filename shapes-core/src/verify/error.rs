@@ -138,8 +138,29 @@ impl From<ShapeErrorDetails> for ShapeError {
 
 impl ShapeError {
     /// The details by value.
+    ///
+    /// ```
+    /// use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
+    /// let kind = ShapeErrorKind::Missing { tensor: "w".into() };
+    /// let e = ShapeError::from(ShapeErrorDetails::new(FieldPath::new("M", &[]), kind.clone()));
+    /// assert_eq!(e.into_details().kind, kind);
+    /// ```
     pub fn into_details(self) -> ShapeErrorDetails {
         *self.0
+    }
+
+    /// What a failed check reports when it recorded no error of its own: a checker in a quiet
+    /// pass (whose caller only needs to know that it failed), or a broken invariant, which
+    /// then shows as this error rather than as a pass.
+    #[cold]
+    pub(crate) fn unrecorded(root: &'static str) -> ShapeError {
+        ShapeErrorDetails::new(
+            FieldPath::new(root, &[]),
+            ShapeErrorKind::Source {
+                detail: "verification failed without a recorded error".into(),
+            },
+        )
+        .into()
     }
 }
 
@@ -164,6 +185,25 @@ pub struct ShapeErrorDetails {
 }
 
 impl ShapeErrorDetails {
+    /// An error of `kind` about `path`, with no axis, pattern, shape, provenance or tensor yet.
+    ///
+    /// ```
+    /// use shapes::{FieldPath, ShapeErrorDetails, ShapeErrorKind};
+    /// let e = ShapeErrorDetails::new(FieldPath::new("M", &[]), ShapeErrorKind::Missing { tensor: "w".into() });
+    /// assert_eq!(e.to_string(), "M: tensor \"w\" is missing from the source");
+    /// ```
+    pub fn new(path: FieldPath, kind: ShapeErrorKind) -> Self {
+        ShapeErrorDetails {
+            path,
+            axis: None,
+            pattern: None,
+            shape: None,
+            kind,
+            provenance: Vec::new(),
+            tensor: None,
+        }
+    }
+
     /// The found size at the error's axis, when there is one.
     ///
     /// ```
@@ -340,6 +380,72 @@ impl ShapeErrors {
     /// The errors by value.
     pub fn into_vec(self) -> Vec<ShapeError> {
         self.0
+    }
+}
+
+/// The checkpoint view of a `verify_source` failure: PyTorch's two lists and the mismatches.
+impl ShapeErrors {
+    /// The tensors the struct needs that the source lacks, in declaration order (PyTorch's
+    /// "missing keys").
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, Shaped};
+    ///
+    /// #[derive(Shaped)]
+    /// struct Linear {
+    ///     #[shape("(d_out, d_in)")] weight: Shape,
+    ///     #[shape("(d_out,)")] bias: Shape,
+    /// }
+    ///
+    /// let mut src = BTreeMap::new();
+    /// src.insert("weight".to_string(), Shape::from([4, 3]));
+    /// src.insert("scale".to_string(), Shape::from([4]));
+    /// let errs = Linear::verify_source(&src).unwrap_err();
+    /// assert_eq!(errs.missing_tensors(), ["bias"]);
+    /// assert_eq!(errs.unexpected_tensors(), ["scale"]);
+    /// assert_eq!(errs.mismatches().count(), 0);
+    /// ```
+    pub fn missing_tensors(&self) -> Vec<&str> {
+        self.errors()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                ShapeErrorKind::Missing { tensor } => Some(tensor.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The source's tensors the struct does not describe, sorted (PyTorch's "unexpected
+    /// keys"); empty in non-strict mode. See [`missing_tensors`](Self::missing_tensors).
+    ///
+    /// ```
+    /// let errs = shapes::ShapeErrors::from(Vec::new());
+    /// assert!(errs.unexpected_tensors().is_empty());
+    /// ```
+    pub fn unexpected_tensors(&self) -> &[String] {
+        self.errors()
+            .iter()
+            .find_map(|e| match &e.kind {
+                ShapeErrorKind::Unexpected { tensors } => Some(tensors.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+
+    /// Every error that is neither a missing nor an unexpected tensor: shape mismatches,
+    /// unsolvable dims, gaps. See [`missing_tensors`](Self::missing_tensors).
+    ///
+    /// ```
+    /// assert_eq!(shapes::ShapeErrors::from(Vec::new()).mismatches().count(), 0);
+    /// ```
+    pub fn mismatches(&self) -> impl Iterator<Item = &ShapeError> + '_ {
+        self.errors().iter().filter(|e| {
+            !matches!(
+                e.kind,
+                ShapeErrorKind::Missing { .. } | ShapeErrorKind::Unexpected { .. }
+            )
+        })
     }
 }
 

@@ -1,25 +1,36 @@
-//! Verification: the runtime that `#[derive(Shaped)]` drives, its errors and its bindings.
+//! Verification: the runtime that generated code drives (`#[derive(Shaped)]`'s `verify*` and
+//! `verify_source*`, `#[shapes::check]`'s calls), its errors and its bindings.
+//!
+//! Layers, lowest first: `vars` (slots), `plan` (the static description of checks: dim
+//! expressions over slots), `path`, `bindings`, `error`, `suggest`; then `item_checks`, the
+//! one contract generated code calls, implemented by `checker` (records and reports; the pass
+//! driver) and `call` (a checked call's lean success path); `by_name` (the source side of a
+//! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points.
 
 mod bindings;
+mod by_name;
 mod call;
 mod checker;
 mod error;
 mod has_shape;
+mod item_checks;
 mod path;
 mod plan;
 mod shaped;
-mod source;
 mod static_check;
+mod suggest;
 mod vars;
 
 pub use bindings::{Binding, Bindings, Value};
+pub use by_name::{SourceCx, SourceOptions};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
-pub use checker::{Checker, closest};
+pub use checker::Checker;
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use has_shape::{Dims, Element, HasShape, StaticShape};
+pub use item_checks::ItemChecks;
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
-pub use shaped::Shaped;
-pub use source::{SourceCx, SourceOptions};
+pub use shaped::{Shaped, isolated, isolated_source};
 pub use static_check::{StaticItem, static_matches};
-pub use vars::{MAX_VARS, SlotMap, VarTable};
+pub use suggest::closest;
+pub use vars::{MAX_VARS, Slot, SlotMap, VarTable};

@@ -1,8 +1,6 @@
 //! The static description of a derived struct's checks, built as constants by the derive.
 
-use core::fmt;
-
-use crate::expr::ArithOp;
+use crate::expr::{ArithOp, Inversion, Side, Step};
 
 /// A dim expression compiled for the checker: variables are indices into the struct's
 /// [`VarTable`](super::VarTable). The derive emits these as `static` trees.
@@ -16,57 +14,21 @@ pub enum SlotExpr {
     Bin(ArithOp, &'static SlotExpr, &'static SlotExpr),
 }
 
-/// Why a dim expression has no value.
+/// What checking `expr = target` found (see [`SlotExpr::step`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ArithFailure {
-    /// `a / b` with a remainder.
-    Inexact { lhs: usize, rhs: usize },
-    /// `a - b` below zero.
-    Negative { lhs: usize, rhs: usize },
-    /// The result does not fit in `usize`.
-    Overflow { op: ArithOp, lhs: usize, rhs: usize },
-    /// Division or remainder by zero.
-    DivByZero { lhs: usize },
-}
-
-impl fmt::Display for ArithFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            ArithFailure::Inexact { lhs, rhs } => {
-                write!(f, "{lhs} / {rhs} is not exact (remainder {})", lhs % rhs)
-            }
-            ArithFailure::Negative { lhs, rhs } => write!(f, "{lhs} - {rhs} is below zero"),
-            ArithFailure::Overflow { op, lhs, rhs } => {
-                write!(f, "{lhs} {} {rhs} overflows usize", op_str(op))
-            }
-            ArithFailure::DivByZero { lhs } => write!(f, "{lhs} is divided by zero"),
-        }
-    }
-}
-
-pub(crate) fn op_str(op: ArithOp) -> &'static str {
-    match op {
-        ArithOp::Add => "+",
-        ArithOp::Sub => "-",
-        ArithOp::Mul => "*",
-        ArithOp::Div => "/",
-        ArithOp::FloorDiv => "//",
-        ArithOp::Rem => "%",
-    }
-}
-
-pub(crate) fn apply(op: ArithOp, lhs: usize, rhs: usize) -> Result<usize, ArithFailure> {
-    match op.apply(lhs, rhs) {
-        Some(v) => Ok(v),
-        None => Err(match op {
-            ArithOp::Div | ArithOp::FloorDiv | ArithOp::Rem if rhs == 0 => {
-                ArithFailure::DivByZero { lhs }
-            }
-            ArithOp::Div => ArithFailure::Inexact { lhs, rhs },
-            ArithOp::Sub => ArithFailure::Negative { lhs, rhs },
-            _ => ArithFailure::Overflow { op, lhs, rhs },
-        }),
-    }
+pub(crate) enum Outcome {
+    /// Every variable is bound and the equation holds.
+    Holds,
+    /// Every variable is bound and the expression is this value instead.
+    Differs(usize),
+    /// Every variable is bound, but the arithmetic fails.
+    Fails(Step),
+    /// The one unknown, at local index `local`, is `value`.
+    Bind { local: u8, value: usize },
+    /// No whole size of the one unknown solves it: the step that fails.
+    NoWholeSolution(Step),
+    /// Unknowns that cannot be solved for yet.
+    Wait,
 }
 
 /// The outcome of evaluating a [`SlotExpr`] against the current bindings.
@@ -81,7 +43,7 @@ pub(crate) enum Eval {
         distinct: bool,
     },
     /// Every variable is bound, but the arithmetic fails.
-    Failed(ArithFailure),
+    Failed(Step),
 }
 
 impl SlotExpr {
@@ -98,7 +60,7 @@ impl SlotExpr {
                 },
             },
             SlotExpr::Bin(op, l, r) => match (l.eval(value), r.eval(value)) {
-                (Eval::Value(a), Eval::Value(b)) => match apply(*op, a, b) {
+                (Eval::Value(a), Eval::Value(b)) => match op.step(a, b) {
                     Ok(v) => Eval::Value(v),
                     Err(e) => Eval::Failed(e),
                 },
@@ -124,92 +86,50 @@ impl SlotExpr {
         }
     }
 
-    /// Solves `self = target` for its one unknown variable, which must occur once. `Ok(None)`
-    /// when the expression cannot be inverted to a unique value (floor division, remainder, a
-    /// product with zero); `Err` when no whole value solves it.
-    pub(crate) fn solve(
-        &self,
-        target: usize,
-        value: &impl Fn(u8) -> Option<usize>,
-    ) -> Result<Option<(u8, usize)>, ArithFailure> {
-        match self {
-            SlotExpr::Lit(_) => Ok(None),
-            SlotExpr::Var(v) => Ok(Some((*v, target))),
-            SlotExpr::Bin(op, l, r) => {
-                let (lv, rv) = (l.eval(value), r.eval(value));
-                match (lv, rv) {
-                    // Unknown on the right: target = a op r.
-                    (Eval::Value(a), Eval::Unknown { .. }) => {
-                        let r_target = match op {
-                            ArithOp::Add => target.checked_sub(a),
-                            ArithOp::Sub => a.checked_sub(target),
-                            ArithOp::Mul if a == 0 => return Ok(None),
-                            ArithOp::Mul => {
-                                if !target.is_multiple_of(a) {
-                                    return Err(ArithFailure::Inexact {
-                                        lhs: target,
-                                        rhs: a,
-                                    });
-                                }
-                                Some(target / a)
-                            }
-                            ArithOp::Div => {
-                                // a / r = target exactly: r = a / target, exact both ways.
-                                if target == 0 || !a.is_multiple_of(target) {
-                                    return Err(ArithFailure::Inexact {
-                                        lhs: a,
-                                        rhs: target,
-                                    });
-                                }
-                                Some(a / target)
-                            }
-                            ArithOp::FloorDiv | ArithOp::Rem => return Ok(None),
-                        };
-                        match r_target {
-                            Some(t) => r.solve(t, value),
-                            None => Err(ArithFailure::Negative {
-                                lhs: target,
-                                rhs: a,
-                            }),
-                        }
-                    }
-                    // Unknown on the left: target = l op b.
-                    (Eval::Unknown { .. }, Eval::Value(b)) => {
-                        let l_target = match op {
-                            ArithOp::Add => target.checked_sub(b),
-                            ArithOp::Sub => target.checked_add(b),
-                            ArithOp::Mul if b == 0 => return Ok(None),
-                            ArithOp::Mul => {
-                                if !target.is_multiple_of(b) {
-                                    return Err(ArithFailure::Inexact {
-                                        lhs: target,
-                                        rhs: b,
-                                    });
-                                }
-                                Some(target / b)
-                            }
-                            ArithOp::Div => match target.checked_mul(b) {
-                                Some(t) => Some(t),
-                                None => {
-                                    return Err(ArithFailure::Overflow {
-                                        op: ArithOp::Mul,
-                                        lhs: target,
-                                        rhs: b,
-                                    });
-                                }
-                            },
-                            ArithOp::FloorDiv | ArithOp::Rem => return Ok(None),
-                        };
-                        match l_target {
-                            Some(t) => l.solve(t, value),
-                            None => Err(ArithFailure::Negative {
-                                lhs: target,
-                                rhs: b,
-                            }),
-                        }
-                    }
-                    _ => Ok(None),
+    /// What `self = target` tells, given the variables bound so far: it holds, it fails, or it
+    /// binds its one unknown (occurring once, undone through the arithmetic table), or it has
+    /// to wait for more variables. The one sequence both checkers react to.
+    #[inline]
+    pub(crate) fn step(&self, target: usize, value: &impl Fn(u8) -> Option<usize>) -> Outcome {
+        match self.eval(value) {
+            Eval::Value(v) if v == target => Outcome::Holds,
+            Eval::Value(v) => Outcome::Differs(v),
+            Eval::Failed(f) => Outcome::Fails(f),
+            Eval::Unknown {
+                occurrences: 1,
+                distinct: true,
+                ..
+            } => self.solve(target, value),
+            Eval::Unknown { .. } => Outcome::Wait,
+        }
+    }
+
+    /// Solves `self = target` for its one unknown, undoing one operator at a time.
+    fn solve(&self, target: usize, value: &impl Fn(u8) -> Option<usize>) -> Outcome {
+        let (mut cur, mut t) = (self, target);
+        loop {
+            let (op, next, side, k) = match cur {
+                SlotExpr::Var(local) => {
+                    let local = *local;
+                    // The table's inversions are exact: putting the value back gives the target.
+                    debug_assert_eq!(
+                        self.eval(&|v| if v == local { Some(t) } else { value(v) }),
+                        Eval::Value(target),
+                        "an inversion of the arithmetic table is not exact"
+                    );
+                    return Outcome::Bind { local, value: t };
                 }
+                SlotExpr::Lit(_) => return Outcome::Wait,
+                SlotExpr::Bin(op, l, r) => match (l.eval(value), r.eval(value)) {
+                    (Eval::Unknown { .. }, Eval::Value(k)) => (*op, *l, Side::Left, k),
+                    (Eval::Value(k), Eval::Unknown { .. }) => (*op, *r, Side::Right, k),
+                    _ => return Outcome::Wait,
+                },
+            };
+            match op.invert(side, k, t) {
+                Inversion::Value(v) => (cur, t) = (next, v),
+                Inversion::Undecided => return Outcome::Wait,
+                Inversion::NoWholeSolution(step) => return Outcome::NoWholeSolution(step),
             }
         }
     }
@@ -248,7 +168,7 @@ impl SlotExpr {
                 }
                 l.write_prec(f, leaf, p);
                 f.push(' ');
-                f.push_str(op_str(*op));
+                f.push_str(op.symbol(true));
                 f.push(' ');
                 // Left-associative: a right operand of the same precedence needs parentheses.
                 r.write_prec(f, leaf, p + 1);
@@ -282,10 +202,28 @@ mod tests {
     #[test]
     fn inverts_one_unknown() {
         let none = |_| None;
-        assert_eq!(FOUR_D.solve(3072, &none), Ok(Some((0, 768))));
-        assert!(FOUR_D.solve(3070, &none).is_err());
-        assert_eq!(D_PLUS_1.solve(5, &none), Ok(Some((0, 4))));
-        assert!(D_PLUS_1.solve(0, &none).is_err());
+        let bind = |value| Outcome::Bind { local: 0, value };
+        assert_eq!(FOUR_D.step(3072, &none), bind(768));
+        assert!(matches!(
+            FOUR_D.step(3070, &none),
+            Outcome::NoWholeSolution(_)
+        ));
+        assert_eq!(D_PLUS_1.step(5, &none), bind(4));
+        assert!(matches!(
+            D_PLUS_1.step(0, &none),
+            Outcome::NoWholeSolution(_)
+        ));
+        assert_eq!(D_PLUS_1.step(5, &|_| Some(4)), Outcome::Holds);
+        assert_eq!(D_PLUS_1.step(5, &|_| Some(3)), Outcome::Differs(4));
+    }
+
+    #[test]
+    fn floor_division_by_one_is_solved_like_the_symbolic_solver_does() {
+        static D_DIV_1: SlotExpr = SlotExpr::Bin(ArithOp::FloorDiv, &D, &ONE);
+        static D_DIV_4: SlotExpr = SlotExpr::Bin(ArithOp::FloorDiv, &D, &FOUR);
+        let none = |_| None;
+        assert_eq!(D_DIV_1.step(7, &none), Outcome::Bind { local: 0, value: 7 });
+        assert_eq!(D_DIV_4.step(7, &none), Outcome::Wait);
     }
 
     #[test]

@@ -1,9 +1,12 @@
-//! The [`Shaped`] trait: what `#[derive(Shaped)]` implements.
+//! The [`Shaped`] trait, what `#[derive(Shaped)]` implements, and its entry points: a struct
+//! verified in memory, a checkpoint verified by name, a nested struct in a scope of its own.
+//! Every one of them drives the one [`Checker`] through [`Checker::run`].
 
 use super::bindings::Bindings;
+use super::by_name::{SourceCx, SourceOptions};
 use super::checker::Checker;
-use super::error::{ShapeError, ShapeErrors};
-use super::source::{self, SourceCx, SourceOptions};
+use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+use super::path::FieldPath;
 use super::vars::{SlotMap, VarTable};
 use crate::source::ShapeSource;
 
@@ -123,8 +126,9 @@ pub trait Shaped {
     /// ));
     /// ```
     fn verify_source<S: ShapeSource + ?Sized>(src: &S) -> Result<Bindings, ShapeErrors> {
+        // `&S` is `Sized` even when `S` is not, so `&&S` unsizes to `&dyn ShapeSource`.
         let src = &src;
-        source::verify_source::<Self>(&src, &SourceOptions::new())
+        verify_source::<Self>(&src, &SourceOptions::new())
     }
 
     /// [`verify_source`](Shaped::verify_source) with some variables pre-bound (from a
@@ -147,7 +151,7 @@ pub trait Shaped {
         pre: Bindings,
     ) -> Result<Bindings, ShapeErrors> {
         let src = &src;
-        source::verify_source::<Self>(&src, &SourceOptions::new().bindings(pre))
+        verify_source::<Self>(&src, &SourceOptions::new().bindings(pre))
     }
 
     /// [`verify_source`](Shaped::verify_source) with [`SourceOptions`]: pre-bound values and
@@ -172,7 +176,7 @@ pub trait Shaped {
         options: SourceOptions,
     ) -> Result<Bindings, ShapeErrors> {
         let src = &src;
-        source::verify_source::<Self>(&src, &options)
+        verify_source::<Self>(&src, &options)
     }
 
     /// Verifies every field; the bindings on success, the first mismatch otherwise (in
@@ -200,40 +204,21 @@ pub trait Shaped {
 
 #[cold]
 fn first_error(errors: Vec<ShapeError>) -> ShapeError {
-    errors.into_iter().next().unwrap_or_else(unreachable_error)
+    errors
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| ShapeError::unrecorded("?"))
 }
 
-#[cold]
-fn unreachable_error() -> ShapeError {
-    // `run` only fails with at least one error; stay total all the same.
-    super::error::ShapeErrorDetails {
-        path: super::path::FieldPath::new("?", &[]),
-        axis: None,
-        pattern: None,
-        shape: None,
-        kind: super::error::ShapeErrorKind::Source {
-            detail: "verification failed without a recorded error".into(),
-        },
-        provenance: Vec::new(),
-        tensor: None,
-    }
-    .into()
-}
-
-/// The pass loop shared by every entry point. With `report` false, errors are only counted
-/// (used for nested isolated scopes checked in a quiet pass of their parent).
-pub(crate) fn run<S: Shaped + ?Sized>(
-    s: &S,
-    pre: &Bindings,
-    report: bool,
-) -> Result<Bindings, Vec<ShapeError>> {
-    run_with(s, pre, report, |errors| errors)
-}
-
-/// [`run`] with the error list turned into the caller's error type inside, so the bindings
-/// are moved once, straight into the caller's result (no re-wrapping of a large `Result`).
+/// Verifies `s` with `pre` bound. With `report` false, errors are only counted (a nested
+/// scope checked in a quiet pass of its parent).
+///
+/// The first pass is inlined into each struct's `verify` (the measured hot path: a model
+/// whose fields bind variables before using them is done after it); the rest is
+/// [`Checker::finish`]. The error list becomes the caller's error type inside, so the bindings
+/// are moved once, straight into the caller's result.
 #[inline(always)]
-pub(crate) fn run_with<S: Shaped + ?Sized, E>(
+fn run_with<S: Shaped + ?Sized, E>(
     s: &S,
     pre: &Bindings,
     report: bool,
@@ -250,29 +235,64 @@ pub(crate) fn run_with<S: Shaped + ?Sized, E>(
     if cx.is_clean() {
         return Ok(cx.take_bindings());
     }
-    run_slow(s, cx, report).map_err(wrap)
+    cx.finish(report, |cx| s.check_in(cx, &map)).map_err(wrap)
 }
 
-/// Further passes (equations waiting for variables bound later) and the reporting pass.
-#[inline(never)]
-fn run_slow<S: Shaped + ?Sized>(
-    s: &S,
-    mut cx: Checker,
+/// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`), then
+/// folds its errors into `cx`'s. Generated code calls it.
+#[doc(hidden)]
+pub fn isolated<S: Shaped + ?Sized>(cx: &mut Checker, nested: &S) {
+    let report = cx.is_reporting();
+    if let Err(errors) = run_with(nested, &Bindings::new(), report, |e| e) {
+        cx.absorb(errors);
+    }
+}
+
+/// [`isolated`] for `verify_source`: the nested struct `S` read under the current name.
+#[doc(hidden)]
+pub fn isolated_source<S: Shaped + ?Sized>(cx: &mut Checker, src: &mut SourceCx<'_>) {
+    let report = cx.is_reporting();
+    let mark = src.prefix_mark();
+    let result = run_source::<S>(src, &Bindings::new(), report);
+    src.pop(mark);
+    if let Err(errors) = result {
+        cx.absorb(errors);
+    }
+}
+
+/// The checks of `S` with every shape read by name from `src`.
+fn run_source<S: Shaped + ?Sized>(
+    src: &mut SourceCx<'_>,
+    pre: &Bindings,
     report: bool,
 ) -> Result<Bindings, Vec<ShapeError>> {
     let map: SlotMap = const { S::VARS.identity() };
-    while cx.needs_another_pass() {
-        cx.begin_pass(false);
-        s.check_in(&mut cx, &map);
-        if cx.is_clean() {
-            return Ok(cx.take_bindings());
-        }
+    Checker::new(const { &S::VARS }, S::NAME, pre)
+        .run(report, |cx| S::check_source_in(cx, &map, src))
+}
+
+/// `verify_source` and its variants: run the checker, then list the unexpected tensors.
+fn verify_source<S: Shaped + ?Sized>(
+    src: &dyn ShapeSource,
+    options: &SourceOptions,
+) -> Result<Bindings, ShapeErrors> {
+    let mut scx = SourceCx::new(src);
+    let result = run_source::<S>(&mut scx, options.pre(), true);
+    let unexpected = if options.is_strict() {
+        scx.unexpected()
+    } else {
+        Vec::new()
+    };
+    if unexpected.is_empty() {
+        return result.map_err(ShapeErrors::from);
     }
-    if !report {
-        // The caller only needs to know that it failed; give it one error to carry that.
-        return Err(vec![unreachable_error()]);
-    }
-    cx.begin_pass(true);
-    s.check_in(&mut cx, &map);
-    Err(cx.into_errors())
+    let error = ShapeErrorDetails::new(
+        FieldPath::new(S::NAME, &[]),
+        ShapeErrorKind::Unexpected {
+            tensors: unexpected,
+        },
+    );
+    let mut errors = result.err().unwrap_or_default();
+    errors.push(error.into());
+    Err(ShapeErrors::from(errors))
 }

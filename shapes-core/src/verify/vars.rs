@@ -11,6 +11,55 @@
 /// Exceeding it is a compile-time error in the derived code's constant evaluation.
 pub const MAX_VARS: usize = 64;
 
+/// A variable's slot in a verification scope: an index below [`MAX_VARS`], checked when it is
+/// made (in the `const`s generated code evaluates, so a wrong one is a compile error), so that
+/// every use indexes the checker's tables in bounds.
+///
+/// ```
+/// use shapes::__private::Slot;
+/// const S: Slot = Slot::new(3);
+/// assert_eq!(S.index(), 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot(u8);
+
+impl Slot {
+    /// The slot at `index`.
+    ///
+    /// # Panics
+    /// When `index >= MAX_VARS`: generated code makes slots in `const` context, where this is
+    /// a compile error; anywhere else it would be a bug in the caller, reported loudly rather
+    /// than aliased to another variable.
+    #[inline(always)]
+    pub const fn new(index: usize) -> Slot {
+        // ok: a documented invariant check, evaluated at compile time by generated code.
+        assert!(index < MAX_VARS, "shapes: a variable slot is out of range");
+        Slot(index as u8)
+    }
+
+    /// The index, below [`MAX_VARS`].
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        // `new` is the only constructor and checks the bound, so the mask never changes the
+        // value; it only tells the compiler so, which removes bounds checks on `[_; MAX_VARS]`.
+        self.0 as usize & (MAX_VARS - 1)
+    }
+
+    /// The index as a byte, how [`Bindings`](crate::Bindings) stores it.
+    #[inline(always)]
+    pub(crate) const fn to_u8(self) -> u8 {
+        self.0
+    }
+
+    /// The slot's bit in a `u64` set of bound slots.
+    #[inline(always)]
+    pub(crate) const fn bit(self) -> u64 {
+        1 << self.index()
+    }
+}
+
+const _: () = assert!(MAX_VARS.is_power_of_two() && MAX_VARS <= 64);
+
 /// An ordered, duplicate-free list of variable names, usable in `const` context.
 ///
 /// ```
@@ -130,13 +179,12 @@ impl VarTable {
         child: &VarTable,
         renames: &[(&'static str, &'static str)],
     ) -> SlotMap {
-        let mut slots = [0u8; MAX_VARS];
+        let mut slots = [Slot(0); MAX_VARS];
         let mut i = 0;
         // ok: `i < child.len <= MAX_VARS == slots.len()`.
         while i < child.len {
             match self.index_of(rename(child.names[i], renames)) {
-                // MAX_VARS is 64, so every index fits in a u8.
-                Some(at) => slots[i] = at as u8,
+                Some(at) => slots[i] = Slot::new(at),
                 // ok: const-evaluated (the derive calls this inside `const { … }`): a compile
                 // error, and unreachable for generated code, which merges the child's table first.
                 None => panic!("shapes: a nested variable is missing from its parent's table"),
@@ -151,10 +199,10 @@ impl VarTable {
 
     /// The identity map of this table onto itself.
     pub const fn identity(&self) -> SlotMap {
-        let mut slots = [0u8; MAX_VARS];
+        let mut slots = [Slot(0); MAX_VARS];
         let mut i = 0;
         while i < self.len {
-            slots[i] = i as u8; // ok: `i < self.len <= MAX_VARS`.
+            slots[i] = Slot::new(i); // ok: `i < self.len <= MAX_VARS`.
             i += 1;
         }
         SlotMap {
@@ -194,29 +242,36 @@ const fn rename(name: &'static str, renames: &[(&'static str, &'static str)]) ->
 /// const PARENT: VarTable = VarTable::new().with("vocab").with("d_model");
 /// const CHILD: VarTable = VarTable::new().with("d");
 /// const MAP: shapes::__private::SlotMap = PARENT.map_of(&CHILD, &[("d", "d_model")]);
-/// assert_eq!(MAP.get(0), 1);
+/// assert_eq!(MAP.get(0).index(), 1);
 /// ```
 #[derive(Clone, Copy)]
 pub struct SlotMap {
-    slots: [u8; MAX_VARS],
+    slots: [Slot; MAX_VARS],
     len: usize,
 }
 
 impl SlotMap {
     /// The scope slot of local variable `local`.
+    ///
+    /// # Panics
+    /// When `local` is not below [`MAX_VARS`]: generated code asks only for indices of its
+    /// own table, with constant indices, so the check compiles away.
     #[inline(always)]
-    pub fn get(&self, local: usize) -> usize {
-        // Generated code only asks for indices of its own table, which are < MAX_VARS.
-        usize::from(self.slots[local % MAX_VARS]) // ok: `% MAX_VARS`.
+    pub fn get(&self, local: usize) -> Slot {
+        debug_assert!(
+            local < self.len,
+            "shapes: local variable {local} is not in the map"
+        );
+        self.slots[local] // ok: a bug in the caller is reported, not aliased.
     }
 
     /// This map composed with a child's map: child local → this scope's slot.
     #[inline]
     pub fn then(&self, child: &SlotMap) -> SlotMap {
-        let mut slots = [0u8; MAX_VARS];
-        // ok: `child.len <= MAX_VARS` (a table's length), and the index is `% MAX_VARS`.
+        let mut slots = [Slot(0); MAX_VARS];
+        // ok: `child.len <= MAX_VARS` (a table's length); `Slot::index` is below MAX_VARS.
         for (out, &via) in slots.iter_mut().zip(&child.slots[..child.len]) {
-            *out = self.slots[usize::from(via) % MAX_VARS];
+            *out = self.slots[via.index()];
         }
         SlotMap {
             slots,
@@ -247,9 +302,9 @@ mod tests {
             .merge(&CHILD, &[("d", "d_model")]);
         assert_eq!(PARENT.names(), &["d_model", "heads"]);
         const MAP: SlotMap = PARENT.map_of(&CHILD, &[("d", "d_model")]);
-        assert_eq!((MAP.get(0), MAP.get(1)), (0, 1));
+        assert_eq!((MAP.get(0).index(), MAP.get(1).index()), (0, 1));
         let id = PARENT.identity();
         let composed = id.then(&MAP);
-        assert_eq!((composed.get(0), composed.get(1)), (0, 1));
+        assert_eq!((composed.get(0).index(), composed.get(1).index()), (0, 1));
     }
 }

@@ -1,5 +1,6 @@
-//! `verify_source`: the same checker as `verify()`, with shapes read by name from a
-//! [`ShapeSource`] (a checkpoint header) instead of from field values.
+//! Checking by name: [`SourceCx`], the source side of `verify_source` (the same checker as
+//! `verify()`, with shapes read by name from a [`ShapeSource`], a checkpoint header, instead of
+//! from field values), and its [`SourceOptions`].
 //!
 //! The derive generates `check_source_in`, which walks the struct's fields like `check_in` but
 //! asks a [`SourceCx`] for each tensor by its checkpoint name: the field's name (or its
@@ -11,10 +12,9 @@
 
 use super::bindings::Bindings;
 use super::checker::Checker;
-use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
-use super::path::FieldPath;
-use super::shaped::Shaped;
-use super::vars::SlotMap;
+use super::error::ShapeErrorKind;
+use super::item_checks::ItemChecks;
+use super::vars::Slot;
 use crate::source::ShapeSource;
 
 /// How `verify_source_options` treats the checkpoint: pre-bound values, and whether tensors the
@@ -244,7 +244,7 @@ impl<'s> SourceCx<'s> {
 
     /// Binds the list length `n` to the variable at `slot` (a `count = "…"` attribute), with
     /// the current field as its origin.
-    pub fn bind_count(&mut self, cx: &mut Checker, slot: usize, n: usize) {
+    pub fn bind_count(&mut self, cx: &mut Checker, slot: Slot, n: usize) {
         let start = cx.error_count();
         cx.var(slot, &[n], 0);
         if cx.error_count() > start {
@@ -282,166 +282,18 @@ impl<'s> SourceCx<'s> {
         }
     }
 
-    /// Checks the nested struct `S` under the current name in a scope of its own
-    /// (`#[shape(nested, scope = "own")]`), folding its errors into `cx`'s.
-    pub fn isolated<S: Shaped + ?Sized>(&mut self, cx: &mut Checker) {
-        let report = cx.reporting();
-        let mark = self.prefix.len();
-        let result = run_source::<S>(self, &Bindings::new(), report);
-        self.prefix.truncate(mark);
-        if let Err(errors) = result {
-            cx.absorb(errors);
-        }
+    /// The current name's length, which [`pop`](Self::pop) restores.
+    pub(crate) fn prefix_mark(&self) -> usize {
+        self.prefix.len()
     }
 
     /// The names nobody asked for, in sorted order.
-    fn unexpected(&self) -> Vec<String> {
+    pub(crate) fn unexpected(&self) -> Vec<String> {
         self.names
             .iter()
             .zip(&self.used)
             .filter(|(_, used)| !**used)
             .map(|(n, _)| (*n).to_owned())
             .collect()
-    }
-}
-
-/// The pass loop of `verify_source`, like `shaped::run` with the source instead of values.
-pub(crate) fn run_source<S: Shaped + ?Sized>(
-    src: &mut SourceCx<'_>,
-    pre: &Bindings,
-    report: bool,
-) -> Result<Bindings, Vec<ShapeError>> {
-    let table = const { &S::VARS };
-    let map: SlotMap = const { S::VARS.identity() };
-    let mut cx = Checker::new(table, S::NAME, pre);
-    loop {
-        cx.begin_pass(false);
-        S::check_source_in(&mut cx, &map, src);
-        if cx.is_clean() {
-            return Ok(cx.take_bindings());
-        }
-        if !cx.needs_another_pass() {
-            break;
-        }
-    }
-    if !report {
-        return Err(vec![failed_marker()]);
-    }
-    cx.begin_pass(true);
-    S::check_source_in(&mut cx, &map, src);
-    Err(cx.into_errors())
-}
-
-#[cold]
-fn failed_marker() -> ShapeError {
-    ShapeErrorDetails {
-        path: FieldPath::new("?", &[]),
-        axis: None,
-        pattern: None,
-        shape: None,
-        kind: ShapeErrorKind::Source {
-            detail: "verification failed".into(),
-        },
-        provenance: Vec::new(),
-        tensor: None,
-    }
-    .into()
-}
-
-/// `verify_source` and its variants: run the checker, then list the unexpected tensors.
-pub(crate) fn verify_source<S: Shaped + ?Sized>(
-    src: &dyn ShapeSource,
-    options: &SourceOptions,
-) -> Result<Bindings, ShapeErrors> {
-    let mut scx = SourceCx::new(src);
-    let result = run_source::<S>(&mut scx, &options.pre, true);
-    let unexpected = if options.strict {
-        scx.unexpected()
-    } else {
-        Vec::new()
-    };
-    if unexpected.is_empty() {
-        return result.map_err(ShapeErrors::from);
-    }
-    let error: ShapeError = ShapeErrorDetails {
-        path: FieldPath::new(S::NAME, &[]),
-        axis: None,
-        pattern: None,
-        shape: None,
-        kind: ShapeErrorKind::Unexpected {
-            tensors: unexpected,
-        },
-        provenance: Vec::new(),
-        tensor: None,
-    }
-    .into();
-    let mut errors = result.err().unwrap_or_default();
-    errors.push(error);
-    Err(ShapeErrors::from(errors))
-}
-
-/// The checkpoint view of a `verify_source` failure: PyTorch's two lists and the mismatches.
-impl ShapeErrors {
-    /// The tensors the struct needs that the source lacks, in declaration order (PyTorch's
-    /// "missing keys").
-    ///
-    /// ```
-    /// use std::collections::BTreeMap;
-    /// use shapes::{Shape, Shaped};
-    ///
-    /// #[derive(Shaped)]
-    /// struct Linear {
-    ///     #[shape("(d_out, d_in)")] weight: Shape,
-    ///     #[shape("(d_out,)")] bias: Shape,
-    /// }
-    ///
-    /// let mut src = BTreeMap::new();
-    /// src.insert("weight".to_string(), Shape::from([4, 3]));
-    /// src.insert("scale".to_string(), Shape::from([4]));
-    /// let errs = Linear::verify_source(&src).unwrap_err();
-    /// assert_eq!(errs.missing_tensors(), ["bias"]);
-    /// assert_eq!(errs.unexpected_tensors(), ["scale"]);
-    /// assert_eq!(errs.mismatches().count(), 0);
-    /// ```
-    pub fn missing_tensors(&self) -> Vec<&str> {
-        self.errors()
-            .iter()
-            .filter_map(|e| match &e.kind {
-                ShapeErrorKind::Missing { tensor } => Some(tensor.as_str()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The source's tensors the struct does not describe, sorted (PyTorch's "unexpected
-    /// keys"); empty in non-strict mode. See [`missing_tensors`](Self::missing_tensors).
-    ///
-    /// ```
-    /// let errs = shapes::ShapeErrors::from(Vec::new());
-    /// assert!(errs.unexpected_tensors().is_empty());
-    /// ```
-    pub fn unexpected_tensors(&self) -> &[String] {
-        self.errors()
-            .iter()
-            .find_map(|e| match &e.kind {
-                ShapeErrorKind::Unexpected { tensors } => Some(tensors.as_slice()),
-                _ => None,
-            })
-            .unwrap_or(&[])
-    }
-
-    /// Every error that is neither a missing nor an unexpected tensor: shape mismatches,
-    /// unsolvable dims, gaps. See [`missing_tensors`](Self::missing_tensors).
-    ///
-    /// ```
-    /// assert_eq!(shapes::ShapeErrors::from(Vec::new()).mismatches().count(), 0);
-    /// ```
-    pub fn mismatches(&self) -> impl Iterator<Item = &ShapeError> + '_ {
-        self.errors().iter().filter(|e| {
-            !matches!(
-                e.kind,
-                ShapeErrorKind::Missing { .. } | ShapeErrorKind::Unexpected { .. }
-            )
-        })
     }
 }
