@@ -2,9 +2,9 @@
 //! error of a `#[shapes::check]` call; and [`Checker::run`], the one pass driver.
 //!
 //! Generated code drives it through [`ItemChecks`] with straight-line calls, one per pattern
-//! item, with variables already turned into slots. The success path touches no name, allocates nothing and hashes
-//! nothing: a bound variable is a bit in a `u64` and a `usize` in an array. Names, paths and
-//! expression texts are only read to build an error.
+//! item, with variables already turned into slots. The success path touches no name,
+//! allocates nothing and hashes nothing: a bound variable is a bit in a `u64` and a `usize` in
+//! an array. Names, paths and expression texts are only read to build an error (`report.rs`).
 //!
 //! Order independence comes from passes: a dim whose expression still has unknown variables is
 //! counted as pending and skipped; if a pass leaves work pending but bound something new, the
@@ -12,16 +12,15 @@
 //! mismatch and everything still pending into a [`ShapeError`]. A struct whose fields bind
 //! variables before using them needs one pass.
 
-use smallvec::SmallVec;
+mod report;
 
 use super::bindings::{Bindings, Value};
-use super::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
+use super::error::{ShapeError, ShapeErrorKind};
 use super::item_checks::ItemChecks;
-use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
+use super::path::{NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::suggest::closest;
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
-use crate::expr::Step;
 use crate::shape::Shape;
 
 /// Nesting tracked by the checker: paths in errors and origins show the outer `PATH_DEPTH`
@@ -328,128 +327,6 @@ impl Checker {
         self.out.origin_of_slot(slot.index())
     }
 
-    fn current_path(&self) -> FieldPath {
-        // ok: `min(PATH_DEPTH)` keeps the range inside `path`.
-        let mut segments: SmallVec<[Segment; 6]> =
-            SmallVec::from_slice(&self.path[..self.depth.min(PATH_DEPTH)]);
-        if !self.field.name.is_empty() {
-            segments.push(Segment::Field(self.field.name));
-        }
-        FieldPath::new(self.root, &segments)
-    }
-
-    fn error(
-        &self,
-        axis: Option<usize>,
-        dims: Option<&[usize]>,
-        kind: ShapeErrorKind,
-        provenance: Vec<Provenance>,
-    ) -> ShapeError {
-        let pattern = (!self.field.pattern.is_empty()).then_some(self.field.pattern);
-        ShapeErrorDetails {
-            path: self.current_path(),
-            axis,
-            pattern,
-            shape: dims.map(Shape::new),
-            kind,
-            provenance,
-            tensor: None,
-        }
-        .into()
-    }
-
-    /// Records an error; in a quiet pass only notes that one exists.
-    fn push(&mut self, make: impl FnOnce(&Self) -> ShapeError) {
-        self.failed = true;
-        if self.report {
-            let e = make(self);
-            self.errors.push(e);
-        }
-    }
-
-    fn provenance(&self, slots: impl IntoIterator<Item = Slot>) -> Vec<Provenance> {
-        slots
-            .into_iter()
-            .filter_map(|slot| {
-                let origin = self.origin_of(slot)?;
-                let value = match self.out.shape_of_slot(slot.index()) {
-                    Some(shape) => shape.to_string(),
-                    None => self.sizes[slot.index()].to_string(),
-                };
-                Some(Provenance {
-                    name: self.table.name(slot.index()).to_owned(),
-                    value,
-                    origin,
-                })
-            })
-            .collect()
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn rank_mismatch(&mut self, dims: &[usize], expected: usize, at_least: bool) {
-        self.push(|cx| {
-            cx.error(
-                None,
-                Some(dims),
-                ShapeErrorKind::Rank { expected, at_least },
-                Vec::new(),
-            )
-        });
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn lit_mismatch(&mut self, expected: usize, dims: &[usize], axis: usize) {
-        self.push(|cx| {
-            cx.error(
-                Some(axis),
-                Some(dims),
-                ShapeErrorKind::Literal { expected },
-                Vec::new(),
-            )
-        });
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn var_mismatch(&mut self, slot: Slot, dims: &[usize], axis: usize) {
-        self.push(|cx| {
-            let value = cx.sizes[slot.index()];
-            cx.error(
-                Some(axis),
-                Some(dims),
-                ShapeErrorKind::Dim {
-                    expected: format!("{} = {value}", cx.table.name(slot.index())),
-                    value,
-                },
-                cx.provenance([slot]),
-            )
-        });
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn variadic_mismatch(&mut self, slot: Slot, dims: &[usize], start: usize, end: usize) {
-        self.push(|cx| {
-            let expected = cx
-                .out
-                .shape_of_slot(slot.index())
-                .cloned()
-                .unwrap_or_default();
-            cx.error(
-                Some(start),
-                Some(dims),
-                ShapeErrorKind::Variadic {
-                    name: cx.table.name(slot.index()).to_owned(),
-                    expected,
-                    found: dims.get(start..end).map(Shape::new).unwrap_or_default(),
-                },
-                cx.provenance([slot]),
-            )
-        });
-    }
-
     /// `expr = target`, where `at` is the tensor dim being checked (None for `where`).
     fn equation(
         &mut self,
@@ -474,169 +351,11 @@ impl Checker {
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn no_whole_solution(
-        &mut self,
-        expr: &SlotExpr,
-        map: &SlotMap,
-        target: usize,
-        step: Step,
-        at: Option<(&[usize], usize)>,
-    ) {
-        let mut text = String::new();
-        expr.write(&mut text, &|v| self.leaf_name(map, v));
-        let detail = format!("{text} = {target} has no whole solution ({step})");
-        self.arith_failure(detail, at.map(|(d, _)| d), at.map(|(_, a)| a));
-    }
-
     fn defer(&mut self, exprs: &[&'static SlotExpr], map: &SlotMap, at: Option<(&[usize], usize)>) {
         self.pending += 1;
         if self.report {
             self.unsolved(exprs, map, at.map(|(d, _)| d), at.map(|(_, a)| a));
         }
-    }
-
-    fn leaf_name(&self, map: &SlotMap, local: u8) -> String {
-        self.table
-            .name(map.get(usize::from(local)).index())
-            .to_owned()
-    }
-
-    fn leaf_value(&self, map: &SlotMap, local: u8) -> String {
-        match self.value(map.get(usize::from(local))) {
-            Some(v) => v.to_string(),
-            None => self.leaf_name(map, local),
-        }
-    }
-
-    /// `heads * head_dim = 12 * 64 = 768`
-    fn describe(&self, expr: &SlotExpr, map: &SlotMap, value: usize) -> String {
-        let mut named = String::new();
-        expr.write(&mut named, &|v| self.leaf_name(map, v));
-        let mut valued = String::new();
-        expr.write(&mut valued, &|v| self.leaf_value(map, v));
-        let value = value.to_string();
-        let mut out = named.clone();
-        for part in [valued, value] {
-            if !out.ends_with(&part) {
-                out.push_str(" = ");
-                out.push_str(&part);
-            }
-        }
-        out
-    }
-
-    fn expr_slots(&self, exprs: &[&SlotExpr], map: &SlotMap) -> Vec<Slot> {
-        let mut locals = Vec::new();
-        for e in exprs {
-            e.vars(&mut locals);
-        }
-        let mut slots: Vec<Slot> = locals.iter().map(|&l| map.get(usize::from(l))).collect();
-        slots.dedup();
-        slots
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn expr_mismatch(
-        &mut self,
-        expr: &SlotExpr,
-        map: &SlotMap,
-        value: usize,
-        target: usize,
-        at: Option<(&[usize], usize)>,
-    ) {
-        self.push(|cx| {
-            let expected = cx.describe(expr, map, value);
-            let prov = cx.provenance(cx.expr_slots(&[expr], map));
-            match at {
-                Some((dims, axis)) => cx.error(
-                    Some(axis),
-                    Some(dims),
-                    ShapeErrorKind::Dim { expected, value },
-                    prov,
-                ),
-                None => cx.error(
-                    None,
-                    None,
-                    ShapeErrorKind::Where {
-                        detail: format!("{expected}, but the other side is {target}"),
-                    },
-                    prov,
-                ),
-            }
-        });
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn where_mismatch(
-        &mut self,
-        lhs: &SlotExpr,
-        rhs: &SlotExpr,
-        map: &SlotMap,
-        a: usize,
-        b: usize,
-    ) {
-        self.push(|cx| {
-            let detail = format!(
-                "{} but {}",
-                cx.describe(lhs, map, a),
-                cx.describe(rhs, map, b)
-            );
-            let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
-            cx.error(None, None, ShapeErrorKind::Where { detail }, prov)
-        });
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn arith_failure(&mut self, detail: String, dims: Option<&[usize]>, axis: Option<usize>) {
-        self.push(|cx| {
-            cx.error(
-                axis,
-                dims,
-                ShapeErrorKind::Arithmetic { detail },
-                Vec::new(),
-            )
-        });
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn unsolved(
-        &mut self,
-        exprs: &[&SlotExpr],
-        map: &SlotMap,
-        dims: Option<&[usize]>,
-        axis: Option<usize>,
-    ) {
-        self.push(|cx| {
-            let slots = cx.expr_slots(exprs, map);
-            let unknown = slots
-                .iter()
-                .filter(|&&s| cx.value(s).is_none())
-                .map(|&s| cx.table.name(s.index()).to_owned())
-                .collect();
-            let texts: Vec<String> = exprs
-                .iter()
-                .map(|e| {
-                    let mut t = String::new();
-                    e.write(&mut t, &|v| cx.leaf_name(map, v));
-                    t
-                })
-                .collect();
-            cx.error(
-                axis,
-                dims,
-                ShapeErrorKind::Unsolved {
-                    expr: texts.join(" = "),
-                    unknown,
-                },
-                Vec::new(),
-            )
-        });
     }
 }
 
@@ -733,48 +452,6 @@ impl ItemChecks for Checker {
             }
         } else {
             self.set_shape(slot, Shape::new(sub), start, OriginKind::Field);
-        }
-    }
-}
-
-// ----- hooks for checkpoint sources (`verify_source`, in source.rs) -----
-impl Checker {
-    /// Whether this pass records errors (the final pass) or only notes that one exists.
-    pub(crate) fn is_reporting(&self) -> bool {
-        self.report
-    }
-
-    /// How many errors are recorded so far.
-    pub(crate) fn error_count(&self) -> usize {
-        self.errors.len()
-    }
-
-    /// The errors recorded since `start`, for tagging with a tensor name.
-    pub(crate) fn errors_since(&mut self, start: usize) -> &mut [ShapeError] {
-        let start = start.min(self.errors.len());
-        &mut self.errors[start..] // ok: clamped to the length just above.
-    }
-
-    /// Records an error about the current field that is not about its dims (a missing tensor,
-    /// a gap in a list).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn source_error(&mut self, kind: impl FnOnce() -> ShapeErrorKind) {
-        self.push(|cx| cx.error(None, None, kind(), Vec::new()));
-    }
-
-    /// Folds the errors of a nested scope checked on its own into this checker's, under the
-    /// current path.
-    pub(crate) fn absorb(&mut self, errors: Vec<ShapeError>) {
-        self.failed = true;
-        if self.report {
-            let prefix = self.current_path();
-            for mut e in errors {
-                let mut segments: Vec<Segment> = prefix.segments().to_vec();
-                segments.extend_from_slice(e.path.segments());
-                e.path = FieldPath::new(prefix.root(), &segments);
-                self.errors.push(e);
-            }
         }
     }
 }
