@@ -166,7 +166,7 @@ impl Pattern {
     /// let q = Pattern::new(vec![Item::Dim(DimExpr::Var(Name::new("n")))]);
     /// assert_eq!(q.as_concrete(), None);
     /// ```
-    pub fn as_concrete(&self) -> Option<crate::Shape> {
+    pub fn as_concrete(&self) -> Option<crate::shape::Shape> {
         self.items
             .iter()
             .map(|item| match item {
@@ -183,8 +183,8 @@ impl From<&[usize]> for Pattern {
     }
 }
 
-impl From<crate::Shape> for Pattern {
-    fn from(shape: crate::Shape) -> Self {
+impl From<crate::shape::Shape> for Pattern {
+    fn from(shape: crate::shape::Shape) -> Self {
         Pattern::from(shape.dims())
     }
 }
@@ -316,7 +316,7 @@ impl Expr {
     /// ```
     /// assert_eq!(shapes::Expr::shape(&[4]).as_shape(), Some(shapes::Shape::from([4])));
     /// ```
-    pub fn as_shape(&self) -> Option<crate::Shape> {
+    pub fn as_shape(&self) -> Option<crate::shape::Shape> {
         match self {
             Expr::Pattern(p) => p.as_concrete(),
             _ => None,
@@ -324,8 +324,8 @@ impl Expr {
     }
 }
 
-impl From<crate::Shape> for Expr {
-    fn from(shape: crate::Shape) -> Self {
+impl From<crate::shape::Shape> for Expr {
+    fn from(shape: crate::shape::Shape) -> Self {
         Expr::Pattern(Pattern::from(shape))
     }
 }

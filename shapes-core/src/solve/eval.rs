@@ -144,7 +144,7 @@ fn dims_of(e: &Expr) -> Option<Vec<Option<DimExpr>>> {
 }
 
 /// Literal dims of a pattern with no variadic, or `None`.
-fn concrete(p: &Pattern) -> Option<crate::Shape> {
+fn concrete(p: &Pattern) -> Option<crate::shape::Shape> {
     p.as_concrete()
 }
 

@@ -8,8 +8,8 @@
 //! error. For a dim by index (negative from the end) use [`Shape::dim`](crate::Shape::dim).
 
 use super::error::{InferError, InferErrorKind, bad_op, err};
-use crate::Shape;
 use crate::expr::{Axis, SliceSpec};
+use crate::shape::Shape;
 
 /// The length of axis `axis` (of size `size`) after `spec`, with numpy's rules; `None` when
 /// an integer index drops the axis.
@@ -226,12 +226,12 @@ pub fn repeat(
 ) -> Result<(Shape, Vec<usize>), InferError> {
     let (size, mut out) = match axis {
         Axis::All => {
-            let Some(n) = crate::numel(shape) else {
+            let Some(n) = crate::shape::numel(shape) else {
                 return bad_op(
                     "repeat",
                     format!(
                         "the element count of {} overflows usize",
-                        crate::DisplayDims(shape)
+                        crate::shape::DisplayDims(shape)
                     ),
                 );
             };
@@ -284,7 +284,7 @@ pub fn concat(axis: Axis, shapes: &[&[usize]]) -> Result<Shape, InferError> {
     let Axis::One(axis) = axis else {
         let mut total = 0usize;
         for s in shapes {
-            total = crate::numel(s)
+            total = crate::shape::numel(s)
                 .and_then(|n| total.checked_add(n))
                 .ok_or_else(|| overflow_err("concat"))?;
         }
@@ -298,8 +298,8 @@ pub fn concat(axis: Axis, shapes: &[&[usize]]) -> Result<Shape, InferError> {
                 "concat",
                 format!(
                     "{} and {} have different ranks",
-                    crate::DisplayDims(first),
-                    crate::DisplayDims(s)
+                    crate::shape::DisplayDims(first),
+                    crate::shape::DisplayDims(s)
                 ),
             );
         }
@@ -309,8 +309,8 @@ pub fn concat(axis: Axis, shapes: &[&[usize]]) -> Result<Shape, InferError> {
                     "concat",
                     format!(
                         "{} and {} differ on axis {i}, which is not the concatenation axis {axis}",
-                        crate::DisplayDims(first),
-                        crate::DisplayDims(s)
+                        crate::shape::DisplayDims(first),
+                        crate::shape::DisplayDims(s)
                     ),
                 );
             }
@@ -377,7 +377,7 @@ pub fn is_scalar(s: &[usize]) -> bool {
 /// assert!(!is_scalar_equiv(&[1, 2, 0, 3]));
 /// ```
 pub fn is_scalar_equiv(s: &[usize]) -> bool {
-    s.is_empty() || s.iter().all(|&d| d == 0) || crate::numel(s) == Some(1)
+    s.is_empty() || s.iter().all(|&d| d == 0) || crate::shape::numel(s) == Some(1)
 }
 
 /// A column vector: rank 2, one column, more than one row.
