@@ -21,7 +21,6 @@
 
 mod broadcast;
 mod expr;
-mod integrations;
 mod parse;
 #[doc(hidden)]
 pub mod private;
@@ -46,13 +45,13 @@ pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
 pub use solve::{
     ArithFailure, InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify,
 };
-pub use source::ShapeSource;
+pub use source::{Dims, Element, HasShape, ShapeSource, StaticShape};
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 #[cfg(feature = "safetensors")]
 pub use source::{HeaderError, SafetensorsHeader, TensorEntry};
 pub use verify::SourceOptions;
 pub use verify::{
-    Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
-    ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,
+    Binding, Bindings, FieldPath, Origin, Provenance, Segment, ShapeError, ShapeErrorDetails,
+    ShapeErrorKind, ShapeErrors, Shaped, Value,
 };

@@ -4,11 +4,12 @@
 pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
+pub use crate::source::{HasShape, StaticShape};
 pub use crate::verify::SourceCx;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{
-    Checker, FieldInfo, HasShape, MAX_VARS, Segment, Shaped, SlotExpr, SlotMap, StaticItem,
-    StaticShape, VarTable, closest, static_matches,
+    Checker, FieldInfo, MAX_VARS, Segment, Shaped, SlotExpr, SlotMap, StaticItem, VarTable,
+    closest, static_matches,
 };
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};
