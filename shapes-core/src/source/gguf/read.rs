@@ -13,11 +13,11 @@ use crate::shape::{INLINE_RANK, Shape};
 /// Reads a header from `reader`, positioned at the start of a GGUF file (see
 /// [`GgufHeader::read`]).
 pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHeader, GgufError> {
-    let mut src = Src {
+    let mut reader = HeaderReader {
         r: reader,
         pos: 0,
         file_len,
-        wide: true,
+        u64_lengths: true,
         kept: 0,
         scratch: [0; 512],
     };
@@ -26,7 +26,7 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
     // A short read is legal for `Read`: finish it before judging the magic.
     while got < 4 {
         // ok: `got < 4 == magic.len()` (the loop condition).
-        match src.r.read(&mut magic[got..])? {
+        match reader.r.read(&mut magic[got..])? {
             0 => break,
             k => got += k,
         }
@@ -37,29 +37,29 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
             found: magic[..got.min(magic.len())].to_vec(),
         });
     }
-    src.pos = 4;
-    let version = src.u32("the version")?;
+    reader.pos = 4;
+    let version = reader.u32("the version")?;
     match version {
-        1 => src.wide = false,
+        1 => reader.u64_lengths = false,
         2 | 3 => {}
         v if (1..=3).contains(&v.swap_bytes()) => return Err(GgufError::BigEndian(v)),
         v => return Err(GgufError::UnsupportedVersion(v)),
     }
-    let tensor_count = src.len("the tensor count")?;
-    let kv_count = src.len("the metadata count")?;
+    let tensor_count = reader.len("the tensor count")?;
+    let kv_count = reader.len("the metadata count")?;
 
     // Least on-disk size of one entry: a kv is key length + type + a 1-byte value; a tensor
     // info is name length + n_dims + type + offset.
-    let prefix = src.prefix();
-    src.check_count(kv_count, prefix + 4 + 1, "the metadata entries")?;
-    let mut metadata = Vec::with_capacity(small(kv_count));
-    let mut meta_index = HashMap::with_capacity(small(kv_count));
+    let len_prefix = reader.len_prefix_size();
+    reader.check_count(kv_count, len_prefix + 4 + 1, "the metadata entries")?;
+    let mut metadata = Vec::with_capacity(initial_capacity(kv_count));
+    let mut meta_index = HashMap::with_capacity(initial_capacity(kv_count));
     for _ in 0..kv_count {
-        let key = src.string("a metadata key")?;
-        let at = src.pos;
-        let code = src.u32("a metadata value type")?;
+        let key = reader.string("a metadata key")?;
+        let at = reader.pos;
+        let code = reader.u32("a metadata value type")?;
         let ty = GgufType::from_code(code).ok_or(GgufError::UnknownValueType { ty: code, at })?;
-        let value = src.value(ty, 0)?;
+        let value = reader.value(ty, 0)?;
         if meta_index.insert(key.clone(), metadata.len()).is_some() {
             return Err(GgufError::DuplicateKey(key));
         }
@@ -78,18 +78,18 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
         },
     };
 
-    src.check_count(tensor_count, prefix + 4 + 4 + 8, "the tensor infos")?;
-    let mut tensors = Vec::with_capacity(small(tensor_count));
-    let mut index = HashMap::with_capacity(small(tensor_count));
+    reader.check_count(tensor_count, len_prefix + 4 + 4 + 8, "the tensor infos")?;
+    let mut tensors = Vec::with_capacity(initial_capacity(tensor_count));
+    let mut index = HashMap::with_capacity(initial_capacity(tensor_count));
     for _ in 0..tensor_count {
-        let tensor = src.tensor_info()?;
+        let tensor = reader.tensor_info()?;
         if index.insert(tensor.name.clone(), tensors.len()).is_some() {
             return Err(GgufError::DuplicateName(tensor.name));
         }
         tensors.push(tensor);
     }
 
-    let data_offset = src
+    let data_offset = reader
         .pos
         .checked_next_multiple_of(alignment)
         .ok_or_else(|| GgufError::BadAlignment(alignment.to_string()))?;
@@ -110,7 +110,7 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
 /// A capacity to reserve up front for `count` entries that have already been checked against
 /// the bytes left: small, since growth is cheap and the count may still be a lie when the file
 /// length is unknown.
-fn small(count: u64) -> usize {
+fn initial_capacity(count: u64) -> usize {
     count.min(4096) as usize
 }
 
@@ -158,21 +158,22 @@ fn check_data(
 }
 
 /// The reader with its position: every read is bounds-checked first.
-struct Src<R> {
+struct HeaderReader<R> {
     r: R,
     pos: u64,
     file_len: Option<u64>,
     /// v2/v3: lengths, counts and dims are u64; v1: u32.
-    wide: bool,
+    u64_lengths: bool,
     /// Array elements kept so far.
     kept: u64,
     /// Where skipped bytes go (one buffer, not one zeroed per skipped string).
     scratch: [u8; 512],
 }
 
-impl<R: Read> Src<R> {
-    fn prefix(&self) -> u64 {
-        if self.wide { 8 } else { 4 }
+impl<R: Read> HeaderReader<R> {
+    /// Bytes in a length prefix (and in a count or a dim): 8 in v2/v3, 4 in v1.
+    fn len_prefix_size(&self) -> u64 {
+        if self.u64_lengths { 8 } else { 4 }
     }
 
     /// Checks that `needed` more bytes may be read at the current position.
@@ -231,7 +232,7 @@ impl<R: Read> Src<R> {
 
     /// A length, count or dim: u64 in v2/v3, u32 in v1.
     fn len(&mut self, what: &'static str) -> Result<u64, GgufError> {
-        if self.wide {
+        if self.u64_lengths {
             self.u64(what)
         } else {
             self.u32(what).map(u64::from)
@@ -330,8 +331,8 @@ impl<R: Read> Src<R> {
             GgufType::from_code(code).ok_or(GgufError::UnknownValueType { ty: code, at })?;
         let len = self.len("an array's length")?;
         let min_size = match elem_type {
-            GgufType::String => self.prefix(),
-            GgufType::Array => 4 + self.prefix(),
+            GgufType::String => self.len_prefix_size(),
+            GgufType::Array => 4 + self.len_prefix_size(),
             t => t.fixed_size().unwrap_or(1),
         };
         self.check_count(len, min_size, "an array's elements")?;
