@@ -13,14 +13,23 @@
 //!
 //! # Why hand-rolled
 //!
-//! The crates that parse GGUF were each ruled out on evidence (read in their published sources):
-//! candle-core's `quantized::gguf_file` needs `Read + Seek`, compiles the whole tensor library,
-//! silently keeps the last of two tensors with one name, and divides by a `general.alignment` of
-//! 0 read from the file (a panic); `ggus` 0.5 and `gguf-rs-lib` 0.3 reject GGUF v2 files (still
-//! common among 2023 conversions), and `ggus` reserves `IndexMap::with_capacity(count)` with a
-//! count taken from the file before checking it; `gguf` 0.1 parses nested arrays by unbounded
-//! recursion and needs the whole header in memory; `gguf-rs` pulls `clap` and a table printer
-//! into a library build. The format's header is small, so this reader is too.
+//! No crate reads GGUF v1 to v3 headers without the tensor data while staying bounded and
+//! light. Surveyed in November 2026, in each crate's published source:
+//!
+//! - candle-core 0.11.1 (`quantized::gguf_file`) has been hardened: it caps dims and nesting
+//!   depth, and checks declared counts against the bytes left, as this reader does. It still
+//!   needs `Read + Seek`, compiles the whole tensor library, rejects ggml types it does not
+//!   know, silently keeps the last of two tensors or keys with one name, and divides by a
+//!   `general.alignment` of 0 read from the file (a panic).
+//! - `ggus` 0.5.1 and `gguf-rs-lib` 0.3.3 read GGUF v3 only, rejecting v1 and v2 files (v2 is
+//!   still common among 2023 conversions); `ggus` also reserves
+//!   `IndexMap::with_capacity(count)` with a count taken from the file before checking it.
+//! - `gguf` 0.1.2 parses with nom over the whole header held in memory, and nested arrays by
+//!   unbounded recursion.
+//! - `gguf-rs` 0.1.8 has non-optional `clap`, `comfy-table`, `simple_logger` and `anyhow`
+//!   dependencies: a command-line tool's in a library build.
+//!
+//! The format's header is small, so this reader is too.
 //!
 //! # Bounds
 //!
