@@ -10,6 +10,8 @@ use crate::shape::Shape;
 #[cfg(feature = "gguf")]
 mod gguf;
 mod has_shape;
+#[cfg(any(feature = "gguf", feature = "safetensors"))]
+mod header;
 mod integrations;
 #[cfg(feature = "safetensors")]
 mod safetensors;

@@ -1,7 +1,7 @@
 //! The header of a safetensors file: 8 bytes of little-endian length, then JSON. Only the
 //! header is read; tensor bytes are never touched.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -10,6 +10,7 @@ use ::safetensors::Dtype;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::ShapeSource;
+use super::header::{Indexed, Named, TensorInfo, read_prefix};
 use crate::shape::Shape;
 
 /// Why a safetensors header could not be read. Every variant says what is wrong and, where
@@ -107,10 +108,9 @@ pub struct TensorEntry {
 /// let header = SafetensorsHeader::from_bytes(&file).unwrap();
 /// assert_eq!(header.shape_of("w"), Some(&[2, 3][..]));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SafetensorsHeader {
-    tensors: Vec<TensorEntry>,
-    index: HashMap<String, usize>,
+    tensors: Indexed<TensorEntry>,
     metadata: BTreeMap<String, String>,
     header_len: u64,
 }
@@ -144,14 +144,9 @@ impl SafetensorsHeader {
     /// assert_eq!(h.tensors()[0].name, "b");
     /// ```
     pub fn read(mut reader: impl Read, file_len: Option<u64>) -> Result<Self, HeaderError> {
-        let mut len_bytes = [0u8; 8];
-        let mut got = 0;
-        while got < 8 {
-            let n = reader.read(&mut len_bytes[got..])?; // ok: `got < 8` (the loop condition).
-            if n == 0 {
-                return Err(HeaderError::TooShort { len: got as u64 });
-            }
-            got += n;
+        let (len_bytes, got) = read_prefix::<8>(&mut reader)?;
+        if got < 8 {
+            return Err(HeaderError::TooShort { len: got as u64 });
         }
         let header_len = u64::from_le_bytes(len_bytes);
         if header_len > Self::MAX_HEADER_LEN {
@@ -201,8 +196,7 @@ impl SafetensorsHeader {
                 Some(name) => HeaderError::DuplicateName(name),
                 None => HeaderError::Json(e.to_string()),
             })?;
-        let mut tensors = Vec::with_capacity(raw.tensors.len());
-        let mut index = HashMap::with_capacity(raw.tensors.len());
+        let mut tensors = Indexed::with_capacity(raw.tensors.len());
         for (name, entry) in raw.tensors {
             let shape: Option<Shape> = entry
                 .shape
@@ -246,17 +240,18 @@ impl SafetensorsHeader {
                     "run past the end of the data section ({data_len} bytes)"
                 )));
             }
-            index.insert(name.clone(), tensors.len());
-            tensors.push(TensorEntry {
-                name,
-                dtype: entry.dtype,
-                shape,
-                data_offsets: (start, end),
-            });
+            // The visitor has refused duplicate names already.
+            tensors
+                .push(TensorEntry {
+                    name,
+                    dtype: entry.dtype,
+                    shape,
+                    data_offsets: (start, end),
+                })
+                .map_err(|t| HeaderError::DuplicateName(t.name))?;
         }
         Ok(SafetensorsHeader {
             tensors,
-            index,
             metadata: raw.metadata,
             header_len,
         })
@@ -264,7 +259,7 @@ impl SafetensorsHeader {
 
     /// Every tensor, in the header's order.
     pub fn tensors(&self) -> &[TensorEntry] {
-        &self.tensors
+        self.tensors.items()
     }
 
     /// The tensor called `name`.
@@ -277,7 +272,7 @@ impl SafetensorsHeader {
     /// assert_eq!(h.get("w").map(|t| t.shape.rank()), Some(1));
     /// ```
     pub fn get(&self, name: &str) -> Option<&TensorEntry> {
-        self.index.get(name).and_then(|&i| self.tensors.get(i))
+        self.tensors.get(name)
     }
 
     /// The `__metadata__` strings.
@@ -293,10 +288,35 @@ impl SafetensorsHeader {
 
 impl ShapeSource for SafetensorsHeader {
     fn shape_of(&self, name: &str) -> Option<&[usize]> {
-        self.get(name).map(|t| t.shape.dims())
+        self.tensors.shape_of(name)
     }
     fn tensor_names(&self) -> Vec<&str> {
-        self.tensors.iter().map(|t| t.name.as_str()).collect()
+        self.tensors.tensor_names()
+    }
+}
+
+// Field for field what `#[derive(Debug)]` printed before the entries and their index were
+// kept together in `Indexed`.
+impl fmt::Debug for SafetensorsHeader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SafetensorsHeader")
+            .field("tensors", &self.tensors.items())
+            .field("index", self.tensors.index())
+            .field("metadata", &self.metadata)
+            .field("header_len", &self.header_len)
+            .finish()
+    }
+}
+
+impl Named for TensorEntry {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl TensorInfo for TensorEntry {
+    fn dims(&self) -> &[usize] {
+        self.shape.dims()
     }
 }
 

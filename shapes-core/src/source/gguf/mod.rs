@@ -39,11 +39,12 @@
 //! longer than 64 KiB are read in chunks as the bytes arrive, so a reader that lies about its
 //! length cannot force a large allocation either.
 
-use std::collections::HashMap;
+use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
 use super::ShapeSource;
+use super::header::{Indexed, Named, TensorInfo};
 use crate::shape::{INLINE_RANK, Shape};
 
 mod error;
@@ -139,13 +140,11 @@ pub struct GgufTensor {
 /// let pre = Bindings::new().bind("d_model", d_model);
 /// assert_eq!(pre.get("d_model"), Some(64));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct GgufHeader {
     version: u32,
-    metadata: Vec<(String, GgufValue)>,
-    meta_index: HashMap<String, usize>,
-    tensors: Vec<GgufTensor>,
-    index: HashMap<String, usize>,
+    metadata: Indexed<(String, GgufValue)>,
+    tensors: Indexed<GgufTensor>,
     alignment: u64,
     data_offset: u64,
 }
@@ -224,7 +223,7 @@ impl GgufHeader {
     /// assert!(shapes::GgufHeader::from_bytes(&f).unwrap().tensors().is_empty());
     /// ```
     pub fn tensors(&self) -> &[GgufTensor] {
-        &self.tensors
+        self.tensors.items()
     }
 
     /// The tensor called `name`.
@@ -235,7 +234,7 @@ impl GgufHeader {
     /// assert!(h.get("output.weight").is_none());
     /// ```
     pub fn get(&self, name: &str) -> Option<&GgufTensor> {
-        self.index.get(name).and_then(|&i| self.tensors.get(i))
+        self.tensors.get(name)
     }
 
     /// Every metadata pair, in the file's order.
@@ -245,7 +244,7 @@ impl GgufHeader {
     /// assert!(shapes::GgufHeader::from_bytes(&f).unwrap().metadata().is_empty());
     /// ```
     pub fn metadata(&self) -> &[(String, GgufValue)] {
-        &self.metadata
+        self.metadata.items()
     }
 
     /// The metadata value under `key`.
@@ -256,10 +255,7 @@ impl GgufHeader {
     /// assert!(h.meta("general.name").is_none());
     /// ```
     pub fn meta(&self, key: &str) -> Option<&GgufValue> {
-        self.meta_index
-            .get(key)
-            .and_then(|&i| self.metadata.get(i))
-            .map(|(_, v)| v)
+        self.metadata.get(key).map(|(_, v)| v)
     }
 
     /// `general.architecture` (`"llama"`, `"qwen2"`, `"bert"`, …).
@@ -319,9 +315,37 @@ impl GgufHeader {
 
 impl ShapeSource for GgufHeader {
     fn shape_of(&self, name: &str) -> Option<&[usize]> {
-        self.get(name).map(|t| t.shape.dims())
+        self.tensors.shape_of(name)
     }
     fn tensor_names(&self) -> Vec<&str> {
-        self.tensors.iter().map(|t| t.name.as_str()).collect()
+        self.tensors.tensor_names()
+    }
+}
+
+// Field for field what `#[derive(Debug)]` printed before the entries and their indexes were
+// kept together in `Indexed`.
+impl fmt::Debug for GgufHeader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GgufHeader")
+            .field("version", &self.version)
+            .field("metadata", &self.metadata.items())
+            .field("meta_index", self.metadata.index())
+            .field("tensors", &self.tensors.items())
+            .field("index", self.tensors.index())
+            .field("alignment", &self.alignment)
+            .field("data_offset", &self.data_offset)
+            .finish()
+    }
+}
+
+impl Named for GgufTensor {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl TensorInfo for GgufTensor {
+    fn dims(&self) -> &[usize] {
+        self.shape.dims()
     }
 }

@@ -1,7 +1,6 @@
 //! The binary reader: the fixed header, the metadata and the tensor infos, every count and
 //! length checked before anything is read or allocated for it.
 
-use std::collections::HashMap;
 use std::io::Read;
 
 use super::error::GgufError;
@@ -9,6 +8,7 @@ use super::ggml_type::GgmlType;
 use super::value::{GgufArray, GgufType, GgufValue};
 use super::{GgufHeader, GgufTensor};
 use crate::shape::{INLINE_RANK, Shape};
+use crate::source::header::{Indexed, read_prefix};
 
 /// Reads a header from `reader`, positioned at the start of a GGUF file (see
 /// [`GgufHeader::read`]).
@@ -21,20 +21,11 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
         kept: 0,
         scratch: [0; 512],
     };
-    let mut magic = [0u8; 4];
-    let mut got = 0;
-    // A short read is legal for `Read`: finish it before judging the magic.
-    while got < 4 {
-        // ok: `got < 4 == magic.len()` (the loop condition).
-        match reader.r.read(&mut magic[got..])? {
-            0 => break,
-            k => got += k,
-        }
-    }
+    let (magic, got) = read_prefix::<4>(&mut reader.r)?;
     if got < 4 || &magic != b"GGUF" {
         return Err(GgufError::BadMagic {
-            // ok: clamped, so a reader that over-reports what it read cannot make it panic.
-            found: magic[..got.min(magic.len())].to_vec(),
+            // ok: `read_prefix` clamps `got` to `magic.len()`.
+            found: magic[..got].to_vec(),
         });
     }
     reader.pos = 4;
@@ -52,25 +43,19 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
     // info is name length + n_dims + type + offset.
     let len_prefix = reader.len_prefix_size();
     reader.check_count(kv_count, len_prefix + 4 + 1, "the metadata entries")?;
-    let mut metadata = Vec::with_capacity(initial_capacity(kv_count));
-    let mut meta_index = HashMap::with_capacity(initial_capacity(kv_count));
+    let mut metadata = Indexed::with_capacity(initial_capacity(kv_count));
     for _ in 0..kv_count {
         let key = reader.string("a metadata key")?;
         let at = reader.pos;
         let code = reader.u32("a metadata value type")?;
         let ty = GgufType::from_code(code).ok_or(GgufError::UnknownValueType { ty: code, at })?;
         let value = reader.value(ty, 0)?;
-        if meta_index.insert(key.clone(), metadata.len()).is_some() {
-            return Err(GgufError::DuplicateKey(key));
-        }
-        metadata.push((key, value));
+        metadata
+            .push((key, value))
+            .map_err(|(key, _)| GgufError::DuplicateKey(key))?;
     }
 
-    let alignment = match metadata
-        .iter()
-        .find(|(k, _)| k == "general.alignment")
-        .map(|(_, v)| v)
-    {
+    let alignment = match metadata.get("general.alignment").map(|(_, v)| v) {
         None => GgufHeader::DEFAULT_ALIGNMENT,
         Some(v) => match v.as_u64() {
             Some(a) if a.is_power_of_two() => a,
@@ -79,29 +64,24 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
     };
 
     reader.check_count(tensor_count, len_prefix + 4 + 4 + 8, "the tensor infos")?;
-    let mut tensors = Vec::with_capacity(initial_capacity(tensor_count));
-    let mut index = HashMap::with_capacity(initial_capacity(tensor_count));
+    let mut tensors = Indexed::with_capacity(initial_capacity(tensor_count));
     for _ in 0..tensor_count {
-        let tensor = reader.tensor_info()?;
-        if index.insert(tensor.name.clone(), tensors.len()).is_some() {
-            return Err(GgufError::DuplicateName(tensor.name));
-        }
-        tensors.push(tensor);
+        tensors
+            .push(reader.tensor_info()?)
+            .map_err(|t| GgufError::DuplicateName(t.name))?;
     }
 
     let data_offset = reader
         .pos
         .checked_next_multiple_of(alignment)
         .ok_or_else(|| GgufError::BadAlignment(alignment.to_string()))?;
-    for t in &tensors {
+    for t in tensors.items() {
         check_data(t, alignment, data_offset, file_len)?;
     }
     Ok(GgufHeader {
         version,
         metadata,
-        meta_index,
         tensors,
-        index,
         alignment,
         data_offset,
     })
