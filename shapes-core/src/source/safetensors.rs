@@ -188,11 +188,14 @@ impl SafetensorsHeader {
     }
 
     fn parse(json: &[u8], header_len: u64, data_len: Option<u64>) -> Result<Self, HeaderError> {
+        let mut duplicate = None;
         let mut de = serde_json::Deserializer::from_slice(json);
         let raw = de
-            .deserialize_map(HeaderVisitor)
+            .deserialize_map(HeaderVisitor {
+                duplicate: &mut duplicate,
+            })
             .and_then(|raw| de.end().map(|()| raw))
-            .map_err(|e| match duplicate_name(&e) {
+            .map_err(|e| match duplicate.take() {
                 Some(name) => HeaderError::DuplicateName(name),
                 None => HeaderError::Json(e.to_string()),
             })?;
@@ -333,19 +336,14 @@ struct RawHeader {
     metadata: BTreeMap<String, String>,
 }
 
-const DUPLICATE: &str = "duplicate tensor name ";
-
-fn duplicate_name(e: &serde_json::Error) -> Option<String> {
-    let text = e.to_string();
-    let rest = text.strip_prefix(DUPLICATE)?;
-    // ok: `end` is a `find` result or `rest.len()`: a char boundary, `<= rest.len()`.
-    let end = rest.find(" at line").unwrap_or(rest.len());
-    serde_json::from_str(&rest[..end]).ok()
+/// Streams the header's map, refusing a second entry of one name. serde's errors carry only a
+/// message, so the duplicate name comes back through `duplicate`, which the caller turns into
+/// [`HeaderError::DuplicateName`].
+struct HeaderVisitor<'a> {
+    duplicate: &'a mut Option<String>,
 }
 
-struct HeaderVisitor;
-
-impl<'de> Visitor<'de> for HeaderVisitor {
+impl<'de> Visitor<'de> for HeaderVisitor<'_> {
     type Value = RawHeader;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -358,8 +356,8 @@ impl<'de> Visitor<'de> for HeaderVisitor {
         let mut metadata = BTreeMap::new();
         while let Some(key) = map.next_key::<String>()? {
             if !seen.insert(key.clone()) {
-                let quoted = serde_json::to_string(&key).unwrap_or_default();
-                return Err(de::Error::custom(format!("{DUPLICATE}{quoted}")));
+                *self.duplicate = Some(key);
+                return Err(de::Error::custom("duplicate tensor name"));
             }
             if key == "__metadata__" {
                 metadata = map.next_value()?;
