@@ -19,7 +19,7 @@ mod safetensors;
 pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
 
 #[cfg(feature = "safetensors")]
-pub use self::safetensors::{HeaderError, SafetensorsHeader, TensorEntry};
+pub use self::safetensors::{SafetensorsError, SafetensorsHeader, TensorEntry};
 
 #[cfg(feature = "gguf")]
 pub use self::gguf::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};

@@ -17,7 +17,7 @@ use crate::shape::Shape;
 /// there is one, which tensor.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum HeaderError {
+pub enum SafetensorsError {
     /// Reading failed.
     #[error("cannot read the safetensors header: {0}")]
     Io(#[from] std::io::Error),
@@ -124,9 +124,9 @@ impl SafetensorsHeader {
     ///
     /// ```no_run
     /// let h = shapes::SafetensorsHeader::read_path("model.safetensors")?;
-    /// # Ok::<(), shapes::HeaderError>(())
+    /// # Ok::<(), shapes::SafetensorsError>(())
     /// ```
-    pub fn read_path(path: impl AsRef<Path>) -> Result<Self, HeaderError> {
+    pub fn read_path(path: impl AsRef<Path>) -> Result<Self, SafetensorsError> {
         let file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();
         Self::read(std::io::BufReader::new(file), Some(len))
@@ -143,14 +143,14 @@ impl SafetensorsHeader {
     /// let h = shapes::SafetensorsHeader::read(&file[..], None).unwrap();
     /// assert_eq!(h.tensors()[0].name, "b");
     /// ```
-    pub fn read(mut reader: impl Read, file_len: Option<u64>) -> Result<Self, HeaderError> {
+    pub fn read(mut reader: impl Read, file_len: Option<u64>) -> Result<Self, SafetensorsError> {
         let (len_bytes, got) = read_prefix::<8>(&mut reader)?;
         if got < 8 {
-            return Err(HeaderError::TooShort { len: got as u64 });
+            return Err(SafetensorsError::TooShort { len: got as u64 });
         }
         let header_len = u64::from_le_bytes(len_bytes);
         if header_len > Self::MAX_HEADER_LEN {
-            return Err(HeaderError::HeaderTooLarge {
+            return Err(SafetensorsError::HeaderTooLarge {
                 len: header_len,
                 limit: Self::MAX_HEADER_LEN,
             });
@@ -158,7 +158,7 @@ impl SafetensorsHeader {
         if let Some(file_len) = file_len {
             let available = file_len.saturating_sub(8);
             if header_len > available {
-                return Err(HeaderError::HeaderBeyondFile {
+                return Err(SafetensorsError::HeaderBeyondFile {
                     header_len,
                     available,
                 });
@@ -169,7 +169,7 @@ impl SafetensorsHeader {
         let mut json = Vec::with_capacity(header_len.min(1 << 20) as usize);
         reader.by_ref().take(header_len).read_to_end(&mut json)?;
         if (json.len() as u64) < header_len {
-            return Err(HeaderError::HeaderBeyondFile {
+            return Err(SafetensorsError::HeaderBeyondFile {
                 header_len,
                 available: json.len() as u64,
             });
@@ -183,11 +183,15 @@ impl SafetensorsHeader {
     /// ```
     /// assert!(shapes::SafetensorsHeader::from_bytes(&[1, 2, 3]).is_err());
     /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, HeaderError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, SafetensorsError> {
         Self::read(bytes, Some(bytes.len() as u64))
     }
 
-    fn parse(json: &[u8], header_len: u64, data_len: Option<u64>) -> Result<Self, HeaderError> {
+    fn parse(
+        json: &[u8],
+        header_len: u64,
+        data_len: Option<u64>,
+    ) -> Result<Self, SafetensorsError> {
         let mut duplicate = None;
         let mut de = serde_json::Deserializer::from_slice(json);
         let raw = de
@@ -196,8 +200,8 @@ impl SafetensorsHeader {
             })
             .and_then(|raw| de.end().map(|()| raw))
             .map_err(|e| match duplicate.take() {
-                Some(name) => HeaderError::DuplicateName(name),
-                None => HeaderError::Json(e.to_string()),
+                Some(name) => SafetensorsError::DuplicateName(name),
+                None => SafetensorsError::Json(e.to_string()),
             })?;
         let mut tensors = Indexed::with_capacity(raw.tensors.len());
         for (name, entry) in raw.tensors {
@@ -211,13 +215,13 @@ impl SafetensorsHeader {
                 .and_then(|s| s.numel())
                 .filter(|&n| i64::try_from(n).is_ok());
             let (Some(shape), Some(numel)) = (shape, numel) else {
-                return Err(HeaderError::ShapeOverflow {
+                return Err(SafetensorsError::ShapeOverflow {
                     name,
                     shape: entry.shape,
                 });
             };
             let [start, end] = entry.data_offsets;
-            let bad = |problem: String| HeaderError::BadOffsets {
+            let bad = |problem: String| SafetensorsError::BadOffsets {
                 name: name.clone(),
                 start,
                 end,
@@ -251,7 +255,7 @@ impl SafetensorsHeader {
                     shape,
                     data_offsets: (start, end),
                 })
-                .map_err(|t| HeaderError::DuplicateName(t.name))?;
+                .map_err(|t| SafetensorsError::DuplicateName(t.name))?;
         }
         Ok(SafetensorsHeader {
             tensors,
@@ -338,7 +342,7 @@ struct RawHeader {
 
 /// Streams the header's map, refusing a second entry of one name. serde's errors carry only a
 /// message, so the duplicate name comes back through `duplicate`, which the caller turns into
-/// [`HeaderError::DuplicateName`].
+/// [`SafetensorsError::DuplicateName`].
 struct HeaderVisitor<'a> {
     duplicate: &'a mut Option<String>,
 }
@@ -490,7 +494,7 @@ mod tests {
         f.extend_from_slice(b"{\"a\":1}   ");
         let e = SafetensorsHeader::read(&f[..], None).unwrap_err();
         assert!(
-            matches!(e, HeaderError::HeaderBeyondFile { available: 10, .. }),
+            matches!(e, SafetensorsError::HeaderBeyondFile { available: 10, .. }),
             "{e}"
         );
     }
