@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use shapes::{
-    GgmlType, GgufError, GgufHeader, GgufType, GgufValue, HeaderError, SafetensorsHeader,
+    GgmlType, GgufError, GgufHeader, GgufType, GgufValue, SafetensorsError, SafetensorsHeader,
     ShapeSource,
 };
 
@@ -273,11 +273,11 @@ fn safetensors_truncated_at_every_offset_is_an_error() {
     for cut in 0..f.len() {
         let e = SafetensorsHeader::from_bytes(&f[..cut]).expect_err(&format!("cut at {cut}"));
         let expected = match cut {
-            0..8 => matches!(e, HeaderError::TooShort { .. }),
+            0..8 => matches!(e, SafetensorsError::TooShort { .. }),
             _ if (cut as u64) < 8 + SafetensorsHeader::from_bytes(&f).unwrap().header_len() => {
-                matches!(e, HeaderError::HeaderBeyondFile { .. })
+                matches!(e, SafetensorsError::HeaderBeyondFile { .. })
             }
-            _ => matches!(e, HeaderError::BadOffsets { .. }),
+            _ => matches!(e, SafetensorsError::BadOffsets { .. }),
         };
         assert!(expected, "cut at {cut}: unexpected {e:?}");
         // The same cut through a reader that does not know the file length: the header part
@@ -298,7 +298,7 @@ fn safetensors_header_length_beyond_the_file() {
     f[..8].copy_from_slice(&len.to_le_bytes());
     let e = SafetensorsHeader::from_bytes(&f).unwrap_err();
     assert!(
-        matches!(e, HeaderError::HeaderBeyondFile { header_len, available } if header_len == len && available == len - 8),
+        matches!(e, SafetensorsError::HeaderBeyondFile { header_len, available } if header_len == len && available == len - 8),
         "{e:?}"
     );
     assert!(
@@ -315,7 +315,7 @@ fn safetensors_absurd_header_length_allocates_nothing_of_its_size() {
         f.extend_from_slice(b"{}");
         let (peak, r) = peak_bytes(|| SafetensorsHeader::read(&f[..], None));
         assert!(
-            matches!(r, Err(HeaderError::HeaderTooLarge { .. })),
+            matches!(r, Err(SafetensorsError::HeaderTooLarge { .. })),
             "{r:?}"
         );
         assert!(peak < 4096, "{len}: {peak} bytes allocated");
@@ -326,14 +326,17 @@ fn safetensors_absurd_header_length_allocates_nothing_of_its_size() {
     f.extend_from_slice(b"{\"a\":");
     let (peak, r) = peak_bytes(|| SafetensorsHeader::read(&f[..], None));
     assert!(
-        matches!(r, Err(HeaderError::HeaderBeyondFile { available: 5, .. })),
+        matches!(
+            r,
+            Err(SafetensorsError::HeaderBeyondFile { available: 5, .. })
+        ),
         "{r:?}"
     );
     assert!(peak <= 2 << 20, "{peak} bytes allocated for a 99 MB claim");
     // With the file length known, nothing is read at all.
     let (peak, r) = peak_bytes(|| SafetensorsHeader::from_bytes(&f));
     assert!(
-        matches!(r, Err(HeaderError::HeaderBeyondFile { .. })),
+        matches!(r, Err(SafetensorsError::HeaderBeyondFile { .. })),
         "{r:?}"
     );
     assert!(peak < 4096, "{peak}");
@@ -365,7 +368,7 @@ fn safetensors_malformed_json_and_wrong_types() {
     ];
     for json in cases {
         let e = SafetensorsHeader::from_bytes(&safetensors_file(json, 16)).unwrap_err();
-        assert!(matches!(e, HeaderError::Json(_)), "{json:?}: {e:?}");
+        assert!(matches!(e, SafetensorsError::Json(_)), "{json:?}: {e:?}");
         assert!(
             e.to_string()
                 .starts_with("malformed safetensors header JSON"),
@@ -375,7 +378,7 @@ fn safetensors_malformed_json_and_wrong_types() {
     // Deep nesting is a JSON error (serde_json's recursion limit), not a stack overflow.
     let deep = format!("{{\"w\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
     let e = SafetensorsHeader::from_bytes(&safetensors_file(&deep, 0)).unwrap_err();
-    assert!(matches!(e, HeaderError::Json(_)), "{e:?}");
+    assert!(matches!(e, SafetensorsError::Json(_)), "{e:?}");
 }
 
 #[test]
@@ -398,7 +401,7 @@ fn safetensors_dims_that_overflow() {
         let f = safetensors_file(&json, 0);
         let e = SafetensorsHeader::read(&f[..], None).unwrap_err();
         assert!(
-            matches!(e, HeaderError::ShapeOverflow { ref name, .. } if name == "w"),
+            matches!(e, SafetensorsError::ShapeOverflow { ref name, .. } if name == "w"),
             "{shape}: {e:?}"
         );
         assert!(e.to_string().contains("\"w\""), "{e}");
@@ -442,7 +445,10 @@ fn safetensors_offsets_inconsistent_with_shape_and_dtype() {
     ];
     for (json, data, expected) in cases {
         let e = SafetensorsHeader::from_bytes(&safetensors_file(json, data)).unwrap_err();
-        assert!(matches!(e, HeaderError::BadOffsets { .. }), "{json}: {e:?}");
+        assert!(
+            matches!(e, SafetensorsError::BadOffsets { .. }),
+            "{json}: {e:?}"
+        );
         assert!(
             e.to_string().contains(expected),
             "{e} should say {expected:?}"
@@ -455,20 +461,20 @@ fn safetensors_duplicate_names() {
     let json = r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},"a":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}"#;
     let e = SafetensorsHeader::from_bytes(&safetensors_file(json, 12)).unwrap_err();
     assert!(
-        matches!(e, HeaderError::DuplicateName(ref n) if n == "a"),
+        matches!(e, SafetensorsError::DuplicateName(ref n) if n == "a"),
         "{e:?}"
     );
     // A name with characters JSON escapes is reported as itself.
     let json = r#"{"a\"b\u00e9":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a\"b\u00e9":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#;
     let e = SafetensorsHeader::from_bytes(&safetensors_file(json, 8)).unwrap_err();
     assert!(
-        matches!(e, HeaderError::DuplicateName(ref n) if n == "a\"bé"),
+        matches!(e, SafetensorsError::DuplicateName(ref n) if n == "a\"bé"),
         "{e:?}"
     );
     // Two `__metadata__` entries too.
     let json = r#"{"__metadata__":{},"__metadata__":{}}"#;
     let e = SafetensorsHeader::from_bytes(&safetensors_file(json, 0)).unwrap_err();
-    assert!(matches!(e, HeaderError::DuplicateName(_)), "{e:?}");
+    assert!(matches!(e, SafetensorsError::DuplicateName(_)), "{e:?}");
 }
 
 #[test]

@@ -21,7 +21,6 @@
 
 mod broadcast;
 mod expr;
-mod integrations;
 mod parse;
 #[doc(hidden)]
 pub mod private;
@@ -45,13 +44,25 @@ pub use expr::{
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
 pub use solve::{InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify};
-pub use source::ShapeSource;
+pub use source::{Dims, Element, HasShape, ShapeSource, StaticShape};
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 #[cfg(feature = "safetensors")]
-pub use source::{HeaderError, SafetensorsHeader, TensorEntry};
+pub use source::{SafetensorsError, SafetensorsHeader, TensorEntry};
 pub use verify::SourceOptions;
 pub use verify::{
-    Binding, Bindings, Dims, Element, FieldPath, HasShape, Origin, Provenance, Segment, ShapeError,
-    ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, StaticShape, Value,
+    Binding, Bindings, FieldPath, Origin, Provenance, Segment, ShapeError, ShapeErrorDetails,
+    ShapeErrorKind, ShapeErrors, Shaped, Value,
 };
+
+/// The former name of [`SafetensorsError`], kept so that code written against it still
+/// compiles: the two names are one type.
+///
+/// ```
+/// let e: shapes::SafetensorsError = shapes::SafetensorsHeader::from_bytes(&[1]).unwrap_err();
+/// let old: shapes::HeaderError = e;
+/// assert!(old.to_string().starts_with("not a safetensors file"));
+/// ```
+#[cfg(feature = "safetensors")]
+#[deprecated(note = "renamed to SafetensorsError")]
+pub type HeaderError = source::SafetensorsError;

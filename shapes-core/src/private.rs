@@ -5,11 +5,12 @@ pub use crate::expr::Side;
 pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
+pub use crate::source::{HasShape, StaticShape};
 pub use crate::verify::SourceCx;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{
-    Checker, FieldInfo, HasShape, ItemChecks, MAX_VARS, Segment, Shaped, Slot, SlotExpr, SlotMap,
-    StaticItem, StaticShape, VarTable, closest, isolated, isolated_source, static_matches,
+    Checker, FieldInfo, ItemChecks, MAX_VARS, Segment, Shaped, Slot, SlotExpr, SlotMap, StaticItem,
+    VarTable, closest, isolated, isolated_source, static_matches,
 };
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};

@@ -1,5 +1,7 @@
-//! [`ShapeSource`]: where `verify_source` reads tensor shapes from — a checkpoint's header, or a
-//! plain map — without touching tensor data.
+//! Where shapes come from: [`HasShape`] for a value that has a shape (a tensor type of another
+//! crate, behind a feature of that crate's name), and [`ShapeSource`] for where `verify_source`
+//! reads tensor shapes by name (a checkpoint's header, or a plain map) without touching tensor
+//! data.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -7,11 +9,17 @@ use crate::shape::Shape;
 
 #[cfg(feature = "gguf")]
 mod gguf;
+mod has_shape;
+#[cfg(any(feature = "gguf", feature = "safetensors"))]
+mod header;
+mod integrations;
 #[cfg(feature = "safetensors")]
 mod safetensors;
 
+pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
+
 #[cfg(feature = "safetensors")]
-pub use self::safetensors::{HeaderError, SafetensorsHeader, TensorEntry};
+pub use self::safetensors::{SafetensorsError, SafetensorsHeader, TensorEntry};
 
 #[cfg(feature = "gguf")]
 pub use self::gguf::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};

@@ -1,7 +1,7 @@
 //! The header of a safetensors file: 8 bytes of little-endian length, then JSON. Only the
 //! header is read; tensor bytes are never touched.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -10,13 +10,14 @@ use ::safetensors::Dtype;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::ShapeSource;
+use super::header::{Indexed, Named, TensorInfo, read_prefix};
 use crate::shape::Shape;
 
 /// Why a safetensors header could not be read. Every variant says what is wrong and, where
 /// there is one, which tensor.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum HeaderError {
+pub enum SafetensorsError {
     /// Reading failed.
     #[error("cannot read the safetensors header: {0}")]
     Io(#[from] std::io::Error),
@@ -107,10 +108,9 @@ pub struct TensorEntry {
 /// let header = SafetensorsHeader::from_bytes(&file).unwrap();
 /// assert_eq!(header.shape_of("w"), Some(&[2, 3][..]));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SafetensorsHeader {
-    tensors: Vec<TensorEntry>,
-    index: HashMap<String, usize>,
+    tensors: Indexed<TensorEntry>,
     metadata: BTreeMap<String, String>,
     header_len: u64,
 }
@@ -124,9 +124,9 @@ impl SafetensorsHeader {
     ///
     /// ```no_run
     /// let h = shapes::SafetensorsHeader::read_path("model.safetensors")?;
-    /// # Ok::<(), shapes::HeaderError>(())
+    /// # Ok::<(), shapes::SafetensorsError>(())
     /// ```
-    pub fn read_path(path: impl AsRef<Path>) -> Result<Self, HeaderError> {
+    pub fn read_path(path: impl AsRef<Path>) -> Result<Self, SafetensorsError> {
         let file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();
         Self::read(std::io::BufReader::new(file), Some(len))
@@ -143,19 +143,14 @@ impl SafetensorsHeader {
     /// let h = shapes::SafetensorsHeader::read(&file[..], None).unwrap();
     /// assert_eq!(h.tensors()[0].name, "b");
     /// ```
-    pub fn read(mut reader: impl Read, file_len: Option<u64>) -> Result<Self, HeaderError> {
-        let mut len_bytes = [0u8; 8];
-        let mut got = 0;
-        while got < 8 {
-            let n = reader.read(&mut len_bytes[got..])?; // ok: `got < 8` (the loop condition).
-            if n == 0 {
-                return Err(HeaderError::TooShort { len: got as u64 });
-            }
-            got += n;
+    pub fn read(mut reader: impl Read, file_len: Option<u64>) -> Result<Self, SafetensorsError> {
+        let (len_bytes, got) = read_prefix::<8>(&mut reader)?;
+        if got < 8 {
+            return Err(SafetensorsError::TooShort { len: got as u64 });
         }
         let header_len = u64::from_le_bytes(len_bytes);
         if header_len > Self::MAX_HEADER_LEN {
-            return Err(HeaderError::HeaderTooLarge {
+            return Err(SafetensorsError::HeaderTooLarge {
                 len: header_len,
                 limit: Self::MAX_HEADER_LEN,
             });
@@ -163,7 +158,7 @@ impl SafetensorsHeader {
         if let Some(file_len) = file_len {
             let available = file_len.saturating_sub(8);
             if header_len > available {
-                return Err(HeaderError::HeaderBeyondFile {
+                return Err(SafetensorsError::HeaderBeyondFile {
                     header_len,
                     available,
                 });
@@ -174,7 +169,7 @@ impl SafetensorsHeader {
         let mut json = Vec::with_capacity(header_len.min(1 << 20) as usize);
         reader.by_ref().take(header_len).read_to_end(&mut json)?;
         if (json.len() as u64) < header_len {
-            return Err(HeaderError::HeaderBeyondFile {
+            return Err(SafetensorsError::HeaderBeyondFile {
                 header_len,
                 available: json.len() as u64,
             });
@@ -188,21 +183,27 @@ impl SafetensorsHeader {
     /// ```
     /// assert!(shapes::SafetensorsHeader::from_bytes(&[1, 2, 3]).is_err());
     /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, HeaderError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, SafetensorsError> {
         Self::read(bytes, Some(bytes.len() as u64))
     }
 
-    fn parse(json: &[u8], header_len: u64, data_len: Option<u64>) -> Result<Self, HeaderError> {
+    fn parse(
+        json: &[u8],
+        header_len: u64,
+        data_len: Option<u64>,
+    ) -> Result<Self, SafetensorsError> {
+        let mut duplicate = None;
         let mut de = serde_json::Deserializer::from_slice(json);
         let raw = de
-            .deserialize_map(HeaderVisitor)
+            .deserialize_map(HeaderVisitor {
+                duplicate: &mut duplicate,
+            })
             .and_then(|raw| de.end().map(|()| raw))
-            .map_err(|e| match duplicate_name(&e) {
-                Some(name) => HeaderError::DuplicateName(name),
-                None => HeaderError::Json(e.to_string()),
+            .map_err(|e| match duplicate.take() {
+                Some(name) => SafetensorsError::DuplicateName(name),
+                None => SafetensorsError::Json(e.to_string()),
             })?;
-        let mut tensors = Vec::with_capacity(raw.tensors.len());
-        let mut index = HashMap::with_capacity(raw.tensors.len());
+        let mut tensors = Indexed::with_capacity(raw.tensors.len());
         for (name, entry) in raw.tensors {
             let shape: Option<Shape> = entry
                 .shape
@@ -214,13 +215,13 @@ impl SafetensorsHeader {
                 .and_then(|s| s.numel())
                 .filter(|&n| i64::try_from(n).is_ok());
             let (Some(shape), Some(numel)) = (shape, numel) else {
-                return Err(HeaderError::ShapeOverflow {
+                return Err(SafetensorsError::ShapeOverflow {
                     name,
                     shape: entry.shape,
                 });
             };
             let [start, end] = entry.data_offsets;
-            let bad = |problem: String| HeaderError::BadOffsets {
+            let bad = |problem: String| SafetensorsError::BadOffsets {
                 name: name.clone(),
                 start,
                 end,
@@ -246,17 +247,18 @@ impl SafetensorsHeader {
                     "run past the end of the data section ({data_len} bytes)"
                 )));
             }
-            index.insert(name.clone(), tensors.len());
-            tensors.push(TensorEntry {
-                name,
-                dtype: entry.dtype,
-                shape,
-                data_offsets: (start, end),
-            });
+            // The visitor has refused duplicate names already.
+            tensors
+                .push(TensorEntry {
+                    name,
+                    dtype: entry.dtype,
+                    shape,
+                    data_offsets: (start, end),
+                })
+                .map_err(|t| SafetensorsError::DuplicateName(t.name))?;
         }
         Ok(SafetensorsHeader {
             tensors,
-            index,
             metadata: raw.metadata,
             header_len,
         })
@@ -264,7 +266,7 @@ impl SafetensorsHeader {
 
     /// Every tensor, in the header's order.
     pub fn tensors(&self) -> &[TensorEntry] {
-        &self.tensors
+        self.tensors.items()
     }
 
     /// The tensor called `name`.
@@ -277,7 +279,7 @@ impl SafetensorsHeader {
     /// assert_eq!(h.get("w").map(|t| t.shape.rank()), Some(1));
     /// ```
     pub fn get(&self, name: &str) -> Option<&TensorEntry> {
-        self.index.get(name).and_then(|&i| self.tensors.get(i))
+        self.tensors.get(name)
     }
 
     /// The `__metadata__` strings.
@@ -293,10 +295,35 @@ impl SafetensorsHeader {
 
 impl ShapeSource for SafetensorsHeader {
     fn shape_of(&self, name: &str) -> Option<&[usize]> {
-        self.get(name).map(|t| t.shape.dims())
+        self.tensors.shape_of(name)
     }
     fn tensor_names(&self) -> Vec<&str> {
-        self.tensors.iter().map(|t| t.name.as_str()).collect()
+        self.tensors.tensor_names()
+    }
+}
+
+// Field for field what `#[derive(Debug)]` printed before the entries and their index were
+// kept together in `Indexed`.
+impl fmt::Debug for SafetensorsHeader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SafetensorsHeader")
+            .field("tensors", &self.tensors.items())
+            .field("index", self.tensors.index())
+            .field("metadata", &self.metadata)
+            .field("header_len", &self.header_len)
+            .finish()
+    }
+}
+
+impl Named for TensorEntry {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl TensorInfo for TensorEntry {
+    fn dims(&self) -> &[usize] {
+        self.shape.dims()
     }
 }
 
@@ -313,19 +340,14 @@ struct RawHeader {
     metadata: BTreeMap<String, String>,
 }
 
-const DUPLICATE: &str = "duplicate tensor name ";
-
-fn duplicate_name(e: &serde_json::Error) -> Option<String> {
-    let text = e.to_string();
-    let rest = text.strip_prefix(DUPLICATE)?;
-    // ok: `end` is a `find` result or `rest.len()`: a char boundary, `<= rest.len()`.
-    let end = rest.find(" at line").unwrap_or(rest.len());
-    serde_json::from_str(&rest[..end]).ok()
+/// Streams the header's map, refusing a second entry of one name. serde's errors carry only a
+/// message, so the duplicate name comes back through `duplicate`, which the caller turns into
+/// [`SafetensorsError::DuplicateName`].
+struct HeaderVisitor<'a> {
+    duplicate: &'a mut Option<String>,
 }
 
-struct HeaderVisitor;
-
-impl<'de> Visitor<'de> for HeaderVisitor {
+impl<'de> Visitor<'de> for HeaderVisitor<'_> {
     type Value = RawHeader;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -338,8 +360,8 @@ impl<'de> Visitor<'de> for HeaderVisitor {
         let mut metadata = BTreeMap::new();
         while let Some(key) = map.next_key::<String>()? {
             if !seen.insert(key.clone()) {
-                let quoted = serde_json::to_string(&key).unwrap_or_default();
-                return Err(de::Error::custom(format!("{DUPLICATE}{quoted}")));
+                *self.duplicate = Some(key);
+                return Err(de::Error::custom("duplicate tensor name"));
             }
             if key == "__metadata__" {
                 metadata = map.next_value()?;
@@ -472,7 +494,7 @@ mod tests {
         f.extend_from_slice(b"{\"a\":1}   ");
         let e = SafetensorsHeader::read(&f[..], None).unwrap_err();
         assert!(
-            matches!(e, HeaderError::HeaderBeyondFile { available: 10, .. }),
+            matches!(e, SafetensorsError::HeaderBeyondFile { available: 10, .. }),
             "{e}"
         );
     }

@@ -3,7 +3,7 @@
 
 use ::ndarray::{ArrayBase, ArrayRef, Dimension, LayoutRef, RawData};
 
-use crate::verify::HasShape;
+use crate::source::has_shape::HasShape;
 
 /// The dims of an ndarray array or view, borrowed from the array, for any dimension type
 /// (`Ix1` … `Ix6`, `IxDyn`).
@@ -76,7 +76,8 @@ impl<A, D: Dimension> HasShape for ArrayRef<A, D> {
 mod tests {
     use ::ndarray::{Array, Array1, Array2, Array3, ArrayView1, Axis, IxDyn};
 
-    use crate::{HasShape, ShapeErrorKind, Shaped};
+    use crate::source::has_shape::HasShape;
+    use crate::verify::{ShapeErrorKind, Shaped};
 
     #[derive(shapes::Shaped)]
     #[shapes(crate = "crate")]

@@ -3,7 +3,7 @@
 
 use ::nalgebra::{Dim, Matrix, RawStorage};
 
-use crate::verify::HasShape;
+use crate::source::has_shape::HasShape;
 
 /// The `(rows, cols)` of a nalgebra matrix or vector, statically or dynamically sized, as a
 /// `[usize; 2]` by value. A vector is a one-column matrix, so its shape is `(n, 1)`.
@@ -52,7 +52,8 @@ impl<T, R: Dim, C: Dim, S: RawStorage<T, R, C>> HasShape for Matrix<T, R, C, S> 
 mod tests {
     use ::nalgebra::{DMatrix, Matrix2x3, SMatrix};
 
-    use crate::{HasShape, ShapeErrorKind, Shaped};
+    use crate::source::has_shape::HasShape;
+    use crate::verify::{ShapeErrorKind, Shaped};
 
     #[derive(shapes::Shaped)]
     #[shapes(crate = "crate")]

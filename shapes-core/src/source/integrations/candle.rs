@@ -2,7 +2,7 @@
 
 use ::candle_core::Tensor;
 
-use crate::verify::HasShape;
+use crate::source::has_shape::HasShape;
 
 /// The dims of a candle tensor, borrowed from its layout. Candle's inherent `shape()` (its
 /// `Shape` type) wins in method syntax; write `HasShape::shape(&t)` for this one.
@@ -41,7 +41,7 @@ impl HasShape for Tensor {
 mod tests {
     use ::candle_core::{DType, Device, Tensor};
 
-    use crate::{ShapeErrorKind, Shaped};
+    use crate::verify::{ShapeErrorKind, Shaped};
 
     #[derive(shapes::Shaped)]
     #[shapes(crate = "crate")]

@@ -1,4 +1,4 @@
-//! [`HasShape`](crate::HasShape) for the tensor types of other crates, each behind a cargo
+//! [`HasShape`](super::has_shape::HasShape) for the tensor types of other crates, each behind a cargo
 //! feature of the crate's name: `ndarray`, `candle`, `burn`, `nalgebra` and `safetensors`.
 //!
 //! Every impl only reads the shape the tensor already knows: a borrowed slice where the crate
@@ -14,4 +14,4 @@ mod nalgebra;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 #[cfg(feature = "safetensors")]
-mod safetensors;
+mod tensor_view;

@@ -3,8 +3,8 @@
 
 use ::safetensors::tensor::TensorView;
 
-use crate::source::TensorEntry;
-use crate::verify::HasShape;
+use crate::source::has_shape::HasShape;
+use crate::source::safetensors::TensorEntry;
 
 /// The dims of a tensor in a deserialized safetensors buffer, borrowed from the view.
 ///
@@ -84,7 +84,8 @@ impl HasShape for TensorEntry {
 mod tests {
     use ::safetensors::tensor::{Dtype, SafeTensors, TensorView};
 
-    use crate::{SafetensorsHeader, ShapeErrorKind, Shaped, TensorEntry};
+    use crate::source::safetensors::{SafetensorsHeader, TensorEntry};
+    use crate::verify::{ShapeErrorKind, Shaped};
 
     #[derive(shapes::Shaped)]
     #[shapes(crate = "crate")]

@@ -4,7 +4,7 @@
 use ::burn_tensor::Tensor;
 use ::burn_tensor::kind::Basic;
 
-use crate::verify::HasShape;
+use crate::source::has_shape::HasShape;
 
 /// The dims of a burn tensor of any kind (`Float`, `Int`, `Bool`), as the `[usize; D]` that
 /// `Tensor::dims` returns: by value, with nothing allocated by `shapes`. Burn's own inherent
@@ -50,7 +50,7 @@ impl<const D: usize, K: Basic> HasShape for Tensor<D, K> {
 mod tests {
     use ::burn_tensor::{Bool, Tensor};
 
-    use crate::{ShapeErrorKind, Shaped};
+    use crate::verify::{ShapeErrorKind, Shaped};
 
     #[derive(shapes::Shaped)]
     #[shapes(crate = "crate")]

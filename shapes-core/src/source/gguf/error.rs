@@ -1,0 +1,144 @@
+//! [`GgufError`]: why a GGUF header could not be read.
+
+use super::ggml_type::GgmlType;
+
+/// Why a GGUF header could not be read. Every variant says what is wrong and where: a byte
+/// offset into the file, and the tensor's name once it is known.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GgufError {
+    /// Reading failed.
+    #[error("cannot read the GGUF header: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file does not start with `GGUF`.
+    #[error("not a GGUF file: it starts with {found:?}, not \"GGUF\"")]
+    BadMagic {
+        /// The first four bytes (fewer if the file is shorter).
+        found: Vec<u8>,
+    },
+    /// A version this reader does not know.
+    #[error("GGUF version {0} is not supported (versions 1, 2 and 3 are)")]
+    UnsupportedVersion(u32),
+    /// A big-endian GGUF file (written for s390x and the like).
+    #[error("big-endian GGUF (version {0}) is not supported: convert the file to little-endian")]
+    BigEndian(u32),
+    /// The file ends before the header does.
+    #[error(
+        "GGUF file truncated: it ends inside {what} at byte {at} ({needed} bytes needed, {available} left)"
+    )]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Byte offset where it starts.
+        at: u64,
+        /// Bytes it needs.
+        needed: u64,
+        /// Bytes the file still had there (0 when the file length is unknown and the reader
+        /// ran dry).
+        available: u64,
+    },
+    /// The header, metadata and tensor infos together exceed the limit.
+    #[error(
+        "GGUF header too large: {what} at byte {at} needs {needed} bytes, past the {limit}-byte header limit (corrupt file?)"
+    )]
+    HeaderTooLarge {
+        /// What was being read.
+        what: &'static str,
+        /// Byte offset where it starts.
+        at: u64,
+        /// Bytes it needs (for a count: the least its entries can take).
+        needed: u64,
+        /// [`GgufHeader::MAX_HEADER_LEN`](super::GgufHeader::MAX_HEADER_LEN).
+        limit: u64,
+    },
+    /// A metadata value type that GGUF does not define.
+    #[error("unknown GGUF metadata value type {ty} at byte {at}")]
+    UnknownValueType {
+        /// The type code.
+        ty: u32,
+        /// Byte offset of the type code.
+        at: u64,
+    },
+    /// A boolean that is neither 0 nor 1.
+    #[error("GGUF boolean at byte {at} is {value}, not 0 or 1")]
+    BadBool {
+        /// The byte.
+        value: u8,
+        /// Its offset.
+        at: u64,
+    },
+    /// Arrays nested deeper than [`GgufHeader::MAX_ARRAY_DEPTH`](super::GgufHeader::MAX_ARRAY_DEPTH).
+    #[error("GGUF arrays nested more than {max} deep at byte {at}")]
+    ArrayTooDeep {
+        /// Offset of the innermost array.
+        at: u64,
+        /// [`GgufHeader::MAX_ARRAY_DEPTH`](super::GgufHeader::MAX_ARRAY_DEPTH).
+        max: usize,
+    },
+    /// One metadata key appears twice.
+    #[error("GGUF metadata key {0:?} appears twice")]
+    DuplicateKey(String),
+    /// One tensor name appears twice.
+    #[error("tensor {0:?} appears twice in the GGUF header")]
+    DuplicateName(String),
+    /// More dims than [`GgufHeader::MAX_DIMS`](super::GgufHeader::MAX_DIMS).
+    #[error("tensor {name:?} has {n_dims} dims; at most {max} are accepted (ggml uses 4)")]
+    TooManyDims {
+        /// The tensor.
+        name: String,
+        /// Its declared rank.
+        n_dims: u32,
+        /// [`GgufHeader::MAX_DIMS`](super::GgufHeader::MAX_DIMS).
+        max: usize,
+    },
+    /// The dims do not fit in `usize`, or their product overflows `usize` or `i64` (ggml's
+    /// element count type).
+    #[error(
+        "tensor {name:?}: dims {dims:?} (ggml order) overflow: the element count must fit in i64 and usize"
+    )]
+    ShapeOverflow {
+        /// The tensor.
+        name: String,
+        /// Its dims as written, innermost first.
+        dims: Vec<u64>,
+    },
+    /// `general.alignment` is not a power of two, or not an unsigned integer.
+    #[error("general.alignment is {0}, not a power of two (GGUF requires one; the default is 32)")]
+    BadAlignment(String),
+    /// A tensor's data offset is not a multiple of the alignment.
+    #[error("tensor {name:?}: data offset {offset} is not a multiple of the alignment {alignment}")]
+    Misaligned {
+        /// The tensor.
+        name: String,
+        /// Its offset, relative to the data section.
+        offset: u64,
+        /// The file's alignment.
+        alignment: u64,
+    },
+    /// A quantized tensor whose innermost dim is not a whole number of blocks.
+    #[error(
+        "tensor {name:?}: innermost dim {dim} is not a multiple of {ggml_type}'s block size {block}"
+    )]
+    PartialBlock {
+        /// The tensor.
+        name: String,
+        /// Its type.
+        ggml_type: GgmlType,
+        /// The innermost dim (last in row-major order).
+        dim: usize,
+        /// Elements per block.
+        block: u64,
+    },
+    /// A tensor's data runs past the end of the file (a partial download, typically).
+    #[error(
+        "tensor {name:?}: its data ends at byte {end} but the file has {file_len} bytes (truncated download?)"
+    )]
+    DataBeyondFile {
+        /// The tensor.
+        name: String,
+        /// Absolute end offset of its data.
+        end: u64,
+        /// The file's length.
+        file_len: u64,
+    },
+}
