@@ -72,11 +72,11 @@ fn join(f: &mut Formatter<'_>, xs: &[usize], sep: &str) -> fmt::Result {
 
 /// The printer state: only which spelling to use.
 #[derive(Clone, Copy)]
-struct P {
+struct Printer {
     ascii: bool,
 }
 
-impl P {
+impl Printer {
     fn pick(self, unicode: &'static str, ascii: &'static str) -> &'static str {
         if self.ascii { ascii } else { unicode }
     }
@@ -355,8 +355,8 @@ impl P {
     }
 }
 
-fn printer(f: &Formatter<'_>) -> P {
-    P {
+fn printer(f: &Formatter<'_>) -> Printer {
+    Printer {
         ascii: f.alternate(),
     }
 }

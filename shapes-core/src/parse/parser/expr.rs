@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use super::{Parser, R, further};
+use super::{PResult, Parser, furthest};
 use crate::expr::{Axis, Expr, Item, Pattern, SliceSpec};
 use crate::parse::lexer::Tok;
 
@@ -11,15 +11,15 @@ impl<'a> Parser<'a> {
     ///
     /// The chain `a → b → c` is read in a loop and folded from the right, which builds the
     /// same tree as the recursion the rule describes, with one level of nesting per arrow.
-    pub(super) fn expr(&mut self) -> R<Expr> {
+    pub(super) fn expr(&mut self) -> PResult<Expr> {
         let base = self.depth;
-        self.bump()?;
+        self.enter_nesting()?;
         let mut last = self.concat()?;
         // The operands before the last arrow, outermost first.
         let mut lhs: SmallVec<[Expr; 4]> = SmallVec::new();
         while self.peek() == Tok::Arrow {
             self.advance();
-            self.bump()?;
+            self.enter_nesting()?;
             let next = self.concat()?;
             lhs.push(std::mem::replace(&mut last, next));
         }
@@ -32,11 +32,11 @@ impl<'a> Parser<'a> {
 
     /// `concat_expr = prefix_expr { ":{" int "}:" prefix_expr }` (left-associative).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn concat(&mut self) -> R<Expr> {
+    fn concat(&mut self) -> PResult<Expr> {
         let base = self.depth;
         let mut lhs = self.prefix()?;
         while self.peek() == Tok::Colon && self.nth(1).tok == Tok::LBrace {
-            self.bump()?;
+            self.enter_nesting()?;
             self.advance();
             self.advance();
             let Tok::Int(axis) = self.peek() else {
@@ -56,14 +56,14 @@ impl<'a> Parser<'a> {
     /// be inlined into its one hot caller ([`concat`](Self::concat)), whose result then stays
     /// in registers instead of making a round trip through memory.
     #[inline(never)]
-    pub(super) fn prefix_nested(&mut self) -> R<Expr> {
+    pub(super) fn prefix_nested(&mut self) -> PResult<Expr> {
         self.prefix()
     }
 
     /// `prefix_expr`: transpose, reduce, repeat, a size function, or a postfix expression.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn prefix(&mut self) -> R<Expr> {
-        self.bump()?;
+    fn prefix(&mut self) -> PResult<Expr> {
+        self.enter_nesting()?;
         let out = if self.is_ident(0, "T") && self.starts_axes_arg(1) {
             self.advance();
             let axes = self.axes_arg()?;
@@ -91,17 +91,17 @@ impl<'a> Parser<'a> {
         } else {
             self.postfix()?
         };
-        self.leave();
+        self.leave_nesting();
         Ok(out)
     }
 
     /// `postfix_expr = atom { "[" index_list "]" }`.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn postfix(&mut self) -> R<Expr> {
+    fn postfix(&mut self) -> PResult<Expr> {
         let base = self.depth;
         let mut e = self.atom()?;
         while self.peek() == Tok::LBracket {
-            self.bump()?;
+            self.enter_nesting()?;
             let index = self.slices(true)?;
             e = Expr::Slice(Box::new(e), Box::new(index));
         }
@@ -110,7 +110,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[ index_list ]` at the `[`: [`Expr::Slices`], or with `allow_name` a name (`a[b]`).
-    fn slices(&mut self, allow_name: bool) -> R<Expr> {
+    fn slices(&mut self, allow_name: bool) -> PResult<Expr> {
         self.expect(Tok::LBracket, "'['")?;
         if allow_name && self.nth(1).tok == Tok::RBracket {
             let t = self.nth(0);
@@ -146,7 +146,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `index = signed | [ signed ] ":" [ signed ] [ ":" [ signed ] ]`.
-    fn slice_spec(&mut self, expected: &str) -> R<SliceSpec> {
+    fn slice_spec(&mut self, expected: &str) -> PResult<SliceSpec> {
         let start = if self.starts_signed() {
             Some(self.signed()?)
         } else {
@@ -181,7 +181,7 @@ impl<'a> Parser<'a> {
     /// An atom, memoised when it starts with `(` or `{` (the only atoms whose parse
     /// backtracks inside).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn atom(&mut self) -> R<Expr> {
+    fn atom(&mut self) -> PResult<Expr> {
         if !matches!(self.peek(), Tok::LParen | Tok::LBrace) {
             return self.atom_uncached();
         }
@@ -205,15 +205,15 @@ impl<'a> Parser<'a> {
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn atom_uncached(&mut self) -> R<Expr> {
+    fn atom_uncached(&mut self) -> PResult<Expr> {
         let t = self.nth(0);
         let out = match t.tok {
             Tok::LParen => {
-                self.bump()?;
+                self.enter_nesting()?;
                 self.paren()?
             }
             Tok::LBrace => {
-                self.bump()?;
+                self.enter_nesting()?;
                 self.advance();
                 let e = self.expr()?;
                 self.expect(Tok::Pipe, "'|' (a constraint is '{ expr | predicate }')")?;
@@ -222,13 +222,13 @@ impl<'a> Parser<'a> {
                 Expr::Compound(Box::new(e), Box::new(p))
             }
             Tok::LBracket => {
-                self.bump()?;
+                self.enter_nesting()?;
                 self.slices(false)?
             }
             Tok::Ident => {
                 let name = self.text(t);
                 if (name == "X" || name == "Sz") && self.nth(1).tok == Tok::LBracket {
-                    self.bump()?;
+                    self.enter_nesting()?;
                     self.advance();
                     self.advance();
                     if name == "X" {
@@ -249,13 +249,13 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.fail("an expression")),
         };
-        self.leave();
+        self.leave_nesting();
         Ok(out)
     }
 
     /// `(` in a shape position: a pattern, else `( expr )` or `( expr || expr )`.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn paren(&mut self) -> R<Expr> {
+    fn paren(&mut self) -> PResult<Expr> {
         let (pos, depth) = (self.pos, self.depth);
         self.tentative += 1;
         let first = self.pattern();
@@ -267,10 +267,10 @@ impl<'a> Parser<'a> {
         };
         self.pos = pos;
         self.depth = depth;
-        self.paren_expr().map_err(|f| further(as_pattern, f))
+        self.paren_expr().map_err(|f| furthest(as_pattern, f))
     }
 
-    fn paren_expr(&mut self) -> R<Expr> {
+    fn paren_expr(&mut self) -> PResult<Expr> {
         self.expect(Tok::LParen, "'('")?;
         let lhs = self.expr()?;
         if self.peek() == Tok::OrOr {
@@ -285,7 +285,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `axis = "^" ( int | "=" ) | sup_int | "⁼"`.
-    fn axis(&mut self) -> R<Axis> {
+    fn axis(&mut self) -> PResult<Axis> {
         match self.peek() {
             Tok::Caret => {
                 self.advance();
@@ -314,7 +314,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `axes_arg = "X" "[" { int } "]" | "^(" { int } ")" | "⁽" { sup_int } "⁾"`.
-    fn axes_arg(&mut self) -> R<Vec<usize>> {
+    fn axes_arg(&mut self) -> PResult<Vec<usize>> {
         match self.peek() {
             Tok::Ident => {
                 self.advance();

@@ -52,7 +52,7 @@ pub(crate) const MAX_DEPTH: usize = 128;
 
 /// A failed parse, before the input is attached.
 #[derive(Debug, Clone)]
-struct Fail {
+struct Failure {
     offset: usize,
     found: String,
     expected: String,
@@ -60,17 +60,18 @@ struct Fail {
     fatal: bool,
 }
 
-impl Fail {
+impl Failure {
     fn into_error(self, input: &str) -> ParseError {
         ParseError::new(input, self.offset, self.found, self.expected)
     }
 }
 
-type R<T> = Result<T, Fail>;
+/// What a rule returns: its result, or how it failed.
+type PResult<T> = Result<T, Failure>;
 
 /// Of two failed alternatives, the one that got further (the first on a tie); a fatal one
 /// always wins.
-fn further(first: Fail, second: Fail) -> Fail {
+fn furthest(first: Failure, second: Failure) -> Failure {
     if first.fatal {
         first
     } else if second.fatal || second.offset > first.offset {
@@ -110,7 +111,7 @@ struct ParsedPattern {
 
 /// Keyed by (token position, depth): small sequential integers no input can make collide, so
 /// a fixed-key hasher does (and spares every parse `RandomState::new`).
-type Memo = HashMap<(usize, usize), R<(Expr, usize)>, BuildHasherDefault<DefaultHasher>>;
+type Memo = HashMap<(usize, usize), PResult<(Expr, usize)>, BuildHasherDefault<DefaultHasher>>;
 
 struct Parser<'a> {
     src: &'a str,
@@ -225,9 +226,9 @@ impl<'a> Parser<'a> {
     }
 
     /// A failure at the current token.
-    fn fail(&self, expected: &str) -> Fail {
+    fn fail(&self, expected: &str) -> Failure {
         let t = self.nth(0);
-        Fail {
+        Failure {
             offset: t.start,
             found: if t.tok == Tok::Eof {
                 "end of input".into()
@@ -240,9 +241,9 @@ impl<'a> Parser<'a> {
     }
 
     /// A failure about the input between `start` and the end of the last consumed token.
-    fn fail_span(&self, start: usize, expected: &str) -> Fail {
+    fn fail_span(&self, start: usize, expected: &str) -> Failure {
         let text = self.src.get(start..self.prev_end()).unwrap_or("");
-        Fail {
+        Failure {
             offset: start,
             found: format!("'{text}'"),
             expected: expected.into(),
@@ -250,7 +251,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect(&mut self, tok: Tok, expected: &str) -> R<()> {
+    fn expect(&mut self, tok: Tok, expected: &str) -> PResult<()> {
         if self.peek() == tok {
             self.advance();
             Ok(())
@@ -259,7 +260,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn end(&self) -> R<()> {
+    fn end(&self) -> PResult<()> {
         if self.peek() == Tok::Eof {
             Ok(())
         } else {
@@ -267,10 +268,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Enters one level of nesting. Every rule that calls this calls [`leave`](Self::leave)
+    /// Enters one level of nesting. Every rule that calls this calls [`leave_nesting`](Self::leave_nesting)
     /// before returning `Ok`; on `Err`, the backtracking point restores the depth.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn bump(&mut self) -> R<()> {
+    fn enter_nesting(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.too_deep());
@@ -279,14 +280,14 @@ impl<'a> Parser<'a> {
     }
 
     #[cold]
-    fn too_deep(&self) -> Fail {
+    fn too_deep(&self) -> Failure {
         let mut fail = self.fail("less deeply nested input");
         fail.fatal = true;
         fail
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn leave(&mut self) {
+    fn leave_nesting(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
 
@@ -338,7 +339,7 @@ impl<'a> Parser<'a> {
     // ----- small pieces -----------------------------------------------------------------------
 
     /// A name (an identifier other than `_`).
-    fn name(&mut self, expected: &str) -> R<Name> {
+    fn name(&mut self, expected: &str) -> PResult<Name> {
         let t = self.nth(0);
         if t.tok == Tok::Ident && self.text(t) != "_" {
             self.advance();
@@ -349,7 +350,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Integers up to `close`: `X[0 1 3 2]`, `^(1 0)`, `{[1 2]}`.
-    fn int_list(&mut self, close: Tok, expected: &str) -> R<Vec<usize>> {
+    fn int_list(&mut self, close: Tok, expected: &str) -> PResult<Vec<usize>> {
         let mut out = Vec::new();
         loop {
             match self.peek() {
@@ -367,7 +368,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `signed = [ "-" ] int`, as an `isize`.
-    fn signed(&mut self) -> R<isize> {
+    fn signed(&mut self) -> PResult<isize> {
         let start = self.nth(0).start;
         let negative = self.peek() == Tok::Minus;
         if negative {

@@ -1,6 +1,6 @@
 //! Patterns `( item, … )` and the sizes inside them.
 
-use super::{Fail, ParsedPattern, Parser, R};
+use super::{Failure, PResult, ParsedPattern, Parser};
 use crate::expr::{ArithOp, DimExpr, Expr, Item, Pattern};
 use crate::parse::lexer::Tok;
 
@@ -21,8 +21,8 @@ enum ItemOut {
 impl<'a> Parser<'a> {
     /// `pattern = "(" [ item { "," item } [ "," ] ] ")"`, splicing nested patterns and
     /// allowing one `...` / `*name`.
-    pub(super) fn pattern(&mut self) -> R<ParsedPattern> {
-        self.bump()?;
+    pub(super) fn pattern(&mut self) -> PResult<ParsedPattern> {
+        self.enter_nesting()?;
         self.expect(Tok::LParen, "'('")?;
         let mut items = Vec::with_capacity(4);
         let mut variadic = None;
@@ -88,7 +88,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.fail("',' or ')'")),
             }
         }
-        self.leave();
+        self.leave_nesting();
         Ok(ParsedPattern {
             pattern: Pattern::new(items),
             variadic,
@@ -97,10 +97,10 @@ impl<'a> Parser<'a> {
     }
 
     /// Records a `...` / `*name` at `span`; a second one in the same pattern is an error there.
-    fn one_variadic(&self, seen: &mut Option<(usize, usize)>, span: (usize, usize)) -> R<()> {
+    fn one_variadic(&self, seen: &mut Option<(usize, usize)>, span: (usize, usize)) -> PResult<()> {
         if seen.is_some() {
             let text = self.src.get(span.0..span.1).unwrap_or("");
-            return Err(Fail {
+            return Err(Failure {
                 offset: span.0,
                 found: format!("'{text}'"),
                 expected: "at most one '...' or '*name' per pattern".into(),
@@ -113,7 +113,7 @@ impl<'a> Parser<'a> {
 
     /// One pattern item.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn item(&mut self) -> R<ItemOut> {
+    fn item(&mut self) -> PResult<ItemOut> {
         let t = self.nth(0);
         let item = match t.tok {
             Tok::Ident if self.text(t) == "_" => {
@@ -155,7 +155,7 @@ impl<'a> Parser<'a> {
 
     /// Decides what a just-parsed `( … )` inside a pattern or a size is: indexed
     /// (`(a, b)[0]`), grouping (one dim, no comma), or a shape.
-    fn paren_use(&mut self, mut inner: ParsedPattern) -> R<ParenUse> {
+    fn paren_use(&mut self, mut inner: ParsedPattern) -> PResult<ParenUse> {
         if self.peek() == Tok::LBracket {
             self.advance();
             let i = self.signed()?;
@@ -176,14 +176,14 @@ impl<'a> Parser<'a> {
 
     /// `dim = term { ( "+" | "-" ) term }`.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn dim(&mut self) -> R<DimExpr> {
+    pub(super) fn dim(&mut self) -> PResult<DimExpr> {
         let first = self.factor()?;
         self.dim_rest(first)
     }
 
     /// The rest of a dim whose first factor is already parsed.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn dim_rest(&mut self, first: DimExpr) -> R<DimExpr> {
+    fn dim_rest(&mut self, first: DimExpr) -> PResult<DimExpr> {
         let base = self.depth;
         let mut lhs = self.term_rest(first)?;
         loop {
@@ -192,7 +192,7 @@ impl<'a> Parser<'a> {
                 Tok::Minus => ArithOp::Sub,
                 _ => break,
             };
-            self.bump()?;
+            self.enter_nesting()?;
             self.advance();
             let first = self.factor()?;
             let rhs = self.term_rest(first)?;
@@ -205,7 +205,7 @@ impl<'a> Parser<'a> {
     /// `term = factor { ( "*" | "×" | "/" | "//" | "÷" | "%" ) factor }`, after its first
     /// factor. Dividing by a literal 0 is an error at the 0.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn term_rest(&mut self, first: DimExpr) -> R<DimExpr> {
+    fn term_rest(&mut self, first: DimExpr) -> PResult<DimExpr> {
         let base = self.depth;
         let mut lhs = first;
         loop {
@@ -216,7 +216,7 @@ impl<'a> Parser<'a> {
                 Tok::Percent => ArithOp::Rem,
                 _ => break,
             };
-            self.bump()?;
+            self.enter_nesting()?;
             self.advance();
             let at = self.nth(0).start;
             let rhs = self.factor()?;
@@ -234,13 +234,13 @@ impl<'a> Parser<'a> {
     /// `factor = int | ident [ "[" signed "]" ] | pattern "[" signed "]" | "(" dim ")"
     ///          | size_fn prefix_expr`.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn factor(&mut self) -> R<DimExpr> {
+    fn factor(&mut self) -> PResult<DimExpr> {
         let t = self.nth(0);
         if let Some(f) = self.size_fn(0) {
-            self.bump()?;
+            self.enter_nesting()?;
             self.advance();
             let e = self.prefix_nested()?;
-            self.leave();
+            self.leave_nesting();
             return Ok(f.apply(e));
         }
         match t.tok {

@@ -1,17 +1,17 @@
 //! Constraints: the predicate after `|` in `{ expr | predicate }`.
 
-use super::{Parser, R, further};
+use super::{PResult, Parser, furthest};
 use crate::expr::{CmpOp, Operand, Pred};
 use crate::parse::lexer::Tok;
 
 impl<'a> Parser<'a> {
     /// `pred = conj { ( "||" | "∨" ) conj }`.
-    pub(super) fn pred(&mut self) -> R<Pred> {
+    pub(super) fn pred(&mut self) -> PResult<Pred> {
         let base = self.depth;
-        self.bump()?;
+        self.enter_nesting()?;
         let mut lhs = self.conj()?;
         while matches!(self.peek(), Tok::OrOr | Tok::Vee) {
-            self.bump()?;
+            self.enter_nesting()?;
             self.advance();
             let rhs = self.conj()?;
             lhs = Pred::Or(Box::new(lhs), Box::new(rhs));
@@ -21,12 +21,12 @@ impl<'a> Parser<'a> {
     }
 
     /// `conj = cmp { ( "&&" | "∧" ) cmp }`.
-    fn conj(&mut self) -> R<Pred> {
+    fn conj(&mut self) -> PResult<Pred> {
         let base = self.depth;
-        self.bump()?;
+        self.enter_nesting()?;
         let mut lhs = self.cmp()?;
         while self.peek() == Tok::And {
-            self.bump()?;
+            self.enter_nesting()?;
             self.advance();
             let rhs = self.cmp()?;
             lhs = Pred::And(Box::new(lhs), Box::new(rhs));
@@ -37,8 +37,8 @@ impl<'a> Parser<'a> {
 
     /// `cmp = "(" pred ")" | "K" prefix_expr ( "~" | "⚟" ) "K" prefix_expr
     ///      | operand cmp_op operand`.
-    fn cmp(&mut self) -> R<Pred> {
-        self.bump()?;
+    fn cmp(&mut self) -> PResult<Pred> {
+        self.enter_nesting()?;
         let out = match self.peek() {
             Tok::LParen => {
                 let (pos, depth) = (self.pos, self.depth);
@@ -51,7 +51,7 @@ impl<'a> Parser<'a> {
                     Err(as_pred) => {
                         self.pos = pos;
                         self.depth = depth;
-                        self.comparison().map_err(|f| further(as_pred, f))?
+                        self.comparison().map_err(|f| furthest(as_pred, f))?
                     }
                 }
             }
@@ -69,11 +69,11 @@ impl<'a> Parser<'a> {
             Tok::Ident | Tok::Int(_) | Tok::Pi | Tok::Sigma | Tok::ForAll => self.comparison()?,
             _ => return Err(self.fail("a constraint such as '(D a = 2)'")),
         };
-        self.leave();
+        self.leave_nesting();
         Ok(out)
     }
 
-    fn paren_pred(&mut self) -> R<Pred> {
+    fn paren_pred(&mut self) -> PResult<Pred> {
         self.expect(Tok::LParen, "'('")?;
         let p = self.pred()?;
         self.expect(Tok::RParen, "')'")?;
@@ -81,7 +81,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `operand cmp_op operand`.
-    fn comparison(&mut self) -> R<Pred> {
+    fn comparison(&mut self) -> PResult<Pred> {
         let lhs = self.operand()?;
         let op = match self.peek() {
             Tok::Eq => CmpOp::Eq,
@@ -98,7 +98,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `operand = ( "∀" | "all" ) prefix_expr | dim`.
-    fn operand(&mut self) -> R<Operand> {
+    fn operand(&mut self) -> PResult<Operand> {
         if self.peek() == Tok::ForAll || (self.is_ident(0, "all") && self.starts_operand(1)) {
             self.advance();
             Ok(Operand::ForAll(self.prefix_nested()?))
