@@ -146,7 +146,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `index = signed | [ signed ] ":" [ signed ] [ ":" [ signed ] ]`.
-    fn slice_spec(&mut self, expected: &str) -> PResult<SliceSpec> {
+    fn slice_spec(&mut self, expected: &'static str) -> PResult<SliceSpec> {
         let start = if self.starts_signed() {
             Some(self.signed()?)
         } else {
@@ -198,7 +198,7 @@ impl<'a> Parser<'a> {
         }
         let entry = match &out {
             Ok(e) => Ok((e.clone(), self.pos)),
-            Err(f) => Err(f.clone()),
+            Err(f) => Err(*f),
         };
         self.memo.insert(key, entry);
         out

@@ -50,19 +50,34 @@ use crate::expr::{DimExpr, Expr, Name, Pattern};
 /// `Drop` stay far from the end of a 2 MiB thread stack.
 pub(crate) const MAX_DEPTH: usize = 128;
 
-/// A failed parse, before the input is attached.
-#[derive(Debug, Clone)]
+/// A failed parse, before the input is attached. It holds offsets and a literal only, so a
+/// failed alternative at a backtracking point allocates nothing; the text of what was found is
+/// read from the input when the [`ParseError`] is built.
+#[derive(Debug, Clone, Copy)]
 struct Failure {
     offset: usize,
-    found: String,
-    expected: String,
+    found: Found,
+    expected: &'static str,
     /// Too deep: no alternative can do better, so backtracking stops.
     fatal: bool,
 }
 
+/// What a [`Failure`] found at its offset.
+#[derive(Debug, Clone, Copy)]
+enum Found {
+    /// The end of the input.
+    EndOfInput,
+    /// The input from the failure's offset up to the byte `end`, shown quoted.
+    Text { end: usize },
+}
+
 impl Failure {
     fn into_error(self, input: &str) -> ParseError {
-        ParseError::new(input, self.offset, self.found, self.expected)
+        let found = match self.found {
+            Found::EndOfInput => "end of input".to_owned(),
+            Found::Text { end } => format!("'{}'", input.get(self.offset..end).unwrap_or("")),
+        };
+        ParseError::new(input, self.offset, found, self.expected.to_owned())
     }
 }
 
@@ -226,32 +241,33 @@ impl<'a> Parser<'a> {
     }
 
     /// A failure at the current token.
-    fn fail(&self, expected: &str) -> Failure {
+    fn fail(&self, expected: &'static str) -> Failure {
         let t = self.nth(0);
         Failure {
             offset: t.start,
             found: if t.tok == Tok::Eof {
-                "end of input".into()
+                Found::EndOfInput
             } else {
-                format!("'{}'", self.text(t))
+                Found::Text { end: t.end }
             },
-            expected: expected.into(),
+            expected,
             fatal: false,
         }
     }
 
     /// A failure about the input between `start` and the end of the last consumed token.
-    fn fail_span(&self, start: usize, expected: &str) -> Failure {
-        let text = self.src.get(start..self.prev_end()).unwrap_or("");
+    fn fail_span(&self, start: usize, expected: &'static str) -> Failure {
         Failure {
             offset: start,
-            found: format!("'{text}'"),
-            expected: expected.into(),
+            found: Found::Text {
+                end: self.prev_end(),
+            },
+            expected,
             fatal: false,
         }
     }
 
-    fn expect(&mut self, tok: Tok, expected: &str) -> PResult<()> {
+    fn expect(&mut self, tok: Tok, expected: &'static str) -> PResult<()> {
         if self.peek() == tok {
             self.advance();
             Ok(())
@@ -268,8 +284,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Enters one level of nesting. Every rule that calls this calls [`leave_nesting`](Self::leave_nesting)
-    /// before returning `Ok`; on `Err`, the backtracking point restores the depth.
+    /// Enters one level of nesting. Every rule that calls this calls
+    /// [`leave_nesting`](Self::leave_nesting) before returning `Ok`; on `Err`, the backtracking
+    /// point restores the depth.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter_nesting(&mut self) -> PResult<()> {
         self.depth += 1;
@@ -339,7 +356,7 @@ impl<'a> Parser<'a> {
     // ----- small pieces -----------------------------------------------------------------------
 
     /// A name (an identifier other than `_`).
-    fn name(&mut self, expected: &str) -> PResult<Name> {
+    fn name(&mut self, expected: &'static str) -> PResult<Name> {
         let t = self.nth(0);
         if t.tok == Tok::Ident && self.text(t) != "_" {
             self.advance();
@@ -350,7 +367,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Integers up to `close`: `X[0 1 3 2]`, `^(1 0)`, `{[1 2]}`.
-    fn int_list(&mut self, close: Tok, expected: &str) -> PResult<Vec<usize>> {
+    fn int_list(&mut self, close: Tok, expected: &'static str) -> PResult<Vec<usize>> {
         let mut out = Vec::new();
         loop {
             match self.peek() {

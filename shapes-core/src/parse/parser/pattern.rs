@@ -1,6 +1,6 @@
 //! Patterns `( item, … )` and the sizes inside them.
 
-use super::{Failure, PResult, ParsedPattern, Parser};
+use super::{Failure, Found, PResult, ParsedPattern, Parser};
 use crate::expr::{ArithOp, DimExpr, Expr, Item, Pattern};
 use crate::parse::lexer::Tok;
 
@@ -99,11 +99,10 @@ impl<'a> Parser<'a> {
     /// Records a `...` / `*name` at `span`; a second one in the same pattern is an error there.
     fn one_variadic(&self, seen: &mut Option<(usize, usize)>, span: (usize, usize)) -> PResult<()> {
         if seen.is_some() {
-            let text = self.src.get(span.0..span.1).unwrap_or("");
             return Err(Failure {
                 offset: span.0,
-                found: format!("'{text}'"),
-                expected: "at most one '...' or '*name' per pattern".into(),
+                found: Found::Text { end: span.1 },
+                expected: "at most one '...' or '*name' per pattern",
                 fatal: false,
             });
         }
