@@ -210,13 +210,13 @@ impl<'a> Parser<'a> {
 
     /// The name spelled by `text`, sharing the allocation of an earlier equal name.
     fn intern(&mut self, text: &str) -> Name {
-        // Byte by byte: names are a few bytes long, and this spares a call to `memcmp` per
-        // comparison.
-        let same = |n: &&Name| {
-            let n = n.as_str().as_bytes();
-            n.len() == text.len() && n.iter().zip(text.as_bytes()).all(|(a, b)| a == b)
-        };
-        if let Some(n) = self.names.iter().find(same) {
+        // `bytes().eq` rather than `==`: names are a few bytes long, too short for the call to
+        // `memcmp` that `==` makes to pay off (`cargo bench --bench solver -- parse`).
+        if let Some(n) = self
+            .names
+            .iter()
+            .find(|n| n.as_str().bytes().eq(text.bytes()))
+        {
             return n.clone();
         }
         let n = Name::new(text);
