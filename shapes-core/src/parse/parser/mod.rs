@@ -22,15 +22,10 @@
 //! When both alternatives fail, the error that got further wins (the first on a tie), which
 //! is what a reader of the input expects to see.
 //!
-//! Speed: the rules on the hot path of a signature (`concat`, `prefix`, `postfix`, `atom`,
-//! `item`, `dim`, `factor`, …) are `#[inline(always)]` in optimised builds, and the arrow
-//! chain is a loop. A rule's `Result` returned through memory and read back in wider loads
-//! stalls store-to-load forwarding; inlining keeps it in registers. A lone name or number in
-//! a pattern (`a` in `(a, b)`) takes a fast path. Parsing the matmul signature went from
-//! ≈720 ns to ≈358 ns (`cargo bench --bench solver -- parse`). Recursion
-//! goes through the out-of-line [`Parser::prefix_nested`], [`Parser::expr`] and
-//! [`Parser::pattern`]. Debug builds do not inline: unoptimised, the inlined frames are so
-//! large that [`MAX_DEPTH`] levels of nesting would need more than a 2 MiB thread stack.
+//! Speed: the rules on the hot path of a signature (`concat` down to `paren`, and
+//! `enter_nesting`) are `#[inline(always)]` in optimised builds only, because unoptimised
+//! frames that large would not fit [`MAX_DEPTH`] levels of nesting in a 2 MiB stack; the
+//! parse benchmark in `benches/solver.rs` explains why and measures it.
 
 mod expr;
 mod pattern;
@@ -303,7 +298,6 @@ impl<'a> Parser<'a> {
         fail
     }
 
-    #[cfg_attr(not(debug_assertions), inline(always))]
     fn leave_nesting(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }

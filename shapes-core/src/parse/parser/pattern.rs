@@ -111,7 +111,6 @@ impl<'a> Parser<'a> {
     }
 
     /// One pattern item.
-    #[cfg_attr(not(debug_assertions), inline(always))]
     fn item(&mut self) -> PResult<ItemOut> {
         let t = self.nth(0);
         let item = match t.tok {
@@ -174,14 +173,12 @@ impl<'a> Parser<'a> {
     }
 
     /// `dim = term { ( "+" | "-" ) term }`.
-    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn dim(&mut self) -> PResult<DimExpr> {
         let first = self.factor()?;
         self.dim_rest(first)
     }
 
     /// The rest of a dim whose first factor is already parsed.
-    #[cfg_attr(not(debug_assertions), inline(always))]
     fn dim_rest(&mut self, first: DimExpr) -> PResult<DimExpr> {
         let base = self.depth;
         let mut lhs = self.term_rest(first)?;
@@ -203,7 +200,6 @@ impl<'a> Parser<'a> {
 
     /// `term = factor { ( "*" | "×" | "/" | "//" | "÷" | "%" ) factor }`, after its first
     /// factor. Dividing by a literal 0 is an error at the 0.
-    #[cfg_attr(not(debug_assertions), inline(always))]
     fn term_rest(&mut self, first: DimExpr) -> PResult<DimExpr> {
         let base = self.depth;
         let mut lhs = first;
@@ -232,7 +228,6 @@ impl<'a> Parser<'a> {
 
     /// `factor = int | ident [ "[" signed "]" ] | pattern "[" signed "]" | "(" dim ")"
     ///          | size_fn prefix_expr`.
-    #[cfg_attr(not(debug_assertions), inline(always))]
     fn factor(&mut self) -> PResult<DimExpr> {
         let t = self.nth(0);
         if let Some(f) = self.size_fn(0) {
