@@ -38,7 +38,7 @@ use smallvec::SmallVec;
 
 use super::error::ParseError;
 use super::lexer::{Tok, Token, lex};
-use crate::expr::{DimExpr, Expr, Name, Pattern};
+use crate::expr::{CmpOp, DimExpr, Expr, Name, Pattern};
 
 /// How deeply constructs may nest (parentheses, prefix operators, operator chains). Deep
 /// enough for any real signature, shallow enough that the recursive parser, printer and
@@ -159,6 +159,27 @@ pub(crate) fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
         Err(p.fail("a pattern '( … )'"))
     };
     out.map_err(|f| f.into_error(input))
+}
+
+/// Parses `dim cmp_op dim` (see [`crate::parse::parse_equation`]).
+pub(crate) fn parse_equation(input: &str) -> Result<(DimExpr, CmpOp, DimExpr, usize), ParseError> {
+    let mut p = Parser::new(input)?;
+    let out = p.equation().and_then(|eq| p.end().map(|()| eq));
+    out.map_err(|f| f.into_error(input))
+}
+
+/// Whether `s` is exactly one name (see [`crate::parse::is_identifier`]).
+pub(crate) fn is_identifier(s: &str) -> bool {
+    match lex(s).as_deref() {
+        Ok([name, end]) => {
+            name.tok == Tok::Ident
+                && name.start == 0
+                && name.end == s.len()
+                && s != "_"
+                && end.tok == Tok::Eof
+        }
+        _ => false,
+    }
 }
 
 impl<'a> Parser<'a> {

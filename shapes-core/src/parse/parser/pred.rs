@@ -1,7 +1,7 @@
 //! Constraints: the predicate after `|` in `{ expr | predicate }`.
 
 use super::{PResult, Parser, furthest};
-use crate::expr::{CmpOp, Operand, Pred};
+use crate::expr::{CmpOp, DimExpr, Operand, Pred};
 use crate::parse::lexer::Tok;
 
 impl<'a> Parser<'a> {
@@ -83,6 +83,23 @@ impl<'a> Parser<'a> {
     /// `operand cmp_op operand`.
     fn comparison(&mut self) -> PResult<Pred> {
         let lhs = self.operand()?;
+        let op = self.cmp_op()?;
+        let rhs = self.operand()?;
+        Ok(Pred::Cmp(op, lhs, rhs))
+    }
+
+    /// `dim cmp_op dim`, with the byte offset of the operator: the equation of a derive's
+    /// `where` clause (`heads * head_dim = d_model`).
+    pub(super) fn equation(&mut self) -> PResult<(DimExpr, CmpOp, DimExpr, usize)> {
+        let lhs = self.dim()?;
+        let at = self.nth(0).start;
+        let op = self.cmp_op()?;
+        let rhs = self.dim()?;
+        Ok((lhs, op, rhs, at))
+    }
+
+    /// `cmp_op = "=" | "==" | "≠" | "!=" | "<" | "<=" | "≤" | ">" | ">=" | "≥"`.
+    fn cmp_op(&mut self) -> PResult<CmpOp> {
         let op = match self.peek() {
             Tok::Eq => CmpOp::Eq,
             Tok::Ne => CmpOp::Ne,
@@ -93,8 +110,7 @@ impl<'a> Parser<'a> {
             _ => return Err(self.fail("a comparison ('=', '≠', '<', '≤', '>' or '≥')")),
         };
         self.advance();
-        let rhs = self.operand()?;
-        Ok(Pred::Cmp(op, lhs, rhs))
+        Ok(op)
     }
 
     /// `operand = ( "∀" | "all" ) prefix_expr | dim`.

@@ -693,3 +693,106 @@ fn backtracking_stays_fast() {
         start.elapsed()
     );
 }
+
+// ----- the derive's entry points ------------------------------------------------------------
+
+#[test]
+fn equations_return_both_sides_the_operator_and_its_offset() {
+    let (lhs, op, rhs, at) = parse_equation("heads * head_dim = d_model").unwrap();
+    assert_eq!(lhs, bin(ArithOp::Mul, dv("heads"), dv("head_dim")));
+    assert_eq!((op, rhs, at), (CmpOp::Eq, dv("d_model"), 17));
+    // Every spelling of every operator, with its byte offset.
+    for (s, op) in [
+        ("=", CmpOp::Eq),
+        ("==", CmpOp::Eq),
+        ("!=", CmpOp::Ne),
+        ("≠", CmpOp::Ne),
+        ("<", CmpOp::Lt),
+        ("<=", CmpOp::Le),
+        ("≤", CmpOp::Le),
+        (">", CmpOp::Gt),
+        (">=", CmpOp::Ge),
+        ("≥", CmpOp::Ge),
+    ] {
+        let eq = parse_equation(&format!("a + 1 {s} b")).unwrap();
+        assert_eq!(
+            eq,
+            (bin(ArithOp::Add, dv("a"), lit(1)), op, dv("b"), 6),
+            "{s}"
+        );
+        // Without white space, too.
+        assert_eq!(parse_equation(&format!("a{s}b")).unwrap().3, 1, "{s}");
+    }
+}
+
+#[test]
+fn equation_offsets_count_bytes_of_multibyte_text() {
+    // `α` and `×` are two bytes each: the `=` is at byte 9.
+    assert_eq!(parse_equation("α × β = γ").unwrap().3, 9);
+    assert_eq!(parse_equation("Π x ≥ 2").unwrap().3, 5);
+    assert_eq!(parse_equation("  αβ\t≠ 1").unwrap().3, 7);
+}
+
+#[test]
+fn equation_sides_have_the_size_grammar_of_pattern_items() {
+    for side in [
+        "heads * head_dim",
+        "(h + 2*p - k) // s + 1",
+        "n % 2",
+        "D x",
+        "prod x + 1",
+        "a[0]",
+        "a[-1] * 2",
+        "(a, b)[1]",
+        "((a))",
+    ] {
+        let item = ok_pattern(&format!("({side},)")).items;
+        let (lhs, _, rhs, _) = parse_equation(&format!("{side} = {side}")).unwrap();
+        assert_eq!(vec![Item::Dim(lhs)], item, "{side}");
+        assert_eq!(vec![Item::Dim(rhs)], item, "{side}");
+    }
+}
+
+#[test]
+fn equation_errors_point_into_the_original_input() {
+    let err = |input: &str| {
+        let e = parse_equation(input).expect_err(input);
+        assert_eq!(e.input(), input);
+        (e.offset(), e.found().to_owned(), e.expected().to_owned())
+    };
+    let comparison = "a comparison ('=', '≠', '<', '≤', '>' or '≥')".to_owned();
+    assert_eq!(err("α = β γ"), (8, "'γ'".into(), "end of input".into()));
+    assert_eq!(err("a = b = c"), (6, "'='".into(), "end of input".into()));
+    assert_eq!(err("αβ + = 1"), (7, "'='".into(), "a size".into()));
+    assert_eq!(err("α"), (2, "end of input".into(), comparison.clone()));
+    assert_eq!(err("α β = 1"), (3, "'β'".into(), comparison.clone()));
+    assert_eq!(err("a ~ b"), (2, "'~'".into(), comparison));
+    assert_eq!(err(""), (0, "end of input".into(), "a size".into()));
+    assert_eq!(err("a = "), (4, "end of input".into(), "a size".into()));
+    assert_eq!(
+        err("α / 0 = b"),
+        (5, "'0'".into(), "a non-zero divisor".into())
+    );
+    assert_eq!(err("(a, b) = c"), (0, "'(a, b)'".into(), "a size".into()));
+    assert_eq!(err("_ = 1"), (0, "'_'".into(), "a size".into()));
+    // A lexer error, also at its offset in the input.
+    assert_eq!(err("α = β @").0, 8);
+    assert_eq!(
+        parse_equation("α = β γ").unwrap_err().to_string(),
+        "expected end of input, found 'γ' at byte 8\n  α = β γ\n        ^"
+    );
+}
+
+#[test]
+fn identifiers_are_exactly_one_name() {
+    for yes in [
+        "n_layers", "a", "α", "x1", "_x", "D", "T", "X", "prod", "all", "K",
+    ] {
+        assert!(is_identifier(yes), "{yes:?}");
+    }
+    for no in [
+        "", "_", "3", "1x", "a*b", "a-b", "n layers", " n", "n ", "n\n", "Π", "a,", "(a)", "a[0]",
+    ] {
+        assert!(!is_identifier(no), "{no:?}");
+    }
+}
