@@ -142,7 +142,7 @@ struct Parser<'a> {
 /// How many distinct names [`Parser::intern`] remembers.
 const NAME_CACHE: usize = 16;
 
-/// Parses a whole expression (see [`crate::parse`]).
+/// Parses a whole expression (see [`crate::parse()`]).
 pub(crate) fn parse_expr(input: &str) -> Result<Expr, ParseError> {
     let mut p = Parser::new(input)?;
     let out = p.expr().and_then(|e| p.end().map(|()| e));
