@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 pub use error::ParseError;
 
-use crate::expr::{Expr, Pattern};
+use crate::expr::{CmpOp, DimExpr, Expr, Pattern};
 
 /// Parses a shape expression: a pattern, an arrow, a constraint, a shape operation.
 ///
@@ -52,6 +52,50 @@ pub fn parse(input: &str) -> Result<Expr, ParseError> {
 /// ```
 pub fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
     parser::parse_pattern(input)
+}
+
+/// Parses `lhs cmp_op rhs`, two sizes and a comparison between them, and returns both sides,
+/// the operator and the byte offset of the operator in `input`. The sizes follow the same
+/// grammar as a size inside a pattern (`heads * head_dim`, `(h + 2*p - k) // s + 1`), and the
+/// whole input must be the one comparison: trailing input is an error, and an error's offset
+/// is a byte offset in `input`. For the derive's `where` clauses; not a public API.
+///
+/// ```
+/// use shapes::__private::{parse_equation, CmpOp};
+///
+/// let (lhs, op, rhs, at) = parse_equation("heads * head_dim = d_model").unwrap();
+/// assert_eq!(lhs.to_string(), "heads × head_dim");
+/// assert_eq!((op, rhs.to_string(), at), (CmpOp::Eq, "d_model".to_owned(), 17));
+///
+/// let (_, op, _, at) = parse_equation("(h + 2*p - k) // s + 1 <= h").unwrap();
+/// assert_eq!((op, at), (CmpOp::Le, 23));
+///
+/// let err = parse_equation("a = b c").unwrap_err();
+/// assert_eq!(err.message(), "expected end of input, found 'c' at byte 6");
+/// ```
+#[doc(hidden)]
+pub fn parse_equation(input: &str) -> Result<(DimExpr, CmpOp, DimExpr, usize), ParseError> {
+    parser::parse_equation(input)
+}
+
+/// Whether `s` is exactly one variable name of the grammar (`n_layers`, `α`, and also words
+/// that are keywords only in other positions, such as `D`), with nothing around it. For the
+/// derive; not a public API.
+///
+/// ```
+/// use shapes::__private::is_identifier;
+///
+/// assert!(is_identifier("n_layers"));
+/// assert!(!is_identifier("n layers"));
+/// assert!(!is_identifier(" n"));
+/// assert!(!is_identifier("3"));
+/// assert!(!is_identifier("a*b"));
+/// assert!(!is_identifier("_"));
+/// assert!(!is_identifier(""));
+/// ```
+#[doc(hidden)]
+pub fn is_identifier(s: &str) -> bool {
+    parser::is_identifier(s)
 }
 
 impl FromStr for Expr {
