@@ -49,11 +49,11 @@ pub use source::{Dims, Element, HasShape, ShapeSource, StaticShape};
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 #[cfg(feature = "safetensors")]
 pub use source::{SafetensorsError, SafetensorsHeader, TensorEntry};
-pub use verify::SourceOptions;
 pub use verify::{
     Binding, Bindings, FieldPath, Origin, Provenance, Segment, ShapeError, ShapeErrorDetails,
     ShapeErrorKind, ShapeErrors, Shaped, Value,
 };
+pub use verify::{Plan, PlanError, PlanErrorKind, PlanNode, SourceOptions};
 
 /// The former name of [`SafetensorsError`], kept so that code written against it still
 /// compiles: the two names are one type.

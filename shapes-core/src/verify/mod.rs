@@ -5,7 +5,8 @@
 //! expressions over slots), `path`, `bindings`, `error`, `suggest`; then `item_checks`, the
 //! one contract generated code calls, implemented by `checker` (records and reports; the pass
 //! driver) and `call` (a checked call's lean success path); `by_name` (the source side of a
-//! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points.
+//! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points, and
+//! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
 
 mod bindings;
 mod by_name;
@@ -15,6 +16,7 @@ mod error;
 mod item_checks;
 mod path;
 mod plan;
+mod runtime_plan;
 mod shaped;
 mod static_check;
 mod suggest;
@@ -28,6 +30,7 @@ pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, Shape
 pub use item_checks::ItemChecks;
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
+pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};
 pub use shaped::{Shaped, isolated, isolated_source};
 pub use static_check::{StaticItem, static_matches};
 pub use suggest::closest;

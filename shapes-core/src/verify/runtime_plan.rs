@@ -1,0 +1,630 @@
+//! [`Plan`]: checks built at run time from pattern strings (a spec file, say), run by the same
+//! checker, in the same order and with the same messages, as the code `#[derive(Shaped)]`
+//! generates for `verify_source`.
+//!
+//! A plan is a tree of [`PlanNode`]s, the run-time twin of a derived struct's fields: a tensor
+//! with its pattern, a group of tensors under a name prefix (a nested struct), a repeated group
+//! (`layers.0`, `layers.1`, …, a `Vec` of nested structs) and optional groups. Building it
+//! parses every pattern with the one parser, turns variables into slots of one scope, and
+//! compiles each pattern item into the [`ItemChecks`] call derived code would make.
+//!
+//! Errors name their struct, fields and patterns with `&'static str`s, as derived code's do
+//! (they are part of every `ShapeError` and `Bindings`), so a plan's names and patterns are
+//! leaked once, when it is built: build a plan once per spec, not once per check.
+
+use core::fmt;
+
+use super::bindings::Bindings;
+use super::by_name::{SourceCx, SourceOptions};
+use super::checker::Checker;
+use super::error::{ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+use super::item_checks::ItemChecks;
+use super::path::{FieldPath, NO_FIELD, Segment};
+use super::plan::{FieldInfo, SlotExpr};
+use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
+use crate::expr::{DimExpr, Item, Pattern};
+use crate::parse::{ParseError, parse_equation, parse_pattern};
+use crate::source::ShapeSource;
+
+/// One node of a [`Plan`], as a spec describes it.
+///
+/// ```
+/// use shapes::PlanNode;
+/// let layer = PlanNode::group("attn", vec![PlanNode::tensor("q.weight", "(d_model, d_model)")]);
+/// let model = vec![
+///     PlanNode::tensor("embed.weight", "(vocab, d_model)"),
+///     PlanNode::group("layers", vec![layer]).repeated(Some("n_layers")),
+/// ];
+/// assert_eq!(model.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanNode {
+    /// A tensor: its name (under the enclosing prefixes) and its pattern.
+    Tensor {
+        /// The name in the source, joined to the enclosing prefixes with `.`.
+        name: String,
+        /// The pattern, in the shape language: `(d_model, heads * head_dim)`.
+        pattern: String,
+    },
+    /// Tensors under a name prefix, in the same scope (the run-time `#[shape(nested)]`).
+    Group {
+        /// The prefix (`encoder`, `layers`); empty for none.
+        prefix: String,
+        /// `Some` for a run `prefix.0`, `prefix.1`, … of the group, with the variable (if
+        /// any) that the number of elements binds.
+        repeat: Option<Option<String>>,
+        /// Whether the group may be absent (an `Option` field): checked only when the source
+        /// has some tensor under the prefix.
+        optional: bool,
+        /// What the group holds.
+        children: Vec<PlanNode>,
+    },
+}
+
+impl PlanNode {
+    /// A tensor named `name` whose shape matches `pattern`.
+    ///
+    /// ```
+    /// let t = shapes::PlanNode::tensor("w", "(a, b)");
+    /// assert!(matches!(t, shapes::PlanNode::Tensor { .. }));
+    /// ```
+    pub fn tensor(name: impl Into<String>, pattern: impl Into<String>) -> Self {
+        PlanNode::Tensor {
+            name: name.into(),
+            pattern: pattern.into(),
+        }
+    }
+
+    /// A group of `children` under `prefix`, present once.
+    ///
+    /// ```
+    /// let g = shapes::PlanNode::group("mlp", vec![]);
+    /// assert!(matches!(g, shapes::PlanNode::Group { repeat: None, optional: false, .. }));
+    /// ```
+    pub fn group(prefix: impl Into<String>, children: Vec<PlanNode>) -> Self {
+        PlanNode::Group {
+            prefix: prefix.into(),
+            repeat: None,
+            optional: false,
+            children,
+        }
+    }
+
+    /// This group repeated as `prefix.0`, `prefix.1`, …, the count bound to `count` if given.
+    /// A tensor becomes a group of one repeated tensor named by its own name.
+    ///
+    /// ```
+    /// let g = shapes::PlanNode::group("layers", vec![]).repeated(Some("n_layers"));
+    /// assert!(matches!(g, shapes::PlanNode::Group { repeat: Some(Some(_)), .. }));
+    /// ```
+    pub fn repeated(self, count: Option<&str>) -> Self {
+        let count = Some(count.map(str::to_owned));
+        match self {
+            PlanNode::Group {
+                prefix,
+                optional,
+                children,
+                ..
+            } => PlanNode::Group {
+                prefix,
+                repeat: count,
+                optional,
+                children,
+            },
+            PlanNode::Tensor { name, pattern } => PlanNode::Group {
+                prefix: name,
+                repeat: count,
+                optional: false,
+                children: vec![PlanNode::tensor("", pattern)],
+            },
+        }
+    }
+
+    /// This node made optional: checked only when the source has something under its name.
+    ///
+    /// ```
+    /// let t = shapes::PlanNode::tensor("bias", "(d,)").optional();
+    /// assert!(matches!(t, shapes::PlanNode::Group { optional: true, .. }));
+    /// ```
+    pub fn optional(self) -> Self {
+        match self {
+            PlanNode::Group {
+                prefix,
+                repeat,
+                children,
+                ..
+            } => PlanNode::Group {
+                prefix,
+                repeat,
+                optional: true,
+                children,
+            },
+            PlanNode::Tensor { name, pattern } => PlanNode::Group {
+                prefix: name,
+                repeat: None,
+                optional: true,
+                children: vec![PlanNode::tensor("", pattern)],
+            },
+        }
+    }
+}
+
+/// Why a [`Plan`] cannot be built: where, and what is wrong.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PlanError {
+    /// The node: its name under its prefixes, or `where` for an equation.
+    pub at: String,
+    /// What is wrong.
+    pub kind: PlanErrorKind,
+}
+
+/// What is wrong with a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanErrorKind {
+    /// A pattern or equation does not parse.
+    Parse(ParseError),
+    /// An item that cannot be checked against a tensor (`D`, `Π`, `Σ`, indexing).
+    Unsupported(&'static str),
+    /// A `where` equation uses a comparison other than `=`.
+    NotAnEquation,
+    /// More variables than one scope holds.
+    TooManyVariables,
+    /// A count that is not a variable name.
+    BadCount(String),
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.at)?;
+        match &self.kind {
+            PlanErrorKind::Parse(e) => write!(f, "{e}"),
+            PlanErrorKind::Unsupported(what) => write!(
+                f,
+                "{what} cannot be checked against a tensor: use arithmetic on names and numbers"
+            ),
+            PlanErrorKind::NotAnEquation => f.write_str("only `=` is supported in a where clause"),
+            PlanErrorKind::TooManyVariables => {
+                write!(f, "more than {MAX_VARS} shape variables in one plan")
+            }
+            PlanErrorKind::BadCount(c) => {
+                write!(
+                    f,
+                    "a count takes a variable name like \"n_layers\", not {c:?}"
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Debug for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// One pattern item compiled to the check derived code makes for it.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Lit(usize),
+    BcastLit(usize),
+    Var(Slot),
+    BcastVar(Slot),
+    Expr(&'static SlotExpr),
+    Variadic(Slot),
+    Skip,
+}
+
+/// A compiled pattern: its items and, when it has a `...`/`*name`, where.
+#[derive(Debug)]
+struct Checks {
+    info: &'static FieldInfo,
+    ops: Vec<Op>,
+    rest: Option<usize>,
+}
+
+#[derive(Debug)]
+enum Node {
+    Tensor {
+        name: String,
+        checks: Checks,
+    },
+    Group {
+        prefix: String,
+        field: &'static str,
+        repeat: Option<(Option<Slot>, &'static FieldInfo)>,
+        optional: bool,
+        children: Vec<Node>,
+    },
+}
+
+/// Checks built at run time, run against a [`ShapeSource`] by the checker derived code uses.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use shapes::{Plan, PlanNode, Shape};
+///
+/// let plan = Plan::build(
+///     "Model",
+///     &[
+///         PlanNode::tensor("embed.weight", "(vocab, d_model)"),
+///         PlanNode::group("layers", vec![PlanNode::tensor("up.weight", "(d_ff, d_model)")])
+///             .repeated(Some("n_layers")),
+///     ],
+///     &[],
+/// )
+/// .unwrap();
+/// let mut src = BTreeMap::new();
+/// src.insert("embed.weight".to_string(), Shape::from([100, 8]));
+/// src.insert("layers.0.up.weight".to_string(), Shape::from([32, 8]));
+/// src.insert("layers.1.up.weight".to_string(), Shape::from([32, 7]));
+/// let err = plan.verify_source(&src).unwrap_err();
+/// assert!(err.to_string().starts_with(
+///     "Model.layers[1].up.weight (tensor \"layers.1.up.weight\"): axis 1 expected d_model = 8, found 7"
+/// ));
+/// ```
+pub struct Plan {
+    root: &'static str,
+    table: &'static VarTable,
+    map: SlotMap,
+    nodes: Vec<Node>,
+    wheres: Vec<(&'static SlotExpr, &'static SlotExpr)>,
+}
+
+impl fmt::Debug for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Plan")
+            .field("root", &self.root)
+            .field("variables", &self.variables())
+            .field("nodes", &self.nodes)
+            .field("wheres", &self.wheres)
+            .finish()
+    }
+}
+
+/// Leaks `s` into a `&'static str` (see the module doc: once per plan).
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+struct Builder {
+    table: VarTable,
+}
+
+impl Builder {
+    fn slot(&mut self, name: &str, at: &str) -> Result<Slot, PlanError> {
+        if let Some(i) = self.table.index_of(name) {
+            return Ok(Slot::new(i));
+        }
+        if self.table.len() >= MAX_VARS {
+            return Err(PlanError {
+                at: at.to_owned(),
+                kind: PlanErrorKind::TooManyVariables,
+            });
+        }
+        self.table = self.table.with(leak(name));
+        Ok(Slot::new(self.table.len() - 1))
+    }
+
+    fn expr(&mut self, e: &DimExpr, at: &str) -> Result<&'static SlotExpr, PlanError> {
+        let compiled = match e {
+            DimExpr::Lit(n) => SlotExpr::Lit(*n),
+            DimExpr::Var(v) => {
+                let slot = self.slot(v.as_str(), at)?;
+                SlotExpr::Var(slot.to_u8())
+            }
+            DimExpr::Bin(op, l, r) => SlotExpr::Bin(*op, self.expr(l, at)?, self.expr(r, at)?),
+            DimExpr::Rank(_) => return unsupported(at, "`D` (rank of a shape)"),
+            DimExpr::Prod(_) => return unsupported(at, "`Π`/`prod` (product of a shape)"),
+            DimExpr::Sum(_) => return unsupported(at, "`Σ`/`sum` (sum of a shape)"),
+            DimExpr::Index(..) => return unsupported(at, "indexing a shape"),
+        };
+        Ok(Box::leak(Box::new(compiled)))
+    }
+
+    fn checks(
+        &mut self,
+        field: &'static str,
+        pattern: &str,
+        at: &str,
+    ) -> Result<Checks, PlanError> {
+        let parsed: Pattern = parse_pattern(pattern).map_err(|e| PlanError {
+            at: at.to_owned(),
+            kind: PlanErrorKind::Parse(e),
+        })?;
+        let mut ops = Vec::with_capacity(parsed.items.len());
+        let mut rest = None;
+        for (i, item) in parsed.items.iter().enumerate() {
+            ops.push(match item {
+                Item::Dim(DimExpr::Lit(n)) => Op::Lit(*n),
+                Item::Dim(DimExpr::Var(v)) => Op::Var(self.slot(v.as_str(), at)?),
+                Item::Dim(e) => Op::Expr(self.expr(e, at)?),
+                Item::Broadcast(DimExpr::Lit(n)) => Op::BcastLit(*n),
+                Item::Broadcast(DimExpr::Var(v)) => Op::BcastVar(self.slot(v.as_str(), at)?),
+                Item::Broadcast(_) | Item::Any => Op::Skip,
+                Item::Ellipsis => {
+                    rest = Some(i);
+                    Op::Skip
+                }
+                Item::Variadic(v) => {
+                    rest = Some(i);
+                    Op::Variadic(self.slot(v.as_str(), at)?)
+                }
+            });
+        }
+        let info = Box::leak(Box::new(FieldInfo {
+            name: field,
+            pattern: leak(pattern),
+        }));
+        Ok(Checks { info, ops, rest })
+    }
+
+    fn nodes(&mut self, nodes: &[PlanNode], at: &str) -> Result<Vec<Node>, PlanError> {
+        nodes.iter().map(|n| self.node(n, at)).collect()
+    }
+
+    fn node(&mut self, node: &PlanNode, at: &str) -> Result<Node, PlanError> {
+        match node {
+            PlanNode::Tensor { name, pattern } => {
+                let here = join(at, name);
+                // The field is the tensor's name under its group, so that the error path reads
+                // `Model.layers[1].up.weight`; a derived field of that name reads the same.
+                let field = leak(name);
+                Ok(Node::Tensor {
+                    name: name.clone(),
+                    checks: self.checks(field, pattern, &here)?,
+                })
+            }
+            PlanNode::Group {
+                prefix,
+                repeat,
+                optional,
+                children,
+            } => {
+                let here = join(at, prefix);
+                let field = leak(prefix);
+                let repeat = match repeat {
+                    None => None,
+                    Some(None) => Some((None, &NO_FIELD)),
+                    Some(Some(count)) => {
+                        if !crate::parse::is_identifier(count) {
+                            return Err(PlanError {
+                                at: here,
+                                kind: PlanErrorKind::BadCount(count.clone()),
+                            });
+                        }
+                        let slot = self.slot(count, &here)?;
+                        let text = leak(&format!("({count},) = the number of elements"));
+                        let info: &'static FieldInfo = Box::leak(Box::new(FieldInfo {
+                            name: "",
+                            pattern: text,
+                        }));
+                        Some((Some(slot), info))
+                    }
+                };
+                Ok(Node::Group {
+                    prefix: prefix.clone(),
+                    field,
+                    repeat,
+                    optional: *optional,
+                    children: self.nodes(children, &here)?,
+                })
+            }
+        }
+    }
+}
+
+fn unsupported<T>(at: &str, what: &'static str) -> Result<T, PlanError> {
+    Err(PlanError {
+        at: at.to_owned(),
+        kind: PlanErrorKind::Unsupported(what),
+    })
+}
+
+fn join(prefix: &str, part: &str) -> String {
+    match (prefix.is_empty(), part.is_empty()) {
+        (_, true) => prefix.to_owned(),
+        (true, false) => part.to_owned(),
+        (false, false) => format!("{prefix}.{part}"),
+    }
+}
+
+impl Plan {
+    /// Builds the plan of a model called `root` from its `nodes` and its `where` equations
+    /// (`"d_model = heads * head_dim"`): every pattern parsed, every variable given a slot.
+    ///
+    /// ```
+    /// use shapes::{Plan, PlanNode};
+    /// let err = Plan::build("M", &[PlanNode::tensor("w", "(a b)")], &[]).unwrap_err();
+    /// assert_eq!(err.to_string(), "w: expected ',' or ')', found 'b' at byte 3\n  (a b)\n     ^");
+    /// ```
+    pub fn build(root: &str, nodes: &[PlanNode], wheres: &[&str]) -> Result<Plan, PlanError> {
+        let mut b = Builder {
+            table: VarTable::new(),
+        };
+        let nodes = b.nodes(nodes, "")?;
+        let mut compiled = Vec::with_capacity(wheres.len());
+        for text in wheres {
+            let at = || format!("where {text:?}");
+            let (lhs, op, rhs, _) = parse_equation(text).map_err(|e| PlanError {
+                at: at(),
+                kind: PlanErrorKind::Parse(e),
+            })?;
+            if op != crate::expr::CmpOp::Eq {
+                return Err(PlanError {
+                    at: at(),
+                    kind: PlanErrorKind::NotAnEquation,
+                });
+            }
+            compiled.push((b.expr(&lhs, &at())?, b.expr(&rhs, &at())?));
+        }
+        let table: &'static VarTable = Box::leak(Box::new(b.table));
+        Ok(Plan {
+            root: leak(root),
+            table,
+            map: table.identity(),
+            nodes,
+            wheres: compiled,
+        })
+    }
+
+    /// The plan's variables, in order of first appearance.
+    ///
+    /// ```
+    /// use shapes::{Plan, PlanNode};
+    /// let plan = Plan::build("M", &[PlanNode::tensor("w", "(d_out, d_in)")], &[]).unwrap();
+    /// assert_eq!(plan.variables(), ["d_out", "d_in"]);
+    /// ```
+    pub fn variables(&self) -> &[&'static str] {
+        self.table.names()
+    }
+
+    /// Verifies `src` strictly (every tensor of the source described), nothing pre-bound: what
+    /// a derived struct's `verify_source` does.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Plan, PlanNode, Shape};
+    /// let plan = Plan::build("Linear", &[PlanNode::tensor("weight", "(d_out, d_in)")], &[]).unwrap();
+    /// let src = HashMap::from([("weight".to_string(), Shape::from([4, 3]))]);
+    /// assert_eq!(plan.verify_source(&src).unwrap().get("d_in"), Some(3));
+    /// ```
+    pub fn verify_source<S: ShapeSource + ?Sized>(&self, src: &S) -> Result<Bindings, ShapeErrors> {
+        self.verify_source_options(src, SourceOptions::new())
+    }
+
+    /// [`verify_source`](Self::verify_source) with pre-bound values and strictness.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Bindings, Plan, PlanNode, Shape, SourceOptions};
+    /// let plan = Plan::build("Linear", &[PlanNode::tensor("weight", "(d_out, d_in)")], &[]).unwrap();
+    /// let src = HashMap::from([("weight".to_string(), Shape::from([4, 3]))]);
+    /// let opts = SourceOptions::new().bindings(Bindings::new().bind("d_out", 5));
+    /// let err = plan.verify_source_options(&src, opts).unwrap_err();
+    /// assert!(err.to_string().contains("expected d_out = 5, found 4"));
+    /// ```
+    pub fn verify_source_options<S: ShapeSource + ?Sized>(
+        &self,
+        src: &S,
+        options: SourceOptions,
+    ) -> Result<Bindings, ShapeErrors> {
+        let src = &src;
+        let mut scx = SourceCx::new(src);
+        let result = Checker::new(self.table, self.root, options.pre())
+            .run(true, |cx| self.check_source_in(cx, &mut scx));
+        let unexpected = if options.is_strict() {
+            scx.unexpected()
+        } else {
+            Vec::new()
+        };
+        if unexpected.is_empty() {
+            return result.map_err(ShapeErrors::from);
+        }
+        let error = ShapeErrorDetails::new(
+            FieldPath::new(self.root, &[]),
+            ShapeErrorKind::Unexpected {
+                tensors: unexpected,
+            },
+        );
+        let mut errors = result.err().unwrap_or_default();
+        errors.push(error.into());
+        Err(ShapeErrors::from(errors))
+    }
+
+    /// One pass over the plan: what a derived `check_source_in` does.
+    fn check_source_in(&self, cx: &mut Checker, src: &mut SourceCx<'_>) {
+        for node in &self.nodes {
+            self.node(node, cx, src);
+        }
+        for (lhs, rhs) in &self.wheres {
+            cx.where_eq(lhs, rhs, &self.map);
+        }
+    }
+
+    fn node(&self, node: &Node, cx: &mut Checker, src: &mut SourceCx<'_>) {
+        match node {
+            Node::Tensor { name, checks } => {
+                let mark = src.push(name);
+                self.tensor(checks, cx, src);
+                src.pop(mark);
+            }
+            Node::Group {
+                prefix,
+                field,
+                repeat,
+                optional,
+                children,
+            } => {
+                let mark = src.push(prefix);
+                cx.enter(Segment::Field(field));
+                let body = |cx: &mut Checker, src: &mut SourceCx<'_>| {
+                    for child in children {
+                        self.node(child, cx, src);
+                    }
+                };
+                let present = !*optional || src.present();
+                match repeat {
+                    _ if !present => {}
+                    None => body(cx, src),
+                    Some((count, info)) => {
+                        cx.field(info);
+                        let n = src.count(cx);
+                        if let Some(slot) = count {
+                            src.bind_count(cx, *slot, n);
+                        }
+                        for i in 0..n {
+                            let m = src.push_index(i);
+                            cx.enter(Segment::Index(i));
+                            body(cx, src);
+                            cx.leave();
+                            src.pop(m);
+                        }
+                    }
+                }
+                cx.leave();
+                src.pop(mark);
+            }
+        }
+    }
+
+    /// A tensor's checks, as derived code makes them for its pattern.
+    fn tensor(&self, checks: &Checks, cx: &mut Checker, src: &mut SourceCx<'_>) {
+        cx.field(checks.info);
+        let start = src.mark(cx);
+        if let Some(dims) = src.tensor(cx) {
+            self.items(checks, cx, dims);
+        }
+        src.tag(cx, start);
+    }
+
+    fn items(&self, checks: &Checks, cx: &mut Checker, d: &[usize]) {
+        let len = checks.ops.len();
+        let fixed = len - usize::from(checks.rest.is_some());
+        let ok = match checks.rest {
+            Some(_) => cx.rank_at_least(d, fixed),
+            None => cx.rank(d, fixed),
+        };
+        if !ok {
+            return;
+        }
+        let n = d.len();
+        for (i, op) in checks.ops.iter().enumerate() {
+            let axis = match checks.rest {
+                Some(r) if i > r => n - (len - i),
+                _ => i,
+            };
+            match *op {
+                Op::Lit(v) => cx.lit(v, d, axis),
+                Op::BcastLit(v) => cx.bcast_lit(v, d, axis),
+                Op::Var(slot) => cx.var(slot, d, axis),
+                Op::BcastVar(slot) => cx.bcast_var(slot, d, axis),
+                Op::Expr(e) => cx.expr(e, &self.map, d, axis),
+                Op::Variadic(slot) => cx.variadic(slot, d, i, n - (len - i - 1)),
+                Op::Skip => {}
+            }
+        }
+    }
+}

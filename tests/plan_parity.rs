@@ -1,0 +1,205 @@
+//! A plan built at run time (`shapes::Plan`, what spec files compile to) and a
+//! `#[derive(Shaped)]` struct with the same patterns are checked by the same checker: on the
+//! same sources they give the same bindings and the same error texts.
+
+use std::collections::BTreeMap;
+
+use shapes::{Bindings, Plan, PlanNode, Shape, Shaped, SourceOptions};
+
+#[derive(Shaped)]
+#[allow(dead_code)]
+struct Layer {
+    #[shape("(d_ff, d_model)")]
+    up: Shape,
+    #[shape("(d_model, d_ff)")]
+    down: Shape,
+    #[shape("(d_ff,)")]
+    bias: Option<Shape>,
+}
+
+#[derive(Shaped)]
+#[shapes(given = "heads", where = "d_model = heads * head_dim")]
+#[allow(dead_code)]
+struct Model {
+    #[shape("(vocab, d_model)")]
+    embed: Shape,
+    #[shape("(heads * head_dim, d_model)")]
+    proj: Shape,
+    #[shape("(*batch, d_model)")]
+    scale: Shape,
+    #[shape(nested, count = "n_layers")]
+    layers: Vec<Layer>,
+}
+
+fn plan() -> Plan {
+    Plan::build(
+        "Model",
+        &[
+            PlanNode::tensor("embed", "(vocab, d_model)"),
+            PlanNode::tensor("proj", "(heads * head_dim, d_model)"),
+            PlanNode::tensor("scale", "(*batch, d_model)"),
+            PlanNode::group(
+                "layers",
+                vec![
+                    PlanNode::tensor("up", "(d_ff, d_model)"),
+                    PlanNode::tensor("down", "(d_model, d_ff)"),
+                    PlanNode::tensor("bias", "(d_ff,)").optional(),
+                ],
+            )
+            .repeated(Some("n_layers")),
+        ],
+        &["d_model = heads * head_dim"],
+    )
+    .unwrap()
+}
+
+fn source(edit: impl FnOnce(&mut BTreeMap<String, Shape>)) -> BTreeMap<String, Shape> {
+    let mut src = BTreeMap::new();
+    src.insert("embed".to_string(), Shape::from([100, 64]));
+    src.insert("proj".to_string(), Shape::from([64, 64]));
+    src.insert("scale".to_string(), Shape::from([2, 3, 64]));
+    for i in 0..3 {
+        src.insert(format!("layers.{i}.up"), Shape::from([256, 64]));
+        src.insert(format!("layers.{i}.down"), Shape::from([64, 256]));
+    }
+    src.insert("layers.1.bias".to_string(), Shape::from([256]));
+    edit(&mut src);
+    src
+}
+
+fn both(
+    src: &BTreeMap<String, Shape>,
+    options: impl Fn() -> SourceOptions,
+) -> (Result<Bindings, String>, Result<Bindings, String>) {
+    let derived = Model::verify_source_options(src, options()).map_err(|e| e.to_string());
+    let planned = plan()
+        .verify_source_options(src, options())
+        .map_err(|e| e.to_string());
+    (derived, planned)
+}
+
+fn pre() -> SourceOptions {
+    SourceOptions::new().bindings(Bindings::new().bind("heads", 4))
+}
+
+/// Bindings compared by what a user reads: every variable's value and where it was bound.
+fn readable(b: &Bindings) -> Vec<String> {
+    let mut out: Vec<String> = b
+        .iter()
+        .map(|x| format!("{} = {:?} from {:?}", x.name, x.value, x.origin.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_good_checkpoint_gives_the_same_bindings() {
+    let src = source(|_| {});
+    let (derived, planned) = both(&src, pre);
+    let (derived, planned) = (derived.unwrap(), planned.unwrap());
+    assert_eq!(readable(&derived), readable(&planned));
+    assert_eq!(planned.get("head_dim"), Some(16));
+    assert_eq!(planned.get("n_layers"), Some(3));
+    assert_eq!(
+        planned.get_shape("batch").map(|s| s.to_string()),
+        Some("(2, 3)".to_string())
+    );
+}
+
+#[test]
+fn every_kind_of_error_reads_the_same() {
+    let cases: Vec<(&str, Box<dyn Fn(&mut BTreeMap<String, Shape>)>)> = vec![
+        (
+            "a dim",
+            Box::new(|s| {
+                s.insert("layers.2.down".into(), Shape::from([64, 255]));
+            }),
+        ),
+        (
+            "a rank",
+            Box::new(|s| {
+                s.insert("embed".into(), Shape::from([100]));
+            }),
+        ),
+        (
+            "the where clause",
+            Box::new(|s| {
+                s.insert("proj".into(), Shape::from([60, 64]));
+            }),
+        ),
+        (
+            "a missing tensor",
+            Box::new(|s| {
+                s.remove("layers.0.up");
+            }),
+        ),
+        (
+            "an unexpected tensor",
+            Box::new(|s| {
+                s.insert("layers.0.extra".into(), Shape::from([1]));
+            }),
+        ),
+        (
+            "a gap in the layers",
+            Box::new(|s| {
+                s.remove("layers.1.up");
+                s.remove("layers.1.down");
+                s.remove("layers.1.bias");
+            }),
+        ),
+        (
+            "an optional tensor",
+            Box::new(|s| {
+                s.insert("layers.1.bias".into(), Shape::from([255]));
+            }),
+        ),
+        (
+            "a variadic's rank",
+            Box::new(|s| {
+                s.insert("scale".into(), Shape::from([0usize; 0]));
+            }),
+        ),
+    ];
+    for (what, edit) in cases {
+        let src = source(edit);
+        let (derived, planned) = both(&src, pre);
+        let (derived, planned) = (derived.unwrap_err(), planned.unwrap_err());
+        assert_eq!(derived, planned, "{what}");
+    }
+}
+
+#[test]
+fn pre_bound_and_non_strict_options_act_the_same() {
+    let src = source(|s| {
+        s.insert("optimizer.step".into(), Shape::from([1]));
+    });
+    let lax = || pre().strict(false);
+    let (derived, planned) = both(&src, lax);
+    assert_eq!(readable(&derived.unwrap()), readable(&planned.unwrap()));
+    let wrong = || SourceOptions::new().bindings(Bindings::new().bind("heads", 5));
+    let (derived, planned) = both(&src, wrong);
+    assert!(derived.is_err());
+    assert_eq!(derived.unwrap_err(), planned.unwrap_err());
+}
+
+#[test]
+fn a_bad_spec_is_an_error_naming_the_tensor() {
+    let err = Plan::build(
+        "M",
+        &[PlanNode::group(
+            "layers",
+            vec![PlanNode::tensor("w", "(a, D b)")],
+        )],
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "layers.w: `D` (rank of a shape) cannot be checked against a tensor: use arithmetic on names and numbers"
+    );
+    let err = Plan::build("M", &[], &["a >= 3"]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "where \"a >= 3\": only `=` is supported in a where clause"
+    );
+}
