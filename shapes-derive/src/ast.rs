@@ -72,7 +72,14 @@ impl Access {
 }
 
 impl<'a> Input<'a> {
-    pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+    /// The typed view of a struct, with `#[shapes(...)]` already read by [`attr::struct_attr`]
+    /// (its errors are reported here, after the input is known to be a struct).
+    pub fn from_syn(
+        cx: &Ctxt,
+        input: &'a DeriveInput,
+        attrs: StructAttr,
+        attr_errors: Vec<syn::Error>,
+    ) -> Option<Self> {
         let data = match &input.data {
             Data::Struct(s) => s,
             Data::Enum(e) => {
@@ -90,7 +97,9 @@ impl<'a> Input<'a> {
                 return None;
             }
         };
-        let attrs = attr::struct_attr(cx, &input.attrs);
+        for e in attr_errors {
+            cx.syn_error(e);
+        }
         let raw: Vec<&syn::Field> = match &data.fields {
             Fields::Named(f) => f.named.iter().collect(),
             Fields::Unnamed(f) => f.unnamed.iter().collect(),

@@ -13,6 +13,8 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use crate::ast::{Access, Field, Input, Kind, is_data_array, span_of_field};
+use crate::ctxt::Ctxt;
+use crate::{attr, fallback, valid};
 
 /// The pieces every generated item needs.
 pub(crate) struct Gen {
@@ -115,8 +117,32 @@ fn push_unique(out: &mut Vec<String>, name: &str) {
     }
 }
 
-pub fn derive(input: &Input<'_>) -> TokenStream {
-    let krate = crate_path(input);
+/// The whole derive, thiserror's way: read the input, check it, generate the impl; on any
+/// error, the errors and the fallback impl instead.
+pub fn derive(input: &syn::DeriveInput) -> TokenStream {
+    let cx = Ctxt::default();
+    let (attrs, attr_errors) = attr::struct_attr(&input.attrs);
+    // Read once, here, because the fallback impl needs it as much as the real one.
+    let krate = attr::crate_tokens(attrs.crate_path.as_ref());
+    let expanded = match Input::from_syn(&cx, input, attrs, attr_errors) {
+        Some(view) => {
+            valid::check(&cx, &view);
+            impl_shaped(&view, &krate)
+        }
+        None => TokenStream::new(),
+    };
+    match cx.check() {
+        Ok(()) => expanded,
+        Err(errors) => {
+            let mut out = errors.to_compile_error();
+            out.extend(fallback::expand(input, &krate));
+            out
+        }
+    }
+}
+
+/// The `impl Shaped` of a struct the checks accepted.
+fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let p = quote!(#krate::__private);
     let mut own = Vec::new();
     for f in &input.fields {
@@ -155,7 +181,7 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
     let checks: Vec<TokenStream> = input
         .fields
         .iter()
-        .map(|f| field_check(&g, &krate, f, &mut bound))
+        .map(|f| field_check(&g, krate, f, &mut bound))
         .collect();
     let wheres = g.where_checks(input);
     let static_checks: Vec<TokenStream> = input
@@ -165,10 +191,10 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
         .collect();
 
     let slots = g.slot_lets();
-    let source_fn = crate::expand_source::check_source_fn(&g, &krate, input);
+    let source_fn = crate::expand_source::check_source_fn(&g, krate, input);
     let ident = input.ident;
     let name = ident.to_string();
-    let generics = bounded_generics(input, &krate);
+    let generics = bounded_generics(input, krate);
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
     quote! {
         #[automatically_derived]
@@ -184,37 +210,6 @@ pub fn derive(input: &Input<'_>) -> TokenStream {
             #source_fn
         }
         #(#static_checks)*
-    }
-}
-
-/// One error-free impl so a failed derive shows its own errors, not a cascade of "Shaped is not
-/// implemented" at every use.
-pub fn stub(input: &syn::DeriveInput) -> TokenStream {
-    // Errors were already reported; only the crate path is wanted here.
-    let krate =
-        match crate::attr::struct_attr(&crate::ctxt::Ctxt::default(), &input.attrs).crate_path {
-            Some(path) => quote!(#path),
-            None => quote!(::shapes),
-        };
-    let p = quote!(#krate::__private);
-    let ident = &input.ident;
-    let name = ident.to_string();
-    let (impl_g, ty_g, where_c) = input.generics.split_for_impl();
-    quote! {
-        #[automatically_derived]
-        impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
-            const VARS: #p::VarTable = #p::VarTable::new();
-            const NAME: &'static str = #name;
-            fn check_in(&self, _: &mut #p::Checker, _: &#p::SlotMap) {}
-            fn check_source_in(_: &mut #p::Checker, _: &#p::SlotMap, _: &mut #p::SourceCx<'_>) {}
-        }
-    }
-}
-
-fn crate_path(input: &Input<'_>) -> TokenStream {
-    match &input.attrs.crate_path {
-        Some(path) => quote!(#path),
-        None => quote!(::shapes),
     }
 }
 

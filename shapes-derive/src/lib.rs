@@ -18,6 +18,7 @@ mod ctxt;
 mod expand;
 mod expand_source;
 mod expr_macro;
+mod fallback;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -26,22 +27,7 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Shaped, attributes(shape, shapes))]
 pub fn derive_shaped(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    let cx = ctxt::Ctxt::default();
-    let expanded = match ast::Input::from_syn(&cx, &input) {
-        Some(view) => {
-            valid::check(&cx, &view);
-            expand::derive(&view)
-        }
-        None => proc_macro2::TokenStream::new(),
-    };
-    match cx.check() {
-        Ok(()) => expanded.into(),
-        Err(errors) => {
-            let mut out = errors.to_compile_error();
-            out.extend(expand::stub(&input));
-            out.into()
-        }
-    }
+    expand::derive(&input).into()
 }
 
 /// `shapes::expr!("…")`: see the `shapes` crate's documentation of `expr!`.
