@@ -147,8 +147,6 @@ fn has_impl_trait(ty: &Type) -> bool {
 }
 
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let cx = Ctxt::default();
-    let opts = options(&cx, args);
     let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
@@ -161,6 +159,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
+    // Only for a function: on anything else the one error above is the whole story.
+    let cx = Ctxt::new();
+    let opts = options(&cx, args);
     let generated = generate(&cx, &opts, &mut func);
     match cx.check() {
         Ok(()) => generated,

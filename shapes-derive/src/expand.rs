@@ -120,7 +120,7 @@ fn push_unique(out: &mut Vec<String>, name: &str) {
 /// The whole derive, thiserror's way: read the input, check it, generate the impl; on any
 /// error, the errors and the fallback impl instead.
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
-    let cx = Ctxt::default();
+    let cx = Ctxt::new();
     let (attrs, attr_errors) = attr::struct_attr(&input.attrs);
     // Read once, here, because the fallback impl needs it as much as the real one.
     let krate = attr::crate_tokens(attrs.crate_path.as_ref());
