@@ -2,10 +2,10 @@
 //! `#[shape("…")]` patterns in one scope per call.
 //!
 //! Each pattern is parsed here, at compile time, and compiled by the derive's own code
-//! generator (`expand::items_check`) into straight-line item checks, with variables as slot
-//! indices. Each group of checks is emitted twice, against the lean `CallCx<N>` (the success
-//! path) and against the general `Checker` (run only to build the error after a mismatch; see
-//! `shapes-core/src/verify/call.rs`). The generated function body is:
+//! generator (`codegen::Codegen::items_check`) into straight-line item checks, with variables
+//! as slot indices. Each group of checks is emitted twice, against the lean `CallCx<N>` (the
+//! success path) and against the general `Checker` (run only to build the error after a
+//! mismatch; see `shapes-core/src/verify/call.rs`). The generated function body is:
 //!
 //! ```text
 //! if CHECKS { scope = CallScope::<N>::new(..); scope.check(args: fast, slow) or fail }
@@ -25,8 +25,9 @@ use shapes_core::{DimExpr, Item, Pattern};
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
 
+use crate::codegen::{Codegen, slot_ident};
 use crate::ctxt::Ctxt;
-use crate::expand::{Gen, items_check, pattern_vars, slot_ident};
+use crate::expand::pattern_vars;
 use crate::valid::{closure, dim_vars, unsupported};
 
 const KEYS: &str = "`ret = \"(…)\"`, `debug_only`, `crate = \"path\"`";
@@ -295,13 +296,9 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
     for c in params.iter().chain(&ret) {
         pattern_vars(&c.pattern, &mut own);
     }
-    let g = Gen {
-        p: p.clone(),
-        own,
-        next: std::cell::Cell::new(0),
-    };
-    let names = &g.own;
-    let slots = (0..g.own.len()).map(|l| {
+    let g = Codegen::new(p.clone(), own);
+    let names = &g.own_vars;
+    let slots = (0..g.own_vars.len()).map(|l| {
         let v = slot_ident(l);
         quote!(let #v: usize = #l;)
     });
@@ -343,7 +340,7 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
     let sig = &func.sig;
     let block = &func.block;
 
-    let n = g.own.len();
+    let n = g.own_vars.len();
     // The same checks against the lean checker (success path) and the general one (errors).
     let group = |checks: &[TokenStream]| {
         quote! {
@@ -427,14 +424,14 @@ fn generate(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> TokenStream {
 }
 
 /// The checks of one value against its pattern, as in the derive's field checks.
-fn value_check(g: &Gen, c: &Checked, info: syn::Ident) -> TokenStream {
-    let p = &g.p;
+fn value_check(g: &Codegen, c: &Checked, info: syn::Ident) -> TokenStream {
+    let p = &g.private_path;
     let (name, pattern) = (&c.name, c.lit.value());
     let value = &c.value;
     // Every token at the type, so a missing `HasShape` impl is reported there (a span made of
     // tokens from several places would fall back to the attribute).
     let shape_call = respan(quote!(#p::HasShape::shape(&#value)), c.span);
-    let items = items_check(g, &c.pattern);
+    let items = g.items_check(&c.pattern);
     quote! {
         {
             static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };

@@ -9,86 +9,13 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use shapes_core::{DimExpr, Item, Pattern};
+use syn::Type;
 use syn::spanned::Spanned;
-use syn::{Ident, Type};
 
 use crate::ast::{Access, Field, Input, Kind, is_data_array, span_of_field};
+use crate::codegen::{Codegen, FieldPrelude, renames};
 use crate::ctxt::Ctxt;
 use crate::{attr, fallback, valid};
-
-/// The pieces every generated item needs.
-pub(crate) struct Gen {
-    /// `::shapes::__private` (or the `crate = "…"` override's).
-    pub(crate) p: TokenStream,
-    /// The struct's own variables, in order of first appearance: their local indices.
-    pub(crate) own: Vec<String>,
-    /// A counter for unique `static` names.
-    pub(crate) next: std::cell::Cell<usize>,
-}
-
-impl Gen {
-    pub(crate) fn fresh(&self, prefix: &str) -> Ident {
-        let n = self.next.get();
-        self.next.set(n + 1);
-        format_ident!("__{}{}", prefix, n)
-    }
-
-    pub(crate) fn local(&self, name: &str) -> u8 {
-        // `own` is built from the same patterns, and valid.rs bounds the count through the
-        // const VarTable (64 at most); an unknown name cannot reach here.
-        self.own.iter().position(|n| n == name).unwrap_or(0) as u8
-    }
-
-    /// `let __sN = __map.get(N);` for each own variable: its scope slot, looked up once per
-    /// call rather than at every use.
-    pub(crate) fn slot_lets(&self) -> Vec<TokenStream> {
-        (0..self.own.len())
-            .map(|l| {
-                let v = slot_ident(l);
-                quote!(let #v = __map.get(#l);)
-            })
-            .collect()
-    }
-
-    /// The checks of the struct-level `where` equations, after the fields.
-    pub(crate) fn where_checks(&self, input: &Input<'_>) -> Vec<TokenStream> {
-        let p = &self.p;
-        input
-            .wheres
-            .iter()
-            .map(|(l, r, _)| {
-                let (ln, rn, info) = (self.fresh("WL"), self.fresh("WR"), self.fresh("WI"));
-                let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                quote! {
-                    static #ln: #p::SlotExpr = #le;
-                    static #rn: #p::SlotExpr = #re;
-                    static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: "" };
-                    __cx.where_eq(&#ln, &#rn, &#info, __map);
-                }
-            })
-            .collect()
-    }
-
-    pub(crate) fn slot_expr(&self, e: &DimExpr) -> TokenStream {
-        let p = &self.p;
-        match e {
-            DimExpr::Lit(n) => quote!(#p::SlotExpr::Lit(#n)),
-            DimExpr::Var(v) => {
-                let l = self.local(v.as_str());
-                quote!(#p::SlotExpr::Var(#l))
-            }
-            DimExpr::Bin(op, l, r) => {
-                let op = crate::expr_macro::arith_op(*op);
-                let (l, r) = (self.slot_expr(l), self.slot_expr(r));
-                quote!(#p::SlotExpr::Bin(#p::ArithOp::#op, &#l, &#r))
-            }
-            // Rejected by valid.rs before expansion; a literal keeps the output well-formed.
-            DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => {
-                quote!(#p::SlotExpr::Lit(0))
-            }
-        }
-    }
-}
 
 pub(crate) fn pattern_vars(pattern: &Pattern, out: &mut Vec<String>) {
     for item in &pattern.items {
@@ -159,14 +86,10 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
             push_unique(&mut own, &count.value());
         }
     }
-    let g = Gen {
-        p: p.clone(),
-        own,
-        next: std::cell::Cell::new(0),
-    };
+    let g = Codegen::new(p.clone(), own);
 
     let mut vars = quote!(#p::VarTable::new());
-    for name in &g.own {
+    for name in &g.own_vars {
         vars = quote!(#vars.with(#name));
     }
     for f in &input.fields {
@@ -183,7 +106,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         .iter()
         .map(|f| field_check(&g, krate, f, &mut bound))
         .collect();
-    let wheres = g.where_checks(input);
+    let wheres = g.where_checks(&input.wheres);
     let static_checks: Vec<TokenStream> = input
         .fields
         .iter()
@@ -213,31 +136,29 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     }
 }
 
-pub(crate) fn renames(f: &Field) -> TokenStream {
-    let pairs = f.attr.renames.iter().map(|(inner, outer)| {
-        let (i, o) = (inner.value(), outer.value());
-        quote!((#i, #o))
-    });
-    quote!(#(#pairs),*)
-}
-
 /// One field's checks. `bound` holds the struct's variables that an earlier field's checks
 /// bound for sure (see [`items_check_known`]); this field's own are added when it is checked
 /// unconditionally.
-fn field_check(g: &Gen, krate: &TokenStream, f: &Field, bound: &mut BTreeSet<u8>) -> TokenStream {
-    let p = &g.p;
+fn field_check(
+    g: &Codegen,
+    krate: &TokenStream,
+    f: &Field,
+    bound: &mut BTreeSet<u8>,
+) -> TokenStream {
+    let p = &g.private_path;
     let member = &f.member;
     let name = &f.name;
     let span = span_of_field(f);
     match &f.kind {
         Kind::Tensor { pattern, lit } => {
-            let info = g.fresh("F");
-            let seq = f.access.has_seq();
-            let info_name = if seq { String::new() } else { name.clone() };
-            let pattern_text = lit.value();
+            let FieldPrelude {
+                info,
+                info_static,
+                enter,
+                leave,
+            } = g.field_prelude(f, "F", lit);
             let leaf_ty = f.access.leaf().clone();
-            let items = items_check_known(g, pattern, bound, f.access.is_unconditional());
-            let info_ref = info.clone();
+            let items = g.items_check_known(pattern, bound, f.access.is_unconditional());
             let leaf = move |v: TokenStream| {
                 // Qualified through the field's own type tokens, so a type without `HasShape`
                 // is reported at the field, not at the derive.
@@ -247,23 +168,15 @@ fn field_check(g: &Gen, krate: &TokenStream, f: &Field, bound: &mut BTreeSet<u8>
                 quote! {
                     let __s = #shape_call;
                     let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
-                    __cx.field(&#info_ref);
+                    __cx.field(&#info);
                     #items
                 }
             };
             let body = access_code(g, &f.access, quote!(&self.#member), 0, &leaf);
-            let (enter, leave) = if seq {
-                (
-                    quote!(__cx.enter(#p::Segment::Field(#name));),
-                    quote!(__cx.leave();),
-                )
-            } else {
-                (quote!(), quote!())
-            };
             let count = crate::expand_source::count_check(g, f);
             quote_spanned! {span=>
                 {
-                    static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
+                    #info_static
                     #enter
                     #count
                     #body
@@ -311,13 +224,13 @@ fn field_check(g: &Gen, krate: &TokenStream, f: &Field, bound: &mut BTreeSet<u8>
 
 /// Walks the wrappers from `expr` (a reference) down to the leaf.
 fn access_code(
-    g: &Gen,
+    g: &Codegen,
     access: &Access,
     expr: TokenStream,
     depth: usize,
     leaf: &dyn Fn(TokenStream) -> TokenStream,
 ) -> TokenStream {
-    let p = &g.p;
+    let p = &g.private_path;
     let v = format_ident!("__v{}", depth);
     match access {
         Access::Leaf(_) => leaf(expr),
@@ -355,128 +268,9 @@ fn access_code(
     }
 }
 
-pub(crate) fn slot_ident(local: usize) -> Ident {
-    format_ident!("__slot{}", local)
-}
-
-/// The item checks of one pattern, each variable checked with `var_is` (which binds it when it
-/// is not bound yet).
-pub(crate) fn items_check(g: &Gen, pattern: &Pattern) -> TokenStream {
-    items_check_with(g, pattern, None)
-}
-
-/// [`items_check`] for a derived `check_in`, using what earlier fields of the struct bound.
-///
-/// A variable is bound for sure once a `var_is` on it has run: it either bound the variable
-/// or compared it with the value already there. The generated code runs a field's item
-/// checks in order, so within one pattern every use after the first is bound for sure; and
-/// across fields, a variable that a field reached on every run (no `Option`, no collection)
-/// checked is bound for every later field, unless that field's rank check failed, which
-/// fails the verification anyway. Such uses call `var_bound`: one comparison where `var_is`
-/// needs two, and most dims of a model are such uses.
-///
-/// The one thing given up, only after a rank error: a later dim of exactly `usize::MAX`
-/// against a variable the failed field would have bound passes unchecked, so `verify_all`
-/// may list one mismatch fewer (the rank error itself is always reported first).
-pub(crate) fn items_check_known(
-    g: &Gen,
-    pattern: &Pattern,
-    bound: &mut BTreeSet<u8>,
-    unconditional: bool,
-) -> TokenStream {
-    let mut known = bound.clone();
-    let code = items_check_with(g, pattern, Some(&mut known));
-    if unconditional {
-        *bound = known;
-    }
-    code
-}
-
-fn items_check_with(
-    g: &Gen,
-    pattern: &Pattern,
-    mut known: Option<&mut BTreeSet<u8>>,
-) -> TokenStream {
-    let p = &g.p;
-    let rest = pattern
-        .items
-        .iter()
-        .position(|i| matches!(i, Item::Ellipsis | Item::Variadic(_)));
-    let fixed = pattern.items.len() - usize::from(rest.is_some());
-    let mut checks = Vec::new();
-    for (i, item) in pattern.items.iter().enumerate() {
-        let axis = match rest {
-            Some(r) if i > r => {
-                let from_end = pattern.items.len() - i;
-                quote!(__n - #from_end)
-            }
-            _ => quote!(#i),
-        };
-        let check = match item {
-            // A fixed-rank pattern reads its dims from the array `rank_n` handed back: no
-            // bounds checks are left on the success path. ok (the generated `__a[#i]`): `__a`
-            // is `[usize; fixed]` and, with no rest, `i < pattern.items.len() == fixed`.
-            Item::Dim(DimExpr::Lit(n)) if rest.is_none() => {
-                quote!(__cx.lit_is(#n, __a[#i], __d, #i);)
-            }
-            Item::Dim(DimExpr::Var(v)) if rest.is_none() => {
-                let local = g.local(v.as_str());
-                let slot = slot_ident(usize::from(local));
-                // `insert` is false when an earlier check bound the variable for sure.
-                let sure = known.as_deref_mut().is_some_and(|k| !k.insert(local));
-                if sure {
-                    quote!(__cx.var_bound(#slot, __a[#i], __d, #i);)
-                } else {
-                    quote!(__cx.var_is(#slot, __a[#i], __d, #i);)
-                }
-            }
-            Item::Dim(DimExpr::Lit(n)) => quote!(__cx.lit(#n, __d, #axis);),
-            Item::Dim(DimExpr::Var(v)) => {
-                let slot = slot_ident(usize::from(g.local(v.as_str())));
-                quote!(__cx.var(#slot, __d, #axis);)
-            }
-            Item::Dim(e) => {
-                let name = g.fresh("E");
-                let tree = g.slot_expr(e);
-                quote! {
-                    static #name: #p::SlotExpr = #tree;
-                    __cx.expr(&#name, __map, __d, #axis);
-                }
-            }
-            Item::Broadcast(DimExpr::Lit(n)) => quote!(__cx.bcast_lit(#n, __d, #axis);),
-            Item::Broadcast(DimExpr::Var(v)) => {
-                let slot = slot_ident(usize::from(g.local(v.as_str())));
-                quote!(__cx.bcast_var(#slot, __d, #axis);)
-            }
-            Item::Broadcast(_) | Item::Any | Item::Ellipsis => quote!(),
-            Item::Variadic(v) => {
-                let slot = slot_ident(usize::from(g.local(v.as_str())));
-                let after = pattern.items.len() - i - 1;
-                quote!(__cx.variadic(#slot, __d, #i, __n - #after);)
-            }
-        };
-        checks.push(check);
-    }
-    if rest.is_some() {
-        quote! {
-            if __cx.rank_at_least(__d, #fixed) {
-                let __n = __d.len();
-                #(#checks)*
-            }
-        }
-    } else {
-        quote! {
-            if let #p::Some(__a) = __cx.rank_n::<#fixed>(__d) {
-                let _ = __a;
-                #(#checks)*
-            }
-        }
-    }
-}
-
 /// `#[shape("(3, 5)")] m: [[f32; 4]; 3]`: the compiler knows the shape, so check the literal
 /// parts of the pattern in a `const` and fail the build on a mismatch.
-fn static_check(g: &Gen, input: &Input<'_>, f: &Field) -> Option<TokenStream> {
+fn static_check(g: &Codegen, input: &Input<'_>, f: &Field) -> Option<TokenStream> {
     let Kind::Tensor { pattern, lit } = &f.kind else {
         return None;
     };
@@ -486,7 +280,7 @@ fn static_check(g: &Gen, input: &Input<'_>, f: &Field) -> Option<TokenStream> {
     if !is_data_array(ty) || mentions_generics(ty, input.generics) {
         return None;
     }
-    let p = &g.p;
+    let p = &g.private_path;
     let items = pattern.items.iter().map(|item| match item {
         Item::Dim(DimExpr::Lit(n)) => quote!(#p::StaticItem::Lit(#n)),
         Item::Broadcast(DimExpr::Lit(n)) => quote!(#p::StaticItem::Broadcast(#n)),

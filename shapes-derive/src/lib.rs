@@ -14,6 +14,7 @@
 mod ast;
 mod attr;
 mod check;
+mod codegen;
 mod ctxt;
 mod expand;
 mod expand_source;
