@@ -1,21 +1,22 @@
-//! Code generation for `#[derive(Shaped)]`.
+//! `#[derive(Shaped)]`: the pipeline (read, check, generate) and the `impl Shaped` it
+//! produces.
 //!
-//! Every variable becomes a slot index at compile time; each pattern item becomes one call on the
-//! checker. Dim expressions become `static` trees of slot indices. The variable table is a
-//! `const` merged with the nested structs' tables, so nothing is looked up by name at run time.
-
-use std::collections::BTreeSet;
+//! The impl wires together the variable table (`VARS`: a `const` merged with the nested
+//! structs' tables, so nothing is looked up by name at run time), `NAME`, the bounds on generic
+//! field types, and the two bodies: `check_in` ([`expand_memory`]) and `check_source_in`
+//! ([`expand_source`]). Patterns of arrays of numbers, whose shape the compiler knows, are also
+//! checked in a `const` beside the impl.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use shapes_core::{DimExpr, Item, Pattern};
 use syn::Type;
 use syn::spanned::Spanned;
 
-use crate::ast::{Access, Field, Input, Kind, is_data_array, span_of_field};
-use crate::codegen::{Codegen, FieldPrelude, renames};
+use crate::ast::{Access, Field, Input, Kind, is_data_array};
+use crate::codegen::{Codegen, renames};
 use crate::ctxt::Ctxt;
-use crate::{attr, fallback, valid};
+use crate::{attr, expand_memory, expand_source, fallback, valid};
 
 pub(crate) fn pattern_vars(pattern: &Pattern, out: &mut Vec<String>) {
     for item in &pattern.items {
@@ -100,21 +101,13 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         }
     }
 
-    let mut bound = BTreeSet::new();
-    let checks: Vec<TokenStream> = input
-        .fields
-        .iter()
-        .map(|f| field_check(&g, krate, f, &mut bound))
-        .collect();
-    let wheres = g.where_checks(&input.wheres);
+    let check_fn = expand_memory::check_fn(&g, krate, input);
     let static_checks: Vec<TokenStream> = input
         .fields
         .iter()
         .filter_map(|f| static_check(&g, input, f))
         .collect();
-
-    let slots = g.slot_lets();
-    let source_fn = crate::expand_source::check_source_fn(&g, krate, input);
+    let source_fn = expand_source::check_source_fn(&g, krate, input);
     let ident = input.ident;
     let name = ident.to_string();
     let generics = bounded_generics(input, krate);
@@ -124,147 +117,10 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
             const VARS: #p::VarTable = #vars;
             const NAME: &'static str = #name;
-            #[inline]
-            fn check_in(&self, __cx: &mut #p::Checker, __map: &#p::SlotMap) {
-                #(#slots)*
-                #(#checks)*
-                #(#wheres)*
-            }
+            #check_fn
             #source_fn
         }
         #(#static_checks)*
-    }
-}
-
-/// One field's checks. `bound` holds the struct's variables that an earlier field's checks
-/// bound for sure (see [`items_check_known`]); this field's own are added when it is checked
-/// unconditionally.
-fn field_check(
-    g: &Codegen,
-    krate: &TokenStream,
-    f: &Field,
-    bound: &mut BTreeSet<u8>,
-) -> TokenStream {
-    let p = &g.private_path;
-    let member = &f.member;
-    let name = &f.name;
-    let span = span_of_field(f);
-    match &f.kind {
-        Kind::Tensor { pattern, lit } => {
-            let FieldPrelude {
-                info,
-                info_static,
-                enter,
-                leave,
-            } = g.field_prelude(f, "F", lit);
-            let leaf_ty = f.access.leaf().clone();
-            let items = g.items_check_known(pattern, bound, f.access.is_unconditional());
-            let leaf = move |v: TokenStream| {
-                // Qualified through the field's own type tokens, so a type without `HasShape`
-                // is reported at the field, not at the derive.
-                let shape_call = quote_spanned! {leaf_ty.span()=>
-                    <#leaf_ty as #p::HasShape>::shape(#v)
-                };
-                quote! {
-                    let __s = #shape_call;
-                    let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
-                    __cx.field(&#info);
-                    #items
-                }
-            };
-            let body = access_code(g, &f.access, quote!(&self.#member), 0, &leaf);
-            let count = crate::expand_source::count_check(g, f);
-            quote_spanned! {span=>
-                {
-                    #info_static
-                    #enter
-                    #count
-                    #body
-                    #leave
-                }
-            }
-        }
-        Kind::Nested => {
-            let child = f.access.leaf();
-            let leaf: Box<dyn Fn(TokenStream) -> TokenStream> = if f.attr.own_scope.is_some() {
-                Box::new(|v: TokenStream| quote!(__cx.isolated(#v);))
-            } else {
-                Box::new(
-                    move |v: TokenStream| quote!(<#child as #krate::Shaped>::check_in(#v, __cx, &__child);),
-                )
-            };
-            let body = access_code(g, &f.access, quote!(&self.#member), 0, &*leaf);
-            let map = if f.attr.own_scope.is_some() {
-                quote!()
-            } else {
-                let renames = renames(f);
-                quote! {
-                    let __child = __map.then(&const {
-                        <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
-                    });
-                }
-            };
-            let count = crate::expand_source::count_check(g, f);
-            // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
-            // the field's hygiene and miss the parameter when the struct comes out of a
-            // `macro_rules!`.
-            let cx = quote!(__cx);
-            quote_spanned! {span=>
-                {
-                    #map
-                    #cx.enter(#p::Segment::Field(#name));
-                    #count
-                    #body
-                    #cx.leave();
-                }
-            }
-        }
-    }
-}
-
-/// Walks the wrappers from `expr` (a reference) down to the leaf.
-fn access_code(
-    g: &Codegen,
-    access: &Access,
-    expr: TokenStream,
-    depth: usize,
-    leaf: &dyn Fn(TokenStream) -> TokenStream,
-) -> TokenStream {
-    let p = &g.private_path;
-    let v = format_ident!("__v{}", depth);
-    match access {
-        Access::Leaf(_) => leaf(expr),
-        Access::Option(inner) => {
-            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
-            quote! {
-                if let #p::Some(#v) = ::core::option::Option::as_ref(#expr) {
-                    #body
-                }
-            }
-        }
-        Access::Seq(inner) => {
-            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
-            let i = format_ident!("__i{}", depth);
-            // One level for the elements, its index set per element: the loop then writes
-            // one index, and the nesting depth stays put.
-            quote! {
-                __cx.enter(#p::Segment::Index(0));
-                for (#i, #v) in (#expr).iter().enumerate() {
-                    __cx.index(#i);
-                    #body
-                }
-                __cx.leave();
-            }
-        }
-        Access::Deref(inner) => {
-            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
-            quote! {
-                {
-                    let #v = &**(#expr);
-                    #body
-                }
-            }
-        }
     }
 }
 

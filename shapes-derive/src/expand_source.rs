@@ -1,35 +1,17 @@
 //! Code generation for `verify_source`: `check_source_in`, the twin of `check_in` that reads
 //! each tensor's shape by its checkpoint name from a `SourceCx` instead of from a field value.
 //!
-//! It reuses `expand`'s slots and item checks unchanged, so a header is checked by exactly the
-//! same code path as a struct in memory; only where the dims come from differs. Names: the
-//! field's name or `name = "…"` for a tensor, the field's name or `prefix = "…"` for a nested
-//! struct, joined with `.`; list elements are `prefix.{i}` with the count discovered from the
-//! source (and bound to `count = "…"`'s variable).
+//! It uses `codegen`'s slots and item checks as `check_in` does, so a header is checked by
+//! exactly the same code path as a struct in memory; only where the dims come from differs.
+//! Names: the field's name or `name = "…"` for a tensor, the field's name or `prefix = "…"` for
+//! a nested struct, joined with `.`; list elements are `prefix.{i}` with the count discovered
+//! from the source (and bound to `count = "…"`'s variable).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use crate::codegen::{Codegen, FieldPrelude, count_text, renames, slot_ident};
-
-/// In `check_in`: binds a `count = "n"` field's element count to `n` (nothing for other
-/// fields). Emitted right after the field's path segment is entered.
-pub(crate) fn count_check(g: &Codegen, f: &Field) -> TokenStream {
-    let Some(count) = &f.attr.count else {
-        return quote!();
-    };
-    let p = &g.private_path;
-    let member = &f.member;
-    let slot = slot_ident(usize::from(g.local(&count.value())));
-    let info = g.fresh("C");
-    let text = count_text(&count.value());
-    quote! {
-        static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: #text };
-        __cx.field(&#info);
-        __cx.var(#slot, &[(self.#member).len()], 0);
-    }
-}
 
 /// The `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {

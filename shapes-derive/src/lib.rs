@@ -17,6 +17,7 @@ mod check;
 mod codegen;
 mod ctxt;
 mod expand;
+mod expand_memory;
 mod expand_source;
 mod expr_macro;
 mod fallback;
