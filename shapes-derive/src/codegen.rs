@@ -279,6 +279,22 @@ pub fn renames(f: &Field) -> TokenStream {
     quote!(#(#pairs),*)
 }
 
+/// `let __child = …;`: the slot map from a nested field's variables to this struct's scope
+/// (a `const`, built at compile time), for a field in the shared scope; nothing for
+/// `scope = "own"`.
+pub fn child_map(krate: &TokenStream, f: &Field) -> TokenStream {
+    if f.attr.own_scope.is_some() {
+        return quote!();
+    }
+    let child = f.access.leaf();
+    let renames = renames(f);
+    quote! {
+        let __child = __map.then(&const {
+            <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
+        });
+    }
+}
+
 /// The `FieldInfo` pattern text shown when a list's length disagrees with its `count`
 /// variable.
 pub fn count_text(count: &str) -> String {

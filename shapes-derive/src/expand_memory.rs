@@ -8,7 +8,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
-use crate::codegen::{Codegen, FieldPrelude, count_text, renames, slot_ident};
+use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
 
 /// The `check_in` method of the `Shaped` impl.
 pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
@@ -89,16 +89,7 @@ fn field_check(
                 )
             };
             let body = access_code(g, &f.access, quote!(&self.#member), 0, &*leaf);
-            let map = if f.attr.own_scope.is_some() {
-                quote!()
-            } else {
-                let renames = renames(f);
-                quote! {
-                    let __child = __map.then(&const {
-                        <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
-                    });
-                }
-            };
+            let map = child_map(krate, f);
             let count = count_check(g, f);
             // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
             // the field's hygiene and miss the parameter when the struct comes out of a

@@ -11,7 +11,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
-use crate::codegen::{Codegen, FieldPrelude, count_text, renames, slot_ident};
+use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
 
 /// The `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
@@ -96,16 +96,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                 }
             };
             let body = walk(g, &f.access, 0, count.as_ref(), &leaf);
-            let map = if own {
-                quote!()
-            } else {
-                let renames = renames(f);
-                quote! {
-                    let __child = __map.then(&const {
-                        <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
-                    });
-                }
-            };
+            let map = child_map(krate, f);
             let prefix = f
                 .attr
                 .prefix
