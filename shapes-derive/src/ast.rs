@@ -1,6 +1,7 @@
 //! The typed view of a `#[derive(Shaped)]` input: fields, how each is reached, its pattern.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use shapes_core::{DimExpr, Pattern};
 use syn::{Data, DeriveInput, Fields, GenericArgument, LitStr, PathArguments, Type};
 
@@ -24,6 +25,9 @@ pub struct Field {
     /// How to get from the field to each tensor (or nested struct) it holds.
     pub access: Access,
     pub kind: Kind,
+    /// Whether the leaf type names one of the struct's type or const parameters: it then
+    /// gets a `HasShape`/`Shaped` bound, and no compile-time shape check.
+    pub contains_generic: bool,
 }
 
 pub enum Kind {
@@ -105,6 +109,7 @@ impl<'a> Input<'a> {
             Fields::Unnamed(f) => f.unnamed.iter().collect(),
             Fields::Unit => Vec::new(),
         };
+        let params = ParamsInScope::new(&input.generics);
         let mut fields = Vec::new();
         for (i, field) in raw.into_iter().enumerate() {
             let attr = attr::field_attr(cx, &field.attrs);
@@ -156,10 +161,12 @@ impl<'a> Input<'a> {
                 }
             }
             let nested = matches!(kind, Kind::Nested);
+            let access = access_of(&field.ty, nested);
             fields.push(Field {
                 member,
                 name,
-                access: access_of(&field.ty, nested),
+                contains_generic: params.intersects(access.leaf()),
+                access,
                 attr,
                 kind,
             });
@@ -184,6 +191,38 @@ impl<'a> Input<'a> {
             fields,
             wheres,
         })
+    }
+}
+
+/// The names of a struct's type and const parameters (thiserror's `ParamsInScope`).
+struct ParamsInScope {
+    names: Vec<String>,
+}
+
+impl ParamsInScope {
+    fn new(generics: &syn::Generics) -> Self {
+        let names = generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+                syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        ParamsInScope { names }
+    }
+
+    /// Whether `ty` names one of the parameters anywhere in its tokens.
+    fn intersects(&self, ty: &Type) -> bool {
+        fn walk(ts: TokenStream, names: &[String]) -> bool {
+            ts.into_iter().any(|tt| match tt {
+                proc_macro2::TokenTree::Ident(id) => names.contains(&id.to_string()),
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+                _ => false,
+            })
+        }
+        !self.names.is_empty() && walk(ty.to_token_stream(), &self.names)
     }
 }
 

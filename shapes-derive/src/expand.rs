@@ -10,7 +10,6 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use shapes_core::{DimExpr, Item, Pattern};
-use syn::Type;
 use syn::spanned::Spanned;
 
 use crate::ast::{Access, Field, Input, Kind, is_data_array};
@@ -105,7 +104,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let static_checks: Vec<TokenStream> = input
         .fields
         .iter()
-        .filter_map(|f| static_check(&g, input, f))
+        .filter_map(|f| static_check(&g, f))
         .collect();
     let source_fn = expand_source::check_source_fn(&g, krate, input);
     let ident = input.ident;
@@ -126,14 +125,14 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
 
 /// `#[shape("(3, 5)")] m: [[f32; 4]; 3]`: the compiler knows the shape, so check the literal
 /// parts of the pattern in a `const` and fail the build on a mismatch.
-fn static_check(g: &Codegen, input: &Input<'_>, f: &Field) -> Option<TokenStream> {
+fn static_check(g: &Codegen, f: &Field) -> Option<TokenStream> {
     let Kind::Tensor { pattern, lit } = &f.kind else {
         return None;
     };
     let Access::Leaf(ty) = &f.access else {
         return None;
     };
-    if !is_data_array(ty) || mentions_generics(ty, input.generics) {
+    if !is_data_array(ty) || f.contains_generic {
         return None;
     }
     let p = &g.private_path;
@@ -162,29 +161,6 @@ fn static_check(g: &Codegen, input: &Input<'_>, f: &Field) -> Option<TokenStream
     })
 }
 
-fn mentions_generics(ty: &Type, generics: &syn::Generics) -> bool {
-    let names: Vec<String> = generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
-            syn::GenericParam::Lifetime(_) => None,
-        })
-        .collect();
-    if names.is_empty() {
-        return false;
-    }
-    fn walk(ts: TokenStream, names: &[String]) -> bool {
-        ts.into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(id) => names.contains(&id.to_string()),
-            proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
-            _ => false,
-        })
-    }
-    walk(quote!(#ty), &names)
-}
-
 /// The struct's generics with `Leaf: HasShape` / `Leaf: Shaped` for every field type that
 /// mentions a type parameter, spanned at the field so a missing impl points there.
 fn bounded_generics(input: &Input<'_>, krate: &TokenStream) -> syn::Generics {
@@ -192,10 +168,10 @@ fn bounded_generics(input: &Input<'_>, krate: &TokenStream) -> syn::Generics {
     let p = quote!(#krate::__private);
     let mut preds: Vec<syn::WherePredicate> = Vec::new();
     for f in &input.fields {
-        let leaf = f.access.leaf();
-        if !mentions_generics(leaf, input.generics) {
+        if !f.contains_generic {
             continue;
         }
+        let leaf = f.access.leaf();
         let span = leaf.span();
         let pred = match f.kind {
             Kind::Tensor { .. } => quote_spanned!(span=> #leaf: #p::HasShape),
