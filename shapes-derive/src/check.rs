@@ -17,18 +17,15 @@
 //! panic with the full message otherwise. Without `ret`, the original body runs in place, so
 //! `return`, `?`, `impl Trait`, `async` and borrows behave exactly as written.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
-use shapes_core::{DimExpr, Item, Pattern};
+use shapes_core::Pattern;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
 
+use crate::analysis::{self, Scope, pattern_vars};
 use crate::codegen::{Codegen, slot_ident};
 use crate::ctxt::Ctxt;
-use crate::expand::pattern_vars;
-use crate::valid::{closure, dim_vars, unsupported};
 
 const KEYS: &str = "`ret = \"(…)\"`, `debug_only`, `crate = \"path\"`";
 
@@ -443,122 +440,54 @@ fn value_check(g: &Codegen, c: &Checked, info: syn::Ident) -> TokenStream {
     }
 }
 
-// ----- compile-time checks (the derive's, from valid.rs) -----
-
-/// Each dim expression as an equation with a value known at run time (the dim it sits at).
-fn as_equations<'a>(dims: &[&'a DimExpr]) -> Vec<(&'a DimExpr, Option<&'a DimExpr>)> {
-    dims.iter().map(|e| (*e, None)).collect()
-}
-
-/// What one pattern binds directly, what it only uses in arithmetic, and its equations.
-#[derive(Default)]
-struct Uses<'a> {
-    bare: BTreeSet<String>,
-    variadic: BTreeSet<String>,
-    dims: BTreeSet<String>,
-    all: BTreeSet<String>,
-    equations: Vec<&'a DimExpr>,
-}
-
-fn uses<'a>(cx: &Ctxt, c: &'a Checked, into: &mut Uses<'a>, first: &mut BTreeMap<String, LitStr>) {
-    let mut note = |n: &str, into: &mut Uses<'a>| {
-        into.all.insert(n.to_owned());
-        first.entry(n.to_owned()).or_insert_with(|| c.lit.clone());
-    };
-    for item in &c.pattern.items {
-        match item {
-            Item::Dim(DimExpr::Var(n)) | Item::Broadcast(DimExpr::Var(n)) => {
-                note(n.as_str(), into);
-                into.bare.insert(n.as_str().to_owned());
-                into.dims.insert(n.as_str().to_owned());
-            }
-            Item::Variadic(n) => {
-                note(n.as_str(), into);
-                into.variadic.insert(n.as_str().to_owned());
-            }
-            Item::Dim(e) | Item::Broadcast(e) => {
-                if let Some(what) = unsupported(e) {
-                    cx.error_at(
-                        c.lit.span(),
-                        format!("{what} cannot be checked against a value in #[shape] patterns: use arithmetic on names and numbers"),
-                    );
-                    continue;
-                }
-                let mut vars = Vec::new();
-                dim_vars(e, &mut vars);
-                for v in &vars {
-                    note(v, into);
-                    into.dims.insert(v.clone());
-                }
-                into.equations.push(e);
-            }
-            Item::Any | Item::Ellipsis => {}
-        }
-    }
-}
-
 /// What can be known before the call: unsupported items, a name that is both a dim and a
 /// variadic, and variables no argument (or, for the return pattern, no argument and not the
 /// return value) can ever determine.
 fn validate(cx: &Ctxt, params: &[Checked], ret: Option<&Checked>) {
-    let mut first = BTreeMap::new();
-    let mut args = Uses::default();
+    for c in params.iter().chain(ret) {
+        analysis::check_supported(cx, &c.pattern, &c.lit, "a value");
+    }
+    let mut scope = Scope::default();
     for c in params {
-        uses(cx, c, &mut args, &mut first);
+        scope.add_pattern(&c.pattern, &c.lit);
     }
-    let mut back = Uses::default();
-    if let Some(c) = ret {
-        uses(cx, c, &mut back, &mut first);
-    }
-    let variadic: BTreeSet<&String> = args.variadic.union(&back.variadic).collect();
-    let dims: BTreeSet<&String> = args.dims.union(&back.dims).collect();
-    for name in variadic.intersection(&dims) {
-        if let Some(lit) = first.get(*name) {
-            cx.error_at(
-                lit.span(),
-                format!("`{name}` is used both as a variadic `*{name}` (a sub-shape) and as a single dim"),
-            );
-        }
-    }
+    // What the arguments determine, before the return pattern joins the scope.
+    let known = scope.solvable_from(scope.bound());
+    let unsolved: Vec<&str> = scope.names().filter(|n| !known.contains(*n)).collect();
+    let unsolved_args = analysis::name_list(&unsolved);
+    let first_unsolved = unsolved.first().and_then(|n| scope.first_use(n)).cloned();
+    let ret_names = ret.map(|c| scope.add_pattern(&c.pattern, &c.lit));
+    scope.check_variadic_dims(cx);
 
-    let start: BTreeSet<String> = args.bare.union(&args.variadic).cloned().collect();
-    let known = closure(start, &as_equations(&args.equations));
-    let unsolved: Vec<&String> = args.all.iter().filter(|n| !known.contains(*n)).collect();
-    if let Some(lit) = unsolved.first().and_then(|n| first.get(*n)) {
+    // Rule: each variable of the arguments is determined by the arguments alone.
+    if let Some(lit) = first_unsolved {
         cx.error_at(
             lit.span(),
             format!(
-                "{} can never be solved from the arguments: they only appear inside arithmetic with other unknowns; give one of them a dim of its own",
-                list(&unsolved)
+                "{unsolved_args} can never be solved from the arguments: they only appear inside arithmetic with other unknowns; give one of them a dim of its own"
             ),
         );
     }
-    if let Some(c) = ret {
+    // Rule: each variable of `ret` is determined by the arguments and the return value.
+    if let (Some(c), Some(ret_names)) = (ret, ret_names) {
         let mut start = known;
-        start.extend(back.bare.iter().cloned());
-        start.extend(back.variadic.iter().cloned());
-        let mut equations = args.equations.clone();
-        equations.extend(back.equations.iter().copied());
-        let known = closure(start, &as_equations(&equations));
-        let unsolved: Vec<&String> = back.all.iter().filter(|n| !known.contains(*n)).collect();
+        start.extend(scope.bound());
+        let known = scope.solvable_from(start);
+        let unsolved: Vec<&str> = ret_names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !known.contains(*n))
+            .collect();
         if !unsolved.is_empty() {
             cx.error_at(
                 c.lit.span(),
                 format!(
                     "{} in `ret` can never be solved from the arguments or the return value: they only appear inside arithmetic with other unknowns",
-                    list(&unsolved)
+                    analysis::name_list(&unsolved)
                 ),
             );
         }
     }
-}
-
-fn list(names: &[&String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// `tokens` with every span set to `span`, recursively.

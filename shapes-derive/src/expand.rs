@@ -9,40 +9,14 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use shapes_core::{DimExpr, Item, Pattern};
+use shapes_core::{DimExpr, Item};
 use syn::spanned::Spanned;
 
+use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::ast::{Access, Field, Input, Kind, is_data_array};
 use crate::codegen::{Codegen, renames};
 use crate::ctxt::Ctxt;
 use crate::{attr, expand_memory, expand_source, fallback, valid};
-
-pub(crate) fn pattern_vars(pattern: &Pattern, out: &mut Vec<String>) {
-    for item in &pattern.items {
-        match item {
-            Item::Dim(e) | Item::Broadcast(e) => dim_vars(e, out),
-            Item::Variadic(n) => push_unique(out, n.as_str()),
-            Item::Any | Item::Ellipsis => {}
-        }
-    }
-}
-
-fn dim_vars(e: &DimExpr, out: &mut Vec<String>) {
-    match e {
-        DimExpr::Var(n) => push_unique(out, n.as_str()),
-        DimExpr::Bin(_, l, r) => {
-            dim_vars(l, out);
-            dim_vars(r, out);
-        }
-        _ => {}
-    }
-}
-
-fn push_unique(out: &mut Vec<String>, name: &str) {
-    if !out.iter().any(|n| n == name) {
-        out.push(name.to_owned());
-    }
-}
 
 /// The whole derive, thiserror's way: read the input, check it, generate the impl; on any
 /// error, the errors and the fallback impl instead.
@@ -78,8 +52,9 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         }
     }
     for (l, r, _) in &input.wheres {
-        dim_vars(l, &mut own);
-        dim_vars(r, &mut own);
+        for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
+            push_unique(&mut own, v);
+        }
     }
     for f in &input.fields {
         if let Some(count) = &f.attr.count {
