@@ -11,10 +11,11 @@ use crate::ctxt::Ctxt;
 pub struct Input<'a> {
     pub ident: &'a syn::Ident,
     pub generics: &'a syn::Generics,
-    pub attrs: StructAttr,
     pub fields: Vec<Field>,
     /// Parsed `where` equations: (lhs, rhs, the attribute string).
     pub wheres: Vec<(DimExpr, DimExpr, LitStr)>,
+    /// The names of the `given = "a, b"` keys, each with its attribute string.
+    pub given: Vec<(String, LitStr)>,
 }
 
 pub struct Field {
@@ -184,13 +185,33 @@ impl<'a> Input<'a> {
                 ),
             }
         }
+        let given = attrs
+            .given
+            .iter()
+            .flat_map(|lit| {
+                lit.value()
+                    .split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .map(|s| (s, lit.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         Some(Input {
             ident: &input.ident,
             generics: &input.generics,
-            attrs,
             fields,
             wheres,
+            given,
         })
+    }
+
+    /// Whether a `nested` field is checked in this struct's scope (not `scope = "own"`): its
+    /// struct may then use, bind or solve any of this struct's names.
+    pub fn shares_scope_with_nested(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none())
     }
 }
 

@@ -1,10 +1,9 @@
-//! Compile-time checks of a struct's patterns, all errors collected.
+//! The derive's compile-time rules, serde style: one named `check_*` function per rule, each
+//! stating its rule, all errors collected in the `Ctxt`.
 //!
-//! What can be known from one struct alone is checked here: unsupported pattern items, a name
-//! used both as a dim and as a variadic, conflicting literal values in `where` clauses, and —
-//! when no nested struct shares the scope (a nested struct may use or bind any name) — names
-//! used only once (likely typos), `where`/`given` names no field uses, and variables no field
-//! can ever determine.
+//! What can be known from one struct alone is checked here. When a nested struct shares the
+//! scope, the rules about names stop after the variadic/dim conflict: a nested struct may use,
+//! bind or solve any name, so they would guess.
 
 use std::collections::BTreeMap;
 
@@ -15,73 +14,92 @@ use crate::analysis::{self, Scope, dim_vars, suggest, unsupported};
 use crate::ast::{Access, Input, Kind};
 use crate::ctxt::Ctxt;
 
-pub fn check(cx: &Ctxt, input: &Input<'_>) {
-    let mut scope = Scope::default();
-    let shared_nested = input
-        .fields
-        .iter()
-        .any(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none());
+/// A `where` clause: its two sides and the attribute string.
+type Clause = (DimExpr, DimExpr, LitStr);
 
-    source_keys(cx, input);
+pub fn check(cx: &Ctxt, input: &Input<'_>) {
+    check_source_keys(cx, input);
+    check_supported_fields(cx, input);
+    // Clause by clause, so each clause's errors come together, in source order.
+    let mut literals = BTreeMap::new();
+    for clause in &input.wheres {
+        check_supported_where(cx, clause);
+        check_where_literals(cx, clause, &mut literals);
+    }
+    let scope = scope_of(input);
+    scope.check_variadic_dims(cx);
+    if input.shares_scope_with_nested() {
+        return;
+    }
+    check_given_names(cx, input, &scope);
+    check_where_names(cx, input, &scope);
+    check_single_use(cx, input, &scope);
+    check_solvable(cx, input, &scope);
+}
+
+/// Every variable of the struct's own patterns, `count` keys and `where` clauses.
+fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
+    let mut scope = Scope::default();
     for field in &input.fields {
         if let Some(lit) = &field.attr.count {
             scope.add_count(lit);
         }
-        let Kind::Tensor { pattern, lit } = &field.kind else {
-            continue;
-        };
-        analysis::check_supported(cx, pattern, lit, "a tensor");
-        scope.add_pattern(pattern, lit);
+        if let Kind::Tensor { pattern, lit } = &field.kind {
+            scope.add_pattern(pattern, lit);
+        }
     }
-
-    let mut literal: BTreeMap<String, (usize, &LitStr)> = BTreeMap::new();
     for (lhs, rhs, lit) in &input.wheres {
-        for side in [lhs, rhs] {
-            if let Some(what) = unsupported(side) {
-                cx.error_at(
-                    lit.span(),
-                    format!("{what} is not supported in a where clause"),
-                );
-            }
-        }
-        if let (DimExpr::Var(v), DimExpr::Lit(n)) | (DimExpr::Lit(n), DimExpr::Var(v)) = (lhs, rhs)
-        {
-            match literal.get(v.as_str()) {
-                Some((m, _)) if m != n => cx.error_at(
-                    lit.span(),
-                    format!("`{v}` is set to {n} here but to {m} by another where clause"),
-                ),
-                _ => {
-                    literal.insert(v.as_str().to_owned(), (*n, lit));
-                }
-            }
-        }
         scope.add_equation(lhs, rhs, lit);
     }
+    scope
+}
 
-    scope.check_variadic_dims(cx);
-
-    let given: Vec<(String, &LitStr)> = input
-        .attrs
-        .given
-        .iter()
-        .flat_map(|lit| {
-            lit.value()
-                .split(',')
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .map(|s| (s, lit))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-
-    if shared_nested {
-        // A nested struct may use, bind or solve any name; these checks would guess.
-        return;
+/// Rule: a field's pattern uses only what can be checked against a tensor's dims: arithmetic
+/// on names and numbers.
+fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
+    for field in &input.fields {
+        if let Kind::Tensor { pattern, lit } = &field.kind {
+            analysis::check_supported(cx, pattern, lit, "a tensor");
+        }
     }
+}
 
+/// Rule: so does each side of a `where` clause.
+fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &Clause) {
+    for side in [lhs, rhs] {
+        if let Some(what) = unsupported(side) {
+            cx.error_at(
+                lit.span(),
+                format!("{what} is not supported in a where clause"),
+            );
+        }
+    }
+}
+
+/// Rule: `where` clauses that set a name to a number (`n = 4`) agree with each other.
+/// `literals` holds the values set by earlier clauses.
+fn check_where_literals<'a>(
+    cx: &Ctxt,
+    (lhs, rhs, lit): &'a Clause,
+    literals: &mut BTreeMap<&'a str, usize>,
+) {
+    if let (DimExpr::Var(v), DimExpr::Lit(n)) | (DimExpr::Lit(n), DimExpr::Var(v)) = (lhs, rhs) {
+        match literals.get(v.as_str()) {
+            Some(m) if m != n => cx.error_at(
+                lit.span(),
+                format!("`{v}` is set to {n} here but to {m} by another where clause"),
+            ),
+            _ => {
+                literals.insert(v.as_str(), *n);
+            }
+        }
+    }
+}
+
+/// Rule: every `given` name is used by some field.
+fn check_given_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
     let names: Vec<&str> = scope.names().collect();
-    for (name, lit) in &given {
+    for (name, lit) in &input.given {
         if scope.uses(name) == 0 {
             cx.error_at(
                 lit.span(),
@@ -92,6 +110,12 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
             );
         }
     }
+}
+
+/// Rule: every name in a `where` clause is used somewhere else too; used only there, it
+/// constrains nothing a field holds.
+fn check_where_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let names: Vec<&str> = scope.names().collect();
     for (lhs, rhs, lit) in &input.wheres {
         for v in dim_vars(lhs).into_iter().chain(dim_vars(rhs)) {
             if scope.uses(v) == 1 {
@@ -105,69 +129,80 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
             }
         }
     }
-    for &name in &names {
-        if scope.uses(name) == 1 && !name.starts_with('_') && !scope.is_variadic(name) {
-            // A bare dim used once binds a value nobody checks; an expression's lone variable
-            // is usually a typo for another name.
-            let in_where = input.wheres.iter().any(|(l, r, _)| {
-                dim_vars(l)
-                    .into_iter()
-                    .chain(dim_vars(r))
-                    .any(|v| v == name)
-            });
-            if in_where {
-                continue; // reported above
-            }
-            if let Some(lit) = scope.first_use(name) {
-                // A lone name is often deliberate (it is reported in the bindings); it is
-                // flagged only when another name is close enough to be what was meant.
-                let hint = suggest(name, &names);
-                if !hint.is_empty() {
-                    cx.error_at(
-                        lit.span(),
-                        format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
-                    );
-                }
-            }
-        }
-    }
+}
 
-    // Which variables the fields can determine.
-    let mut start = scope.bound();
-    start.extend(given.iter().map(|(n, _)| n.clone()));
-    let solved = scope.solvable_from(start.clone());
-    let unsolved: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| !solved.contains(*n))
-        .collect();
-    if let Some(first) = unsolved.first() {
-        // Suggest the variable whose value would determine the most others.
-        let best = unsolved
-            .iter()
-            .max_by_key(|v| {
-                let mut with = start.clone();
-                with.insert((**v).to_owned());
-                // Ties go to the earliest name: max_by_key keeps the last maximum, so negate.
-                (scope.solvable_from(with).len(), std::cmp::Reverse(**v))
-            })
-            .copied()
-            .unwrap_or(first);
-        let list = analysis::name_list(&unsolved);
-        if let Some(lit) = scope.first_use(first) {
-            cx.error_at(
-                lit.span(),
-                format!(
-                    "{list} can never be solved from the fields: they only appear inside arithmetic with other unknowns. \
-                     Bind one through `verify_with` and declare it with #[shapes(given = \"{best}\")], or give it a dim of its own"
-                ),
-            );
+/// Rule: a name used once in the fields, when another name is close enough to be what was
+/// meant, is a likely typo. A bare dim used once binds a value nobody checks, and an
+/// expression's lone variable is usually a typo for another name; but a lone name is often
+/// deliberate (it is reported in the bindings), so it is flagged only with a suggestion.
+/// `_name`, variadics and names in `where` clauses ([`check_where_names`]) are left alone.
+fn check_single_use(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let names: Vec<&str> = scope.names().collect();
+    let in_where = |name: &str| {
+        input.wheres.iter().any(|(l, r, _)| {
+            dim_vars(l)
+                .into_iter()
+                .chain(dim_vars(r))
+                .any(|v| v == name)
+        })
+    };
+    for &name in &names {
+        if scope.uses(name) != 1
+            || name.starts_with('_')
+            || scope.is_variadic(name)
+            || in_where(name)
+        {
+            continue;
+        }
+        if let Some(lit) = scope.first_use(name) {
+            let hint = suggest(name, &names);
+            if !hint.is_empty() {
+                cx.error_at(
+                    lit.span(),
+                    format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
+                );
+            }
         }
     }
 }
 
-/// The checkpoint-naming keys (`name`, `prefix`, `count`) where they make sense.
-fn source_keys(cx: &Ctxt, input: &Input<'_>) {
+/// Rule: every variable can be determined from the fields (and the `given` names): bound by a
+/// dim of its own, or solved from a dim expression or a `where` clause once the others are
+/// known. The error suggests the variable whose value would determine the most others.
+fn check_solvable(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let mut start = scope.bound();
+    start.extend(input.given.iter().map(|(n, _)| n.clone()));
+    let solved = scope.solvable_from(start.clone());
+    let unsolved: Vec<&str> = scope.names().filter(|n| !solved.contains(*n)).collect();
+    let Some(first) = unsolved.first() else {
+        return;
+    };
+    let best = unsolved
+        .iter()
+        .max_by_key(|v| {
+            let mut with = start.clone();
+            with.insert((**v).to_owned());
+            // Ties go to the earliest name: max_by_key keeps the last maximum, so negate.
+            (scope.solvable_from(with).len(), std::cmp::Reverse(**v))
+        })
+        .copied()
+        .unwrap_or(first);
+    let list = analysis::name_list(&unsolved);
+    if let Some(lit) = scope.first_use(first) {
+        cx.error_at(
+            lit.span(),
+            format!(
+                "{list} can never be solved from the fields: they only appear inside arithmetic with other unknowns. \
+                 Bind one through `verify_with` and declare it with #[shapes(given = \"{best}\")], or give it a dim of its own"
+            ),
+        );
+    }
+}
+
+/// Rule: the checkpoint-naming keys go where they make sense. `name` names one tensor (not a
+/// `nested` field) and is not empty; `prefix` is for `nested` fields; `count` is on a
+/// collection field and names one variable.
+fn check_source_keys(cx: &Ctxt, input: &Input<'_>) {
     for f in &input.fields {
         let nested = matches!(f.kind, Kind::Nested);
         if let (Some(lit), true) = (&f.attr.name, nested) {
