@@ -42,39 +42,11 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     }
 }
 
-/// The `impl Shaped` of a struct the checks accepted.
+/// The `impl Shaped` (generated even when the checks found errors, then discarded).
 fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let p = quote!(#krate::__private);
-    let mut own = Vec::new();
-    for f in &input.fields {
-        if let Kind::Tensor { pattern, .. } = &f.kind {
-            pattern_vars(pattern, &mut own);
-        }
-    }
-    for (l, r, _) in &input.wheres {
-        for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
-            push_unique(&mut own, v);
-        }
-    }
-    for f in &input.fields {
-        if let Some(count) = &f.attr.count {
-            push_unique(&mut own, &count.value());
-        }
-    }
-    let g = Codegen::new(p.clone(), own);
-
-    let mut vars = quote!(#p::VarTable::new());
-    for name in &g.own_vars {
-        vars = quote!(#vars.with(#name));
-    }
-    for f in &input.fields {
-        if matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none() {
-            let child = f.access.leaf();
-            let renames = renames(f);
-            vars = quote!(#vars.merge(&<#child as #krate::Shaped>::VARS, &[#renames]));
-        }
-    }
-
+    let g = Codegen::new(p.clone(), own_vars(input));
+    let vars = var_table(&g, krate, input);
     let check_fn = expand_memory::check_fn(&g, krate, input);
     let static_checks: Vec<TokenStream> = input
         .fields
@@ -96,6 +68,46 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         }
         #(#static_checks)*
     }
+}
+
+/// The struct's own variables in slot order: the fields' patterns, then the `where` clauses,
+/// then the `count` keys.
+fn own_vars(input: &Input<'_>) -> Vec<String> {
+    let mut own = Vec::new();
+    for f in &input.fields {
+        if let Kind::Tensor { pattern, .. } = &f.kind {
+            pattern_vars(pattern, &mut own);
+        }
+    }
+    for (l, r, _) in &input.wheres {
+        for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
+            push_unique(&mut own, v);
+        }
+    }
+    for f in &input.fields {
+        if let Some(count) = &f.attr.count {
+            push_unique(&mut own, &count.value());
+        }
+    }
+    own
+}
+
+/// `VARS`: the own variables, merged with the tables of the nested structs that share the
+/// scope (under their renames).
+fn var_table(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
+    let p = &g.private_path;
+    let mut vars = quote!(#p::VarTable::new());
+    for name in &g.own_vars {
+        vars = quote!(#vars.with(#name));
+    }
+    for f in &input.fields {
+        if matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none() {
+            let child = f.access.leaf();
+            let renames = renames(f);
+            vars = quote!(#vars.merge(&<#child as #krate::Shaped>::VARS, &[#renames]));
+        }
+    }
+    vars
 }
 
 /// `#[shape("(3, 5)")] m: [[f32; 4]; 3]`: the compiler knows the shape, so check the literal

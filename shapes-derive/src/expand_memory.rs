@@ -32,8 +32,8 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
 }
 
 /// One field's checks. `bound` holds the struct's variables that an earlier field's checks
-/// bound for sure (see [`Codegen::items_check_known`]); this field's own are added when it is checked
-/// unconditionally.
+/// bound for sure (see [`Codegen::items_check_known`]); this field's own are added when it is
+/// checked unconditionally.
 fn field_check(
     g: &Codegen,
     krate: &TokenStream,
