@@ -1,7 +1,6 @@
 //! `#[shape(...)]` and `#[shapes(...)]`: attribute syntax into plain data, errors collected.
 
-use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use proc_macro2::Span;
 use syn::parse::ParseStream;
 use syn::{Attribute, Ident, LitStr, Token};
 
@@ -191,12 +190,4 @@ pub fn struct_attr(attrs: &[Attribute]) -> (StructAttr, Vec<syn::Error>) {
         }
     }
     (out, errors)
-}
-
-/// The path of the `shapes` crate in generated code: `crate = "…"`'s, or `::shapes`.
-pub fn crate_tokens(path: Option<&syn::Path>) -> TokenStream {
-    match path {
-        Some(path) => quote!(#path),
-        None => quote!(::shapes),
-    }
 }

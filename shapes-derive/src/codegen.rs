@@ -265,6 +265,14 @@ impl Codegen {
     }
 }
 
+/// The path of the `shapes` crate in generated code: `crate = "…"`'s, or `::shapes`.
+pub fn crate_tokens(path: Option<&syn::Path>) -> TokenStream {
+    match path {
+        Some(path) => quote!(#path),
+        None => quote!(::shapes),
+    }
+}
+
 /// The local holding own variable number `local`'s scope slot.
 pub fn slot_ident(local: usize) -> Ident {
     format_ident!("__slot{}", local)

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::ast::{Access, Field, Input, Kind, is_data_array};
-use crate::codegen::{Codegen, renames};
+use crate::codegen::{Codegen, crate_tokens, renames};
 use crate::ctxt::Ctxt;
 use crate::{attr, expand_memory, expand_source, fallback, valid};
 
@@ -24,7 +24,7 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let (attrs, attr_errors) = attr::struct_attr(&input.attrs);
     // Read once, here, because the fallback impl needs it as much as the real one.
-    let krate = attr::crate_tokens(attrs.crate_path.as_ref());
+    let krate = crate_tokens(attrs.crate_path.as_ref());
     let expanded = match Input::from_syn(&cx, input, attrs, attr_errors) {
         Some(view) => {
             valid::check(&cx, &view);

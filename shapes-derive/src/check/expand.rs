@@ -9,10 +9,10 @@ use syn::{Attribute, ItemFn, Type};
 use super::ast::{Checked, CheckedFn};
 use super::attr::Options;
 use crate::analysis::pattern_vars;
-use crate::codegen::{Codegen, slot_ident};
+use crate::codegen::{Codegen, crate_tokens, slot_ident};
 
 pub fn generate(opts: &Options, func: &ItemFn, checked: &CheckedFn) -> TokenStream {
-    let krate = crate::attr::crate_tokens(opts.crate_path.as_ref());
+    let krate = crate_tokens(opts.crate_path.as_ref());
     let p = quote!(#krate::__private);
     // Every variable, the arguments' first: its slot.
     let mut own = Vec::new();
