@@ -12,11 +12,14 @@ pub struct Input<'a> {
     pub ident: &'a syn::Ident,
     pub generics: &'a syn::Generics,
     pub fields: Vec<Field>,
-    /// Parsed `where` equations: (lhs, rhs, the attribute string).
-    pub wheres: Vec<(DimExpr, DimExpr, LitStr)>,
+    /// Parsed `where` equations.
+    pub wheres: Vec<WhereClause>,
     /// The names of the `given = "a, b"` keys, each with its attribute string.
     pub given: Vec<(String, LitStr)>,
 }
+
+/// A `where = "lhs = rhs"` equation: both sides, parsed, and the attribute string.
+pub type WhereClause = (DimExpr, DimExpr, LitStr);
 
 pub struct Field {
     pub member: syn::Member,

@@ -13,7 +13,7 @@ use quote::{format_ident, quote, quote_spanned};
 use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
-use crate::ast::{Field, span_of_field};
+use crate::ast::{Field, WhereClause, span_of_field};
 
 /// The pieces every generated item needs.
 pub struct Codegen {
@@ -79,7 +79,7 @@ impl Codegen {
     }
 
     /// The checks of the struct-level `where` equations, after the fields.
-    pub fn where_checks(&self, wheres: &[(DimExpr, DimExpr, LitStr)]) -> Vec<TokenStream> {
+    pub fn where_checks(&self, wheres: &[WhereClause]) -> Vec<TokenStream> {
         let p = &self.private_path;
         wheres
             .iter()

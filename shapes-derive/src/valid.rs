@@ -8,14 +8,10 @@
 use std::collections::BTreeMap;
 
 use shapes_core::{DimExpr, Item};
-use syn::LitStr;
 
 use crate::analysis::{self, Scope, dim_vars, suggest, unsupported};
-use crate::ast::{Access, Input, Kind};
+use crate::ast::{Access, Input, Kind, WhereClause};
 use crate::ctxt::Ctxt;
-
-/// A `where` clause: its two sides and the attribute string.
-type Clause = (DimExpr, DimExpr, LitStr);
 
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_source_keys(cx, input);
@@ -65,7 +61,7 @@ fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
 }
 
 /// Rule: so does each side of a `where` clause.
-fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &Clause) {
+fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &WhereClause) {
     for side in [lhs, rhs] {
         if let Some(what) = unsupported(side) {
             cx.error_at(
@@ -80,7 +76,7 @@ fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &Clause) {
 /// `literals` holds the values set by earlier clauses.
 fn check_where_literals<'a>(
     cx: &Ctxt,
-    (lhs, rhs, lit): &'a Clause,
+    (lhs, rhs, lit): &'a WhereClause,
     literals: &mut BTreeMap<&'a str, usize>,
 ) {
     if let (DimExpr::Var(v), DimExpr::Lit(n)) | (DimExpr::Lit(n), DimExpr::Var(v)) = (lhs, rhs) {
