@@ -289,3 +289,93 @@ pub fn name_list(names: &[&str]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(text: &str) -> Pattern {
+        shapes_core::parse_pattern(text).expect("a valid test pattern")
+    }
+
+    fn lit(text: &str) -> LitStr {
+        LitStr::new(text, proc_macro2::Span::call_site())
+    }
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn dim_vars_lists_every_occurrence_left_to_right() {
+        let p = pattern("(a * b + a,)");
+        let Item::Dim(e) = &p.items[0] else {
+            panic!("one dim")
+        };
+        assert_eq!(dim_vars(e), ["a", "b", "a"]);
+        assert!(!invertible(e, "a"), "`a` occurs twice");
+        assert!(invertible(e, "b"));
+    }
+
+    #[test]
+    fn pattern_vars_keeps_first_appearances() {
+        let mut own = vec!["b".to_owned()];
+        pattern_vars(&pattern("(a, b * 2, *rest, a)"), &mut own);
+        assert_eq!(own, ["b", "a", "rest"]);
+    }
+
+    #[test]
+    fn a_dim_expression_solves_its_one_unknown_once_the_others_are_bound() {
+        let (p1, p2) = (pattern("(n, h * d)"), pattern("(h,)"));
+        let mut scope = Scope::default();
+        scope.add_pattern(&p1, &lit("(n, h * d)"));
+        assert_eq!(scope.solvable_from(scope.bound()), set(&["n"]));
+        scope.add_pattern(&p2, &lit("(h,)"));
+        assert_eq!(scope.solvable_from(scope.bound()), set(&["d", "h", "n"]));
+    }
+
+    #[test]
+    fn floor_division_does_not_determine_its_operand() {
+        let p = pattern("(k, n // k)");
+        let mut scope = Scope::default();
+        scope.add_pattern(&p, &lit("(k, n // k)"));
+        assert_eq!(scope.solvable_from(scope.bound()), set(&["k"]));
+    }
+
+    #[test]
+    fn unsupported_items_are_left_out_of_the_scope() {
+        let p = pattern("(a, D(b))");
+        let mut scope = Scope::default();
+        let names = scope.add_pattern(&p, &lit("(a, D(b))"));
+        assert_eq!(names, set(&["a"]));
+        assert_eq!(scope.names().collect::<Vec<_>>(), ["a"]);
+    }
+
+    #[test]
+    fn counts_and_equations_are_uses() {
+        let (l, r) = (pattern("(2 * m,)"), pattern("(n,)"));
+        let (Item::Dim(l), Item::Dim(r)) = (&l.items[0], &r.items[0]) else {
+            panic!("one dim each")
+        };
+        let mut scope = Scope::default();
+        scope.add_count(&lit("n"));
+        scope.add_equation(l, r, &lit("2 * m = n"));
+        assert_eq!(scope.uses("n"), 2);
+        assert_eq!(scope.uses("m"), 1);
+        assert_eq!(scope.solvable_from(scope.bound()), set(&["m", "n"]));
+        assert_eq!(
+            scope.first_use("m").map(LitStr::value).as_deref(),
+            Some("2 * m = n")
+        );
+    }
+
+    #[test]
+    fn name_list_and_suggest() {
+        assert_eq!(name_list(&["a", "b"]), "`a`, `b`");
+        assert_eq!(
+            suggest("d_modle", &["d_model", "n"]),
+            " (did you mean `d_model`?)"
+        );
+        assert_eq!(suggest("n", &["m"]), "");
+    }
+}
