@@ -118,6 +118,7 @@ impl<'a> Scope<'a> {
         self.first.get(name)
     }
 
+    /// Whether `name` is used as `*name` (a sub-shape).
     pub fn is_variadic(&self, name: &str) -> bool {
         self.variadic.contains(name)
     }

@@ -25,6 +25,7 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
     let scope = scope_of(input);
     scope.check_variadic_dims(cx);
     if input.shares_scope_with_nested() {
+        // A nested struct may use, bind or solve any name; the rules below would guess.
         return;
     }
     check_given_names(cx, input, &scope);
