@@ -59,15 +59,15 @@ impl Codegen {
     /// The local index of one of [`own_vars`](Self::own_vars).
     pub fn local(&self, name: &str) -> u8 {
         match self.own_vars.iter().position(|n| n == name) {
-            // The const VarTable built from `own_vars` bounds their number (64 at most), so
-            // the index fits.
+            // More than 64 variables fail the const VarTable built from `own_vars` in the
+            // user's build, so an index in code that compiles fits in a `u8`.
             Some(l) => l as u8,
             // `own_vars` is collected from the very patterns and keys code is generated for.
             None => unreachable!("internal: `{name}` is not among the own variables"),
         }
     }
 
-    /// `let __sN = __map.get(N);` for each own variable: its scope slot, looked up once per
+    /// `let __slotN = __map.get(N);` for each own variable: its scope slot, looked up once per
     /// call rather than at every use.
     pub fn slot_lets(&self) -> Vec<TokenStream> {
         (0..self.own_vars.len())
@@ -110,7 +110,7 @@ impl Codegen {
                 let (l, r) = (self.slot_expr(l), self.slot_expr(r));
                 quote!(#p::SlotExpr::Bin(#p::ArithOp::#op, &#l, &#r))
             }
-            // Rejected by the analysis before expansion; a literal keeps the output
+            // Reported by the rules, so this output is discarded; a literal keeps it
             // well-formed.
             DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => {
                 quote!(#p::SlotExpr::Lit(0))
