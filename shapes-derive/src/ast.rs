@@ -1,7 +1,8 @@
 //! The typed view of a `#[derive(Shaped)]` input: fields, how each is reached, its pattern.
 
-use proc_macro2::Span;
-use shapes_core::{DimExpr, Pattern};
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use shapes_core::{__private, CmpOp, DimExpr, Pattern};
 use syn::{Data, DeriveInput, Fields, GenericArgument, LitStr, PathArguments, Type};
 
 use crate::attr::{self, FieldAttr, StructAttr};
@@ -10,11 +11,15 @@ use crate::ctxt::Ctxt;
 pub struct Input<'a> {
     pub ident: &'a syn::Ident,
     pub generics: &'a syn::Generics,
-    pub attrs: StructAttr,
     pub fields: Vec<Field>,
-    /// Parsed `where` equations: (lhs, rhs, the attribute string).
-    pub wheres: Vec<(DimExpr, DimExpr, LitStr)>,
+    /// Parsed `where` equations.
+    pub wheres: Vec<WhereClause>,
+    /// The names of the `given = "a, b"` keys, each with its attribute string.
+    pub given: Vec<(String, LitStr)>,
 }
+
+/// A `where = "lhs = rhs"` equation: both sides, parsed, and the attribute string.
+pub type WhereClause = (DimExpr, DimExpr, LitStr);
 
 pub struct Field {
     pub member: syn::Member,
@@ -24,6 +29,9 @@ pub struct Field {
     /// How to get from the field to each tensor (or nested struct) it holds.
     pub access: Access,
     pub kind: Kind,
+    /// Whether the leaf type names one of the struct's type or const parameters: it then
+    /// gets a `HasShape`/`Shaped` bound, and no compile-time shape check.
+    pub contains_generic: bool,
 }
 
 pub enum Kind {
@@ -72,7 +80,14 @@ impl Access {
 }
 
 impl<'a> Input<'a> {
-    pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+    /// The typed view of a struct, with `#[shapes(...)]` already read by [`attr::struct_attr`]
+    /// (its errors are reported here, after the input is known to be a struct).
+    pub fn from_syn(
+        cx: &Ctxt,
+        input: &'a DeriveInput,
+        attrs: StructAttr,
+        attr_errors: Vec<syn::Error>,
+    ) -> Option<Self> {
         let data = match &input.data {
             Data::Struct(s) => s,
             Data::Enum(e) => {
@@ -90,12 +105,15 @@ impl<'a> Input<'a> {
                 return None;
             }
         };
-        let attrs = attr::struct_attr(cx, &input.attrs);
+        for e in attr_errors {
+            cx.syn_error(e);
+        }
         let raw: Vec<&syn::Field> = match &data.fields {
             Fields::Named(f) => f.named.iter().collect(),
             Fields::Unnamed(f) => f.unnamed.iter().collect(),
             Fields::Unit => Vec::new(),
         };
+        let params = ParamsInScope::new(&input.generics);
         let mut fields = Vec::new();
         for (i, field) in raw.into_iter().enumerate() {
             let attr = attr::field_attr(cx, &field.attrs);
@@ -117,14 +135,7 @@ impl<'a> Input<'a> {
                         lit: lit.clone(),
                     },
                     Err(e) => {
-                        cx.error_at(
-                            lit.span(),
-                            format!(
-                                "invalid shape pattern: {}\n{}",
-                                e.message(),
-                                caret(&lit.value(), e.offset())
-                            ),
-                        );
+                        cx.error_at(lit.span(), format!("invalid shape pattern: {e}"));
                         continue;
                     }
                 },
@@ -147,10 +158,12 @@ impl<'a> Input<'a> {
                 }
             }
             let nested = matches!(kind, Kind::Nested);
+            let access = access_of(&field.ty, nested);
             fields.push(Field {
                 member,
                 name,
-                access: access_of(&field.ty, nested),
+                contains_generic: params.intersects(access.leaf()),
+                access,
                 attr,
                 kind,
             });
@@ -159,72 +172,88 @@ impl<'a> Input<'a> {
         for lit in &attrs.wheres {
             match parse_where(&lit.value()) {
                 Ok((l, r)) => wheres.push((l, r, lit.clone())),
-                Err((message, offset)) => cx.error_at(
-                    lit.span(),
-                    format!(
-                        "invalid where clause: {message}\n{}",
-                        caret(&lit.value(), offset)
-                    ),
-                ),
+                Err(message) => cx.error_at(lit.span(), format!("invalid where clause: {message}")),
             }
         }
+        let given = attrs
+            .given
+            .iter()
+            .flat_map(|lit| {
+                lit.value()
+                    .split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .map(|s| (s, lit.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         Some(Input {
             ident: &input.ident,
             generics: &input.generics,
-            attrs,
             fields,
             wheres,
+            given,
         })
     }
-}
 
-/// The input with a caret under byte `offset`, for messages about a string literal (a proc
-/// macro cannot point inside a literal on stable Rust).
-pub fn caret(input: &str, offset: usize) -> String {
-    let col = input
-        .char_indices()
-        .take_while(|&(i, _)| i < offset)
-        .count();
-    format!("  {input}\n  {}^", " ".repeat(col))
-}
-
-/// Splits `lhs = rhs` at its top-level `=` and parses both sides as dims.
-fn parse_where(s: &str) -> Result<(DimExpr, DimExpr), (String, usize)> {
-    let bytes = s.as_bytes();
-    let mut eq = None;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b != b'=' {
-            continue;
-        }
-        let prev = i.checked_sub(1).and_then(|j| bytes.get(j)).copied();
-        let next = bytes.get(i + 1).copied();
-        if matches!(prev, Some(b'<' | b'>' | b'!' | b'=')) || next == Some(b'=') {
-            return Err(("only `=` is supported in a where clause".into(), i));
-        }
-        if eq.is_some() {
-            return Err(("a where clause has one `=`".into(), i));
-        }
-        eq = Some(i);
+    /// Whether a `nested` field is checked in this struct's scope (not `scope = "own"`): its
+    /// struct may then use, bind or solve any of this struct's names.
+    pub fn shares_scope_with_nested(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none())
     }
-    let Some(eq) = eq else {
-        return Err(("expected an equation `lhs = rhs`".into(), s.len()));
-    };
-    let side = |start: usize, text: &str| -> Result<DimExpr, (String, usize)> {
-        // Parse the side as a one-dim pattern so the dim grammar is exactly the fields' one.
-        let wrapped = format!("({text})");
-        let pattern = shapes_core::parse_pattern(&wrapped)
-            .map_err(|e| (e.message(), (start + e.offset()).saturating_sub(1)))?;
-        match <[shapes_core::Item; 1]>::try_from(pattern.items) {
-            Ok([shapes_core::Item::Dim(d)]) => Ok(d),
-            _ => Err((
-                "each side of a where clause is one dim expression".into(),
-                start,
-            )),
+}
+
+/// The names of a struct's type and const parameters (thiserror's `ParamsInScope`).
+struct ParamsInScope {
+    names: Vec<String>,
+}
+
+impl ParamsInScope {
+    fn new(generics: &syn::Generics) -> Self {
+        let names = generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+                syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        ParamsInScope { names }
+    }
+
+    /// Whether `ty` names one of the parameters anywhere in its tokens.
+    fn intersects(&self, ty: &Type) -> bool {
+        fn walk(ts: TokenStream, names: &[String]) -> bool {
+            ts.into_iter().any(|tt| match tt {
+                proc_macro2::TokenTree::Ident(id) => names.contains(&id.to_string()),
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+                _ => false,
+            })
         }
-    };
-    // ok: `eq` is the byte index of an ASCII `=` in `s`, so both `..eq` and `eq + 1..` are
-    // char boundaries within it.
-    Ok((side(0, &s[..eq])?, side(eq + 1, &s[eq + 1..])?))
+        !self.names.is_empty() && walk(ty.to_token_stream(), &self.names)
+    }
+}
+
+/// Parses `lhs = rhs` with the core grammar's equation rule (the dim grammar of the fields'
+/// patterns on both sides); the error message ends with the line and a caret.
+fn parse_where(s: &str) -> Result<(DimExpr, DimExpr), String> {
+    let (lhs, op, rhs, at) = __private::parse_equation(s).map_err(|e| e.to_string())?;
+    if op != CmpOp::Eq {
+        // Under the operator's `=` when it has one (`>=`, `!=`), else its first character.
+        let eq = s
+            .get(at..)
+            .and_then(|rest| rest.find('='))
+            .filter(|&i| i <= 2);
+        let offset = at + eq.unwrap_or(0);
+        return Err(format!(
+            "only `=` is supported in a where clause{}",
+            __private::caret(s, offset)
+        ));
+    }
+    Ok((lhs, rhs))
 }
 
 /// Reads the wrappers off a field type. For a nested field, arrays are always collections; for

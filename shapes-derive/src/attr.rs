@@ -159,8 +159,12 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
     Ok(())
 }
 
-pub fn struct_attr(cx: &Ctxt, attrs: &[Attribute]) -> StructAttr {
+/// Reads `#[shapes(...)]`, before anything else: the fallback impl of a failed derive needs the
+/// crate path too. The errors are handed back rather than reported, because they only count for
+/// a struct: an enum or a union gets the one error that says why it cannot derive `Shaped`.
+pub fn struct_attr(attrs: &[Attribute]) -> (StructAttr, Vec<syn::Error>) {
     let mut out = StructAttr::default();
+    let mut errors = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("shapes")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("where") {
@@ -182,8 +186,8 @@ pub fn struct_attr(cx: &Ctxt, attrs: &[Attribute]) -> StructAttr {
             Ok(())
         });
         if let Err(e) = result {
-            cx.syn_error(e);
+            errors.push(e);
         }
     }
-    out
+    (out, errors)
 }

@@ -1,52 +1,28 @@
 //! Code generation for `verify_source`: `check_source_in`, the twin of `check_in` that reads
 //! each tensor's shape by its checkpoint name from a `SourceCx` instead of from a field value.
 //!
-//! It reuses `expand`'s slots and item checks unchanged, so a header is checked by exactly the
-//! same code path as a struct in memory; only where the dims come from differs. Names: the
-//! field's name or `name = "…"` for a tensor, the field's name or `prefix = "…"` for a nested
-//! struct, joined with `.`; list elements are `prefix.{i}` with the count discovered from the
-//! source (and bound to `count = "…"`'s variable).
+//! It uses `codegen`'s slots and item checks as `check_in` does, so a header is checked by
+//! exactly the same code path as a struct in memory; only where the dims come from differs.
+//! Names: the field's name or `name = "…"` for a tensor, the field's name or `prefix = "…"` for
+//! a nested struct, joined with `.`; list elements are `prefix.{i}` with the count discovered
+//! from the source (and bound to `count = "…"`'s variable).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
-use crate::expand::{Gen, items_check, renames, slot_ident};
-
-/// The `FieldInfo` pattern text shown when a list's length disagrees with its `count`
-/// variable.
-fn count_text(count: &str) -> String {
-    format!("({count},) = the number of elements")
-}
-
-/// In `check_in`: binds a `count = "n"` field's element count to `n` (nothing for other
-/// fields). Emitted right after the field's path segment is entered.
-pub(crate) fn count_check(g: &Gen, f: &Field) -> TokenStream {
-    let Some(count) = &f.attr.count else {
-        return quote!();
-    };
-    let p = &g.p;
-    let member = &f.member;
-    let slot = slot_ident(usize::from(g.local(&count.value())));
-    let info = g.fresh("C");
-    let text = count_text(&count.value());
-    quote! {
-        static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: #text };
-        __cx.field(&#info);
-        __cx.var(#slot, &[(self.#member).len()], 0);
-    }
-}
+use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
 
 /// The `check_source_in` method of the `Shaped` impl.
-pub(crate) fn check_source_fn(g: &Gen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
-    let p = &g.p;
+pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
+    let p = &g.private_path;
     let slots = g.slot_lets();
     let fields: Vec<TokenStream> = input
         .fields
         .iter()
         .map(|f| field_source(g, krate, f))
         .collect();
-    let wheres = g.where_checks(input);
+    let wheres = g.where_checks(&input.wheres);
     quote! {
         fn check_source_in(
             __cx: &mut #p::Checker,
@@ -61,8 +37,8 @@ pub(crate) fn check_source_fn(g: &Gen, krate: &TokenStream, input: &Input<'_>) -
     }
 }
 
-fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
-    let p = &g.p;
+fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
+    let p = &g.private_path;
     let name = &f.name;
     let span = span_of_field(f);
     let count = f.attr.count.as_ref().map(|c| {
@@ -71,16 +47,18 @@ fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
     });
     match &f.kind {
         Kind::Tensor { pattern, lit } => {
-            let info = g.fresh("SF");
-            let seq = f.access.has_seq();
-            let info_name = if seq { String::new() } else { name.clone() };
-            let pattern_text = lit.value();
+            let FieldPrelude {
+                info,
+                info_static,
+                enter,
+                leave,
+            } = g.field_prelude(f, "SF", lit);
             let tensor_name = f
                 .attr
                 .name
                 .as_ref()
                 .map_or_else(|| name.clone(), |n| n.value());
-            let items = items_check(g, pattern);
+            let items = g.items_check(pattern);
             let leaf = |_: usize| {
                 quote! {
                     __cx.field(&#info);
@@ -93,21 +71,13 @@ fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
                 }
             };
             let body = walk(g, &f.access, 0, count.as_ref(), &leaf);
-            let (enter, leave) = if seq {
-                (
-                    quote!(__cx.enter(#p::Segment::Field(#name));),
-                    quote!(__cx.leave();),
-                )
-            } else {
-                (quote!(), quote!())
-            };
             // The locals are interpolated at the call site: spelled inside `quote_spanned!` they
             // would take the field's hygiene and miss the parameters when the struct comes out of
             // a `macro_rules!` (tests/adversarial.rs, `ten_thousand_fields_verify`).
             let src = quote!(__src);
             quote_spanned! {span=>
                 {
-                    static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
+                    #info_static
                     let __m = #src.push(#tensor_name);
                     #enter
                     #body
@@ -127,16 +97,7 @@ fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
                 }
             };
             let body = walk(g, &f.access, 0, count.as_ref(), &leaf);
-            let map = if own {
-                quote!()
-            } else {
-                let renames = renames(f);
-                quote! {
-                    let __child = __map.then(&const {
-                        <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
-                    });
-                }
-            };
+            let map = child_map(krate, f);
             let prefix = f
                 .attr
                 .prefix
@@ -162,13 +123,13 @@ fn field_source(g: &Gen, krate: &TokenStream, f: &Field) -> TokenStream {
 /// under the current name, a sequence is `name.0`, `name.1`, … as far as the source goes.
 /// `count` (the variable's slot and its pattern text) is bound at the first sequence.
 fn walk(
-    g: &Gen,
+    g: &Codegen,
     access: &Access,
     depth: usize,
     count: Option<&(proc_macro2::Ident, String)>,
     leaf: &dyn Fn(usize) -> TokenStream,
 ) -> TokenStream {
-    let p = &g.p;
+    let p = &g.private_path;
     match access {
         Access::Leaf(_) => leaf(depth),
         Access::Deref(inner) => walk(g, inner, depth + 1, count, leaf),

@@ -10,11 +10,11 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use shapes_core::{
-    ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
-};
+use shapes_core::{Axis, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};
 use syn::LitStr;
 use syn::parse::{Parse, ParseStream};
+
+use crate::codegen::{arith_op, cmp_op};
 
 /// The macro's input: one string literal, nothing else.
 struct Input {
@@ -266,28 +266,5 @@ impl Build {
                 quote!(#p::Operand::ForAll(#e))
             }
         }
-    }
-}
-
-/// The `ArithOp` variant's name, to follow a path to the enum (`#p::ArithOp::#op`).
-pub(crate) fn arith_op(op: ArithOp) -> TokenStream {
-    match op {
-        ArithOp::Add => quote!(Add),
-        ArithOp::Sub => quote!(Sub),
-        ArithOp::Mul => quote!(Mul),
-        ArithOp::Div => quote!(Div),
-        ArithOp::FloorDiv => quote!(FloorDiv),
-        ArithOp::Rem => quote!(Rem),
-    }
-}
-
-fn cmp_op(op: CmpOp) -> TokenStream {
-    match op {
-        CmpOp::Eq => quote!(Eq),
-        CmpOp::Ne => quote!(Ne),
-        CmpOp::Lt => quote!(Lt),
-        CmpOp::Le => quote!(Le),
-        CmpOp::Gt => quote!(Gt),
-        CmpOp::Ge => quote!(Ge),
     }
 }

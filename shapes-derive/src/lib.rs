@@ -5,19 +5,30 @@
 //! parsed here, at compile time, by the same parser `shapes` uses at run time; a bad string is
 //! a compile error at the attribute.
 //!
-//! The derive is split like thiserror's: `attr` reads the attributes, `ast` builds a typed view
-//! of the struct, `valid` runs the static checks (collecting every error, serde's `Ctxt`), and
-//! `expand` generates the code.
+//! The derive is split like thiserror's, and `#[check]` (the `check` module) the same way:
+//!
+//! - `ctxt`: every error of one macro call, collected (serde's `Ctxt`, with its drop bomb).
+//! - `attr` reads the attributes; `ast` builds a typed view of the struct, with per-field facts.
+//! - `analysis`: the one static analysis of variables, shared with `#[check]`; `valid` holds
+//!   the derive's rules on top of it.
+//! - `codegen`: the code generator shared by the three bodies: `expand_memory` (`check_in`),
+//!   `expand_source` (`check_source_in`) and `#[check]`'s.
+//! - `expand`: the pipeline and the `impl Shaped`; `fallback`: the impl emitted beside errors.
+//! - `expr_macro`: `expr!`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod analysis;
 mod ast;
 mod attr;
 mod check;
+mod codegen;
 mod ctxt;
 mod expand;
+mod expand_memory;
 mod expand_source;
 mod expr_macro;
+mod fallback;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -26,22 +37,7 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Shaped, attributes(shape, shapes))]
 pub fn derive_shaped(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    let cx = ctxt::Ctxt::default();
-    let expanded = match ast::Input::from_syn(&cx, &input) {
-        Some(view) => {
-            valid::check(&cx, &view);
-            expand::derive(&view)
-        }
-        None => proc_macro2::TokenStream::new(),
-    };
-    match cx.check() {
-        Ok(()) => expanded.into(),
-        Err(errors) => {
-            let mut out = errors.to_compile_error();
-            out.extend(expand::stub(&input));
-            out.into()
-        }
-    }
+    expand::derive(&input).into()
 }
 
 /// `shapes::expr!("…")`: see the `shapes` crate's documentation of `expr!`.

@@ -1,193 +1,103 @@
-//! Compile-time checks of a struct's patterns, all errors collected.
+//! The derive's compile-time rules, serde style: one named `check_*` function per rule, each
+//! stating its rule, all errors collected in the `Ctxt`.
 //!
-//! What can be known from one struct alone is checked here: unsupported pattern items, a name
-//! used both as a dim and as a variadic, conflicting literal values in `where` clauses, and —
-//! when no nested struct shares the scope (a nested struct may use or bind any name) — names
-//! used only once (likely typos), `where`/`given` names no field uses, and variables no field
-//! can ever determine.
+//! What can be known from one struct alone is checked here. When a nested struct shares the
+//! scope, the rules about names stop after the variadic/dim conflict: a nested struct may use,
+//! bind or solve any name, so they would guess.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use shapes_core::{ArithOp, DimExpr, Item};
-use syn::LitStr;
+use shapes_core::DimExpr;
 
-use crate::ast::{Access, Input, Kind};
+use crate::analysis::{self, Scope, dim_vars, suggest, unsupported};
+use crate::ast::{Access, Input, Kind, WhereClause};
 use crate::ctxt::Ctxt;
 
-/// Every variable of one pattern or equation, and how it appears.
-#[derive(Default)]
-struct Uses {
-    /// name → number of occurrences.
-    count: BTreeMap<String, usize>,
-    /// Names that appear alone as a dim (`d_model`, `#c`): bound directly by a tensor.
-    bare: BTreeSet<String>,
-    /// Names used as `*name`.
-    variadic: BTreeSet<String>,
-    /// Names used as a single dim anywhere (alone or in arithmetic).
-    dims: BTreeSet<String>,
-    /// Where each name first appears, for error spans.
-    first: BTreeMap<String, LitStr>,
-}
-
-impl Uses {
-    fn note(&mut self, name: &str, lit: &LitStr) {
-        *self.count.entry(name.to_owned()).or_default() += 1;
-        self.first
-            .entry(name.to_owned())
-            .or_insert_with(|| lit.clone());
-    }
-}
-
-pub(crate) fn dim_vars(e: &DimExpr, out: &mut Vec<String>) {
-    match e {
-        DimExpr::Lit(_) => {}
-        DimExpr::Var(n) => out.push(n.as_str().to_owned()),
-        DimExpr::Bin(_, l, r) => {
-            dim_vars(l, out);
-            dim_vars(r, out);
-        }
-        DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => {}
-    }
-}
-
-/// Whether `e = known` determines `var` uniquely once every other variable is known: `var`
-/// occurs once and no floor division or remainder stands between it and the top.
-pub(crate) fn invertible(e: &DimExpr, var: &str) -> bool {
-    let mut vars = Vec::new();
-    dim_vars(e, &mut vars);
-    if vars.iter().filter(|v| *v == var).count() != 1 {
-        return false;
-    }
-    fn path_ok(e: &DimExpr, var: &str) -> bool {
-        match e {
-            DimExpr::Var(n) => n.as_str() == var,
-            DimExpr::Bin(op, l, r) => {
-                let inside = path_ok(l, var) || path_ok(r, var);
-                inside && !matches!(op, ArithOp::FloorDiv | ArithOp::Rem)
-            }
-            _ => false,
-        }
-    }
-    path_ok(e, var)
-}
-
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
-    let mut uses = Uses::default();
-    // Equations that can determine variables: (one side, the other side or None for a tensor
-    // dim, which is always known).
-    let mut equations: Vec<(&DimExpr, Option<&DimExpr>)> = Vec::new();
-    let shared_nested = input
-        .fields
-        .iter()
-        .any(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none());
-
-    source_keys(cx, input);
-    for field in &input.fields {
-        // `count = "n"`: the element count binds `n` directly, like a bare dim.
-        if let Some(lit) = &field.attr.count {
-            uses.note(&lit.value(), lit);
-            uses.bare.insert(lit.value());
-            uses.dims.insert(lit.value());
-        }
-        let Kind::Tensor { pattern, lit } = &field.kind else {
-            continue;
-        };
-        for item in &pattern.items {
-            match item {
-                Item::Dim(DimExpr::Var(n)) | Item::Broadcast(DimExpr::Var(n)) => {
-                    uses.note(n.as_str(), lit);
-                    uses.bare.insert(n.as_str().to_owned());
-                    uses.dims.insert(n.as_str().to_owned());
-                }
-                Item::Variadic(n) => {
-                    uses.note(n.as_str(), lit);
-                    uses.variadic.insert(n.as_str().to_owned());
-                }
-                Item::Dim(e) | Item::Broadcast(e) => {
-                    if let Some(what) = unsupported(e) {
-                        cx.error_at(
-                            lit.span(),
-                            format!("{what} cannot be checked against a tensor in #[shape] patterns: use arithmetic on names and numbers"),
-                        );
-                        continue;
-                    }
-                    let mut vars = Vec::new();
-                    dim_vars(e, &mut vars);
-                    for v in &vars {
-                        uses.note(v, lit);
-                        uses.dims.insert(v.clone());
-                    }
-                    equations.push((e, None));
-                }
-                Item::Any | Item::Ellipsis => {}
-            }
-        }
+    check_source_keys(cx, input);
+    check_supported_fields(cx, input);
+    // Clause by clause, so each clause's errors come together, in source order.
+    let mut literals = BTreeMap::new();
+    for clause in &input.wheres {
+        check_supported_where(cx, clause);
+        check_where_literals(cx, clause, &mut literals);
     }
-
-    let mut literal: BTreeMap<String, (usize, &LitStr)> = BTreeMap::new();
-    for (lhs, rhs, lit) in &input.wheres {
-        for side in [lhs, rhs] {
-            if let Some(what) = unsupported(side) {
-                cx.error_at(
-                    lit.span(),
-                    format!("{what} is not supported in a where clause"),
-                );
-            }
-            let mut vars = Vec::new();
-            dim_vars(side, &mut vars);
-            for v in &vars {
-                uses.note(v, lit);
-                uses.dims.insert(v.clone());
-            }
-        }
-        if let (DimExpr::Var(v), DimExpr::Lit(n)) | (DimExpr::Lit(n), DimExpr::Var(v)) = (lhs, rhs)
-        {
-            match literal.get(v.as_str()) {
-                Some((m, _)) if m != n => cx.error_at(
-                    lit.span(),
-                    format!("`{v}` is set to {n} here but to {m} by another where clause"),
-                ),
-                _ => {
-                    literal.insert(v.as_str().to_owned(), (*n, lit));
-                }
-            }
-        }
-        equations.push((lhs, Some(rhs)));
-    }
-
-    for name in uses.variadic.intersection(&uses.dims) {
-        {
-            if let Some(lit) = uses.first.get(name) {
-                cx.error_at(
-                    lit.span(),
-                    format!("`{name}` is used both as a variadic `*{name}` (a sub-shape) and as a single dim"),
-                );
-            }
-        }
-    }
-
-    let given: Vec<(String, &LitStr)> = input
-        .attrs
-        .given
-        .iter()
-        .flat_map(|lit| {
-            lit.value()
-                .split(',')
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .map(|s| (s, lit))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-
-    if shared_nested {
-        // A nested struct may use, bind or solve any name; these checks would guess.
+    let scope = scope_of(input);
+    scope.check_variadic_dims(cx);
+    if input.shares_scope_with_nested() {
+        // A nested struct may use, bind or solve any name; the rules below would guess.
         return;
     }
+    check_given_names(cx, input, &scope);
+    check_where_names(cx, input, &scope);
+    check_single_use(cx, input, &scope);
+    check_solvable(cx, input, &scope);
+}
 
-    let names: Vec<&str> = uses.count.keys().map(String::as_str).collect();
-    for (name, lit) in &given {
-        if !uses.count.contains_key(name) {
+/// Every variable of the struct's own patterns, `count` keys and `where` clauses.
+fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
+    let mut scope = Scope::default();
+    for field in &input.fields {
+        if let Some(lit) = &field.attr.count {
+            scope.add_count(lit);
+        }
+        if let Kind::Tensor { pattern, lit } = &field.kind {
+            scope.add_pattern(pattern, lit);
+        }
+    }
+    for (lhs, rhs, lit) in &input.wheres {
+        scope.add_equation(lhs, rhs, lit);
+    }
+    scope
+}
+
+/// Rule: a field's pattern uses only what can be checked against a tensor's dims: arithmetic
+/// on names and numbers.
+fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
+    for field in &input.fields {
+        if let Kind::Tensor { pattern, lit } = &field.kind {
+            analysis::check_supported(cx, pattern, lit, "a tensor");
+        }
+    }
+}
+
+/// Rule: so does each side of a `where` clause.
+fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &WhereClause) {
+    for side in [lhs, rhs] {
+        if let Some(what) = unsupported(side) {
+            cx.error_at(
+                lit.span(),
+                format!("{what} is not supported in a where clause"),
+            );
+        }
+    }
+}
+
+/// Rule: `where` clauses that set a name to a number (`n = 4`) agree with each other.
+/// `literals` holds the values set by earlier clauses.
+fn check_where_literals<'a>(
+    cx: &Ctxt,
+    (lhs, rhs, lit): &'a WhereClause,
+    literals: &mut BTreeMap<&'a str, usize>,
+) {
+    if let (DimExpr::Var(v), DimExpr::Lit(n)) | (DimExpr::Lit(n), DimExpr::Var(v)) = (lhs, rhs) {
+        match literals.get(v.as_str()) {
+            Some(m) if m != n => cx.error_at(
+                lit.span(),
+                format!("`{v}` is set to {n} here but to {m} by another where clause"),
+            ),
+            _ => {
+                literals.insert(v.as_str(), *n);
+            }
+        }
+    }
+}
+
+/// Rule: every `given` name is used by some field.
+fn check_given_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let names: Vec<&str> = scope.names().collect();
+    for (name, lit) in &input.given {
+        if scope.uses(name) == 0 {
             cx.error_at(
                 lit.span(),
                 format!(
@@ -197,153 +107,99 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
             );
         }
     }
+}
+
+/// Rule: every name in a `where` clause is used somewhere else too; used only there, it
+/// constrains nothing a field holds.
+fn check_where_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let names: Vec<&str> = scope.names().collect();
     for (lhs, rhs, lit) in &input.wheres {
-        let mut vars = Vec::new();
-        dim_vars(lhs, &mut vars);
-        dim_vars(rhs, &mut vars);
-        for v in vars {
-            if uses.count.get(&v) == Some(&1) {
+        for v in dim_vars(lhs).into_iter().chain(dim_vars(rhs)) {
+            if scope.uses(v) == 1 {
                 cx.error_at(
                     lit.span(),
                     format!(
                         "the where clause names `{v}`, which no field uses{}",
-                        suggest(&v, &names)
+                        suggest(v, &names)
                     ),
                 );
             }
         }
     }
-    for (name, &count) in &uses.count {
-        if count == 1 && !name.starts_with('_') && !uses.variadic.contains(name) {
-            // A bare dim used once binds a value nobody checks; an expression's lone variable
-            // is usually a typo for another name.
-            let in_where = input.wheres.iter().any(|(l, r, _)| {
-                let mut v = Vec::new();
-                dim_vars(l, &mut v);
-                dim_vars(r, &mut v);
-                v.contains(name)
-            });
-            if in_where {
-                continue; // reported above
-            }
-            if let Some(lit) = uses.first.get(name) {
-                // A lone name is often deliberate (it is reported in the bindings); it is
-                // flagged only when another name is close enough to be what was meant.
-                let hint = suggest(name, &names);
-                if !hint.is_empty() {
-                    cx.error_at(
-                        lit.span(),
-                        format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
-                    );
-                }
-            }
-        }
-    }
+}
 
-    // Which variables the fields can determine.
-    let mut start: BTreeSet<String> = uses.bare.union(&uses.variadic).cloned().collect();
-    start.extend(given.iter().map(|(n, _)| n.clone()));
-    let solved = closure(start.clone(), &equations);
-    let unsolved: Vec<&String> = uses.count.keys().filter(|n| !solved.contains(*n)).collect();
-    if let Some(first) = unsolved.first() {
-        // Suggest the variable whose value would determine the most others.
-        let best = unsolved
-            .iter()
-            .max_by_key(|v| {
-                let mut with = start.clone();
-                with.insert((**v).clone());
-                // Ties go to the earliest name: max_by_key keeps the last maximum, so negate.
-                (
-                    closure(with, &equations).len(),
-                    std::cmp::Reverse((**v).clone()),
-                )
-            })
-            .copied()
-            .unwrap_or(first);
-        let list = unsolved
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if let Some(lit) = uses.first.get(*first) {
-            cx.error_at(
-                lit.span(),
-                format!(
-                    "{list} can never be solved from the fields: they only appear inside arithmetic with other unknowns. \
-                     Bind one through `verify_with` and declare it with #[shapes(given = \"{best}\")], or give it a dim of its own"
-                ),
-            );
+/// Rule: a name used once in the fields, when another name is close enough to be what was
+/// meant, is a likely typo. A bare dim used once binds a value nobody checks, and an
+/// expression's lone variable is usually a typo for another name; but a lone name is often
+/// deliberate (it is reported in the bindings), so it is flagged only with a suggestion.
+/// `_name`, variadics and names in `where` clauses ([`check_where_names`]) are left alone.
+fn check_single_use(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let names: Vec<&str> = scope.names().collect();
+    let in_where = |name: &str| {
+        input.wheres.iter().any(|(l, r, _)| {
+            dim_vars(l)
+                .into_iter()
+                .chain(dim_vars(r))
+                .any(|v| v == name)
+        })
+    };
+    for &name in &names {
+        if scope.uses(name) != 1
+            || name.starts_with('_')
+            || scope.is_variadic(name)
+            || in_where(name)
+        {
+            continue;
+        }
+        if let Some(lit) = scope.first_use(name) {
+            let hint = suggest(name, &names);
+            if !hint.is_empty() {
+                cx.error_at(
+                    lit.span(),
+                    format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
+                );
+            }
         }
     }
 }
 
-/// Every variable determined by `solved` through `equations`, one inversion at a time.
-pub(crate) fn closure(
-    mut solved: BTreeSet<String>,
-    equations: &[(&DimExpr, Option<&DimExpr>)],
-) -> BTreeSet<String> {
-    loop {
-        let before = solved.len();
-        for (lhs, rhs) in equations {
-            let mut lv = Vec::new();
-            dim_vars(lhs, &mut lv);
-            let lu: Vec<&String> = lv.iter().filter(|v| !solved.contains(*v)).collect();
-            let found = match rhs {
-                None => match lu.as_slice() {
-                    [one] if invertible(lhs, one) => Some((*one).clone()),
-                    _ => None,
-                },
-                Some(rhs) => {
-                    let mut rv = Vec::new();
-                    dim_vars(rhs, &mut rv);
-                    let ru: Vec<&String> = rv.iter().filter(|v| !solved.contains(*v)).collect();
-                    match (lu.as_slice(), ru.as_slice()) {
-                        ([one], []) if invertible(lhs, one) => Some((*one).clone()),
-                        ([], [one]) if invertible(rhs, one) => Some((*one).clone()),
-                        _ => None,
-                    }
-                }
-            };
-            if let Some(v) = found {
-                solved.insert(v);
-            }
-        }
-        if solved.len() == before {
-            return solved;
-        }
-    }
-}
-
-pub(crate) fn unsupported(e: &DimExpr) -> Option<&'static str> {
-    match e {
-        DimExpr::Lit(_) | DimExpr::Var(_) => None,
-        DimExpr::Bin(_, l, r) => unsupported(l).or_else(|| unsupported(r)),
-        DimExpr::Rank(_) => Some("`D` (rank of a shape)"),
-        DimExpr::Prod(_) => Some("`Π`/`prod` (product of a shape)"),
-        DimExpr::Sum(_) => Some("`Σ`/`sum` (sum of a shape)"),
-        DimExpr::Index(..) => Some("indexing a shape"),
-    }
-}
-
-fn suggest(name: &str, names: &[&str]) -> String {
-    // One- and two-letter names (`n`, `m`, `h`, `w`) are distinct variables, not typos of
-    // each other.
-    if name.chars().count() < 3 {
-        return String::new();
-    }
-    let others: Vec<&str> = names
+/// Rule: every variable can be determined from the fields (and the `given` names): bound by a
+/// dim of its own, or solved from a dim expression or a `where` clause once the others are
+/// known. The error suggests the variable whose value would determine the most others.
+fn check_solvable(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let mut start = scope.bound();
+    start.extend(input.given.iter().map(|(n, _)| n.clone()));
+    let solved = scope.solvable_from(start.clone());
+    let unsolved: Vec<&str> = scope.names().filter(|n| !solved.contains(*n)).collect();
+    let Some(first) = unsolved.first() else {
+        return;
+    };
+    let best = unsolved
         .iter()
+        .max_by_key(|v| {
+            let mut with = start.clone();
+            with.insert((**v).to_owned());
+            // Ties go to the earliest name: max_by_key keeps the last maximum, so negate.
+            (scope.solvable_from(with).len(), std::cmp::Reverse(**v))
+        })
         .copied()
-        .filter(|n| *n != name && n.chars().count() >= 3)
-        .collect();
-    match shapes_core::__private::closest(name, &others) {
-        Some(s) => format!(" (did you mean `{s}`?)"),
-        None => String::new(),
+        .unwrap_or(first);
+    let list = analysis::name_list(&unsolved);
+    if let Some(lit) = scope.first_use(first) {
+        cx.error_at(
+            lit.span(),
+            format!(
+                "{list} can never be solved from the fields: they only appear inside arithmetic with other unknowns. \
+                 Bind one through `verify_with` and declare it with #[shapes(given = \"{best}\")], or give it a dim of its own"
+            ),
+        );
     }
 }
 
-/// The checkpoint-naming keys (`name`, `prefix`, `count`) where they make sense.
-fn source_keys(cx: &Ctxt, input: &Input<'_>) {
+/// Rule: the checkpoint-naming keys go where they make sense. `name` names one tensor (not a
+/// `nested` field) and is not empty; `prefix` is for `nested` fields; `count` is on a
+/// collection field and names one variable.
+fn check_source_keys(cx: &Ctxt, input: &Input<'_>) {
     for f in &input.fields {
         let nested = matches!(f.kind, Kind::Nested);
         if let (Some(lit), true) = (&f.attr.name, nested) {
@@ -375,13 +231,7 @@ fn source_keys(cx: &Ctxt, input: &Input<'_>) {
                 );
             }
             let value = lit.value();
-            let is_name = match shapes_core::parse_pattern(&format!("({value},)")) {
-                Ok(p) => {
-                    matches!(p.items.as_slice(), [Item::Dim(DimExpr::Var(v))] if v.as_str() == value)
-                }
-                Err(_) => false,
-            };
-            if !is_name {
+            if !shapes_core::__private::is_identifier(&value) {
                 cx.error_at(
                     lit.span(),
                     format!("`count` takes a variable name like \"n_layers\", not {value:?}"),

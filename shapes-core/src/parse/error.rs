@@ -90,18 +90,29 @@ impl fmt::Display for ParseError {
     /// The caret's column counts characters, not bytes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message())?;
-        // The line that holds the offset (inputs are usually one line; a multi-line input shows
-        // only the offending line).
-        let offset = floor_char_boundary(&self.input, self.offset);
-        let before = self.input.get(..offset).unwrap_or("");
-        let after = self.input.get(offset..).unwrap_or("");
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let line_end = after.find('\n').map_or(self.input.len(), |i| offset + i);
-        let line = self.input.get(line_start..line_end).unwrap_or("");
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let column = before.get(line_start..).unwrap_or("").chars().count();
-        write!(f, "\n  {line}\n  {}^", " ".repeat(column))
+        f.write_str(&caret(&self.input, self.offset))
     }
+}
+
+/// The line of `input` that holds byte `offset`, on a line of its own after a newline, with a
+/// caret under the spot (the column counts characters, not bytes): how every message about a
+/// spot in a shape string shows it. Inputs are usually one line; a multi-line input shows only
+/// the offending line.
+///
+/// ```
+/// assert_eq!(shapes::__private::caret("heads >= 12", 7), "\n  heads >= 12\n         ^");
+/// ```
+#[doc(hidden)]
+pub fn caret(input: &str, offset: usize) -> String {
+    let offset = floor_char_boundary(input, offset);
+    let before = input.get(..offset).unwrap_or("");
+    let after = input.get(offset..).unwrap_or("");
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line_end = after.find('\n').map_or(input.len(), |i| offset + i);
+    let line = input.get(line_start..line_end).unwrap_or("");
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let column = before.get(line_start..).unwrap_or("").chars().count();
+    format!("\n  {line}\n  {}^", " ".repeat(column))
 }
 
 impl std::error::Error for ParseError {}

@@ -10,7 +10,7 @@ mod parser;
 
 use std::str::FromStr;
 
-pub use error::ParseError;
+pub use error::{ParseError, caret};
 
 use crate::expr::{CmpOp, DimExpr, Expr, Pattern};
 

@@ -1,0 +1,212 @@
+//! The checked parts of a `#[shapes::check]` function: its `#[shape]` parameters (taken off
+//! the signature) and its `ret` pattern.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use shapes_core::Pattern;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
+
+use super::attr::Options;
+use crate::ctxt::Ctxt;
+
+/// One checked parameter (or the return value).
+pub struct Checked {
+    /// The name in error messages: the parameter's, `self`, or `return`.
+    pub name: String,
+    /// A place expression for the value (the check borrows it).
+    pub value: TokenStream,
+    /// Where a missing `HasShape` impl is reported.
+    pub span: Span,
+    pub lit: LitStr,
+    pub pattern: Pattern,
+}
+
+/// What of a function gets checked, and how it returns.
+pub struct CheckedFn {
+    /// The parameters with a well-formed `#[shape]`, in order.
+    pub params: Vec<Checked>,
+    /// The return value, with `ret = "…"`.
+    pub ret: Option<Checked>,
+    /// The declared return type, if any.
+    pub output: Option<Type>,
+    /// Whether that is syntactically a `Result`: a failed check then returns the error.
+    pub returns_result: bool,
+}
+
+impl CheckedFn {
+    /// Reads the function, taking the `#[shape]` attributes off its parameters (they are not
+    /// real attributes), and reports what makes it uncheckable.
+    pub fn take_from(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> Self {
+        let fname = func.sig.ident.to_string();
+        let (params, any_shape) = take_params(cx, func);
+
+        // Rule: a `const fn` cannot read shapes, which are only known at run time.
+        if let Some(c) = &func.sig.constness {
+            cx.error_at(
+                c.span,
+                "#[shapes::check] cannot check a `const fn`: shapes are read at run time",
+            );
+        }
+
+        let output = match &func.sig.output {
+            ReturnType::Type(_, ty) => Some((**ty).clone()),
+            ReturnType::Default => None,
+        };
+        let returns_result = output.as_ref().is_some_and(is_result);
+
+        let mut ret: Option<Checked> = None;
+        if let Some(lit) = &opts.ret {
+            match &output {
+                // Rule: `ret` needs a return value.
+                None => cx.error_at(
+                    lit.span(),
+                    format!("`ret` describes the return value, but `{fname}` returns nothing"),
+                ),
+                Some(ty) => {
+                    if let Some(pattern) = parse(cx, lit) {
+                        ret = Some(Checked {
+                            name: "return".into(),
+                            value: if returns_result {
+                                quote!(*__shapes_ok)
+                            } else {
+                                quote!(__shapes_ret)
+                            },
+                            span: ty.span(),
+                            lit: lit.clone(),
+                            pattern,
+                        });
+                    }
+                }
+            }
+        }
+
+        // Rule: there is something to check.
+        if !any_shape && opts.ret.is_none() {
+            cx.error_at(
+                func.sig.ident.span(),
+                format!("#[shapes::check] has nothing to check on `{fname}`: put #[shape(\"(…)\")] on a parameter, or give `ret = \"(…)\"`"),
+            );
+        }
+
+        CheckedFn {
+            params,
+            ret,
+            output,
+            returns_result,
+        }
+    }
+}
+
+/// The parameters with a well-formed `#[shape]`, and whether any parameter had a `#[shape]`
+/// at all (well-formed or not).
+fn take_params(cx: &Ctxt, func: &mut ItemFn) -> (Vec<Checked>, bool) {
+    let mut params: Vec<Checked> = Vec::new();
+    let mut any_shape = false;
+    for arg in func.sig.inputs.iter_mut() {
+        let has_shape = match arg {
+            FnArg::Receiver(r) => &r.attrs,
+            FnArg::Typed(pt) => &pt.attrs,
+        }
+        .iter()
+        .any(|a| a.path().is_ident("shape"));
+        any_shape = any_shape || has_shape;
+        match arg {
+            FnArg::Receiver(r) => {
+                let Some(lit) = take_shape(cx, &mut r.attrs) else {
+                    continue;
+                };
+                let self_token = r.self_token;
+                if let Some(pattern) = parse(cx, &lit) {
+                    params.push(Checked {
+                        name: "self".into(),
+                        value: quote!(#self_token),
+                        span: self_token.span(),
+                        lit,
+                        pattern,
+                    });
+                }
+            }
+            FnArg::Typed(pt) => {
+                let Some(lit) = take_shape(cx, &mut pt.attrs) else {
+                    continue;
+                };
+                let ident = match &*pt.pat {
+                    Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
+                    other => {
+                        cx.error_spanned(
+                            other,
+                            "#[shape] needs the parameter to be a plain name (`x: T`) so the check can read it; destructure it inside the function body instead",
+                        );
+                        continue;
+                    }
+                };
+                if let Some(pattern) = parse(cx, &lit) {
+                    let name = ident.to_string();
+                    let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
+                    params.push(Checked {
+                        name,
+                        value: quote!(#ident),
+                        span: pt.ty.span(),
+                        lit,
+                        pattern,
+                    });
+                }
+            }
+        }
+    }
+    (params, any_shape)
+}
+
+/// Removes the `#[shape]` attributes from `attrs`, returning the pattern string if there is
+/// exactly one well-formed one.
+fn take_shape(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> Option<LitStr> {
+    let (shape, rest): (Vec<Attribute>, Vec<Attribute>) =
+        attrs.drain(..).partition(|a| a.path().is_ident("shape"));
+    *attrs = rest;
+    let mut out = None;
+    for attr in shape {
+        if out.is_some() {
+            cx.error_spanned(
+                &attr,
+                "duplicate #[shape] attribute: a parameter has one pattern",
+            );
+            continue;
+        }
+        if !matches!(attr.meta, syn::Meta::List(_)) {
+            cx.error_spanned(
+                &attr,
+                "#[shape] needs a pattern string: #[shape(\"(batch, d_model)\")]",
+            );
+            continue;
+        }
+        match attr.parse_args::<LitStr>() {
+            Ok(lit) => out = Some(lit),
+            Err(_) => cx.error_spanned(
+                &attr,
+                "#[shape(...)] on a parameter takes one pattern string: #[shape(\"(batch, d_model)\")]",
+            ),
+        }
+    }
+    out
+}
+
+fn parse(cx: &Ctxt, lit: &LitStr) -> Option<Pattern> {
+    match shapes_core::parse_pattern(&lit.value()) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            cx.error_at(lit.span(), format!("invalid shape pattern: {e}"));
+            None
+        }
+    }
+}
+
+/// Whether `ty` is syntactically a `Result`: `Result<…>`, `io::Result<…>`, `anyhow::Result<…>`.
+fn is_result(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Result"),
+        Type::Group(g) => is_result(&g.elem),
+        Type::Paren(p) => is_result(&p.elem),
+        _ => false,
+    }
+}

@@ -1,0 +1,47 @@
+//! `#[shapes::check(...)]`'s own options.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::LitStr;
+
+use crate::ctxt::Ctxt;
+
+const KEYS: &str = "`ret = \"(…)\"`, `debug_only`, `crate = \"path\"`";
+
+/// What `#[shapes::check(...)]` says.
+#[derive(Default)]
+pub struct Options {
+    /// `ret = "(…)"`: the return value's pattern.
+    pub ret: Option<LitStr>,
+    /// `debug_only`: check only when `debug_assertions` are on (like `debug_assert!`).
+    pub debug_only: bool,
+    /// `crate = "path"`: where the `shapes` crate is.
+    pub crate_path: Option<syn::Path>,
+}
+
+pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
+    let mut out = Options::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("ret") {
+            if out.ret.is_some() {
+                return Err(meta.error("duplicate `ret`"));
+            }
+            out.ret = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("debug_only") {
+            out.debug_only = true;
+        } else if meta.path.is_ident("crate") {
+            let lit: LitStr = meta.value()?.parse()?;
+            out.crate_path = Some(lit.parse()?);
+        } else {
+            let key = meta.path.to_token_stream().to_string();
+            return Err(meta.error(format!(
+                "unknown key `{key}` in #[shapes::check]: expected {KEYS}"
+            )));
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        cx.syn_error(e);
+    }
+    out
+}

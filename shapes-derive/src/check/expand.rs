@@ -1,0 +1,224 @@
+//! The checked function: its original signature around a body that checks the arguments
+//! (and the return value) with the derive's `codegen`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
+use syn::spanned::Spanned;
+use syn::{Attribute, ItemFn, Type};
+
+use super::ast::{Checked, CheckedFn};
+use super::attr::Options;
+use crate::analysis::pattern_vars;
+use crate::codegen::{Codegen, crate_tokens, slot_ident};
+
+pub fn generate(opts: &Options, func: &ItemFn, checked: &CheckedFn) -> TokenStream {
+    let krate = crate_tokens(opts.crate_path.as_ref());
+    let p = quote!(#krate::__private);
+    // Every variable, the arguments' first: its slot.
+    let mut own = Vec::new();
+    for c in checked.params.iter().chain(&checked.ret) {
+        pattern_vars(&c.pattern, &mut own);
+    }
+    let g = Codegen::new(p, own);
+    let (inner_attrs, outer_attrs): (Vec<&Attribute>, Vec<&Attribute>) = func
+        .attrs
+        .iter()
+        .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
+    let body = wrap_body(&g, opts, func, checked);
+    let vis = &func.vis;
+    let sig = &func.sig;
+    quote! {
+        #(#outer_attrs)*
+        #vis #sig {
+            #(#inner_attrs)*
+            #body
+        }
+    }
+}
+
+/// The original body with the checks around it: the arguments' before it, and with `ret`, the
+/// return value's after it.
+fn wrap_body(g: &Codegen, opts: &Options, func: &ItemFn, checked: &CheckedFn) -> TokenStream {
+    let p = &g.private_path;
+    let fname = func.sig.ident.to_string();
+    let n = g.own_vars.len();
+    let guard = if opts.debug_only {
+        quote!((#p::CHECKS && ::core::cfg!(debug_assertions)))
+    } else {
+        quote!(#p::CHECKS)
+    };
+    let fail = match &checked.output {
+        // At the return type: where a missing `From<ShapeError>` is reported.
+        Some(ty) if checked.returns_result => respan(
+            quote!(return #p::Err(#p::call_error(__shapes_error))),
+            ty.span(),
+        ),
+        _ => quote!(#p::call_panic(__shapes_error)),
+    };
+    let statics = scope_statics(g);
+    let args_group = args_group(g, &checked.params);
+    let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, #fname));
+    let block = &func.block;
+    let Some(rc) = &checked.ret else {
+        return quote! {
+            if #guard {
+                #statics
+                let mut __shapes_scope = #new_scope;
+                if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
+                    #fail;
+                }
+            }
+            #block
+        };
+    };
+    let ret_group = ret_group(g, rc, checked.returns_result);
+    let call = call_body(func, checked.output.as_ref());
+    quote! {
+        #statics
+        let mut __shapes_scope = if #guard {
+            #p::Some(#new_scope)
+        } else {
+            #p::None
+        };
+        if let #p::Some(__shapes_scope) = &mut __shapes_scope {
+            if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
+                #fail;
+            }
+        }
+        let __shapes_ret = #call;
+        if let #p::Some(__shapes_scope) = &mut __shapes_scope {
+            if let #p::Err(__shapes_error) = __shapes_scope.check(#ret_group) {
+                #fail;
+            }
+        }
+        __shapes_ret
+    }
+}
+
+/// The scope's variable table and identity slot map, as statics.
+fn scope_statics(g: &Codegen) -> TokenStream {
+    let p = &g.private_path;
+    let names = &g.own_vars;
+    quote! {
+        const __SHAPES_VARS: #p::VarTable = #p::VarTable::new() #(.with(#names))*;
+        static __SHAPES_TABLE: #p::VarTable = __SHAPES_VARS;
+        static __SHAPES_MAP: #p::SlotMap = __SHAPES_VARS.identity();
+    }
+}
+
+/// The arguments' checks, as the two closures `CallScope::check` takes.
+fn args_group(g: &Codegen, params: &[Checked]) -> TokenStream {
+    let checks: Vec<TokenStream> = params
+        .iter()
+        .enumerate()
+        .map(|(i, c)| value_check(g, c, format_ident!("__SHAPES_F{}", i)))
+        .collect();
+    check_group(g, &checks)
+}
+
+/// The return value's checks, as the two closures `CallScope::check` takes. For a `Result`,
+/// only an `Ok` value is checked.
+fn ret_group(g: &Codegen, rc: &Checked, returns_result: bool) -> TokenStream {
+    let p = &g.private_path;
+    let ret_check = value_check(g, rc, format_ident!("__SHAPES_RET"));
+    let ret_check = if returns_result {
+        quote! {
+            if let #p::Ok(__shapes_ok) = &__shapes_ret {
+                #ret_check
+            }
+        }
+    } else {
+        ret_check
+    };
+    check_group(g, &[ret_check])
+}
+
+/// The same checks against the lean checker (success path) and the general one (errors).
+fn check_group(g: &Codegen, checks: &[TokenStream]) -> TokenStream {
+    let p = &g.private_path;
+    let n = g.own_vars.len();
+    let slots = (0..n).map(|l| {
+        let v = slot_ident(l);
+        quote!(let #v = const { #p::Slot::new(#l) };)
+    });
+    let prelude = quote! {
+        use #p::ItemChecks as _;
+        let __map: &#p::SlotMap = &__SHAPES_MAP;
+        #(#slots)*
+    };
+    quote! {
+        |__cx: &mut #p::CallCx<#n>| {
+            #prelude
+            #(#checks)*
+        },
+        |__cx: &mut #p::Checker| {
+            #prelude
+            #(#checks)*
+        }
+    }
+}
+
+/// The original body as a closure called in place, so its value can be checked before it is
+/// returned. `return` and `?` inside it leave the closure, which is what the function did.
+fn call_body(func: &ItemFn, output: Option<&Type>) -> TokenStream {
+    let block = &func.block;
+    // `output` is Some: `ret` without a return type was rejected.
+    let ty = output.map(|t| quote!(#t)).unwrap_or_else(|| quote!(()));
+    // A closure's return annotation cannot name `impl Trait`.
+    let annotated = !output.is_some_and(has_impl_trait);
+    match (func.sig.asyncness.is_some(), annotated) {
+        (false, true) => quote!((move || -> #ty #block)()),
+        (false, false) => quote!((move || #block)()),
+        (true, true) => quote!((async move || -> #ty #block)().await),
+        (true, false) => quote!((async move || #block)().await),
+    }
+}
+
+/// The checks of one value against its pattern, as in the derive's field checks.
+fn value_check(g: &Codegen, c: &Checked, info: syn::Ident) -> TokenStream {
+    let p = &g.private_path;
+    let (name, pattern) = (&c.name, c.lit.value());
+    let value = &c.value;
+    // Every token at the type, so a missing `HasShape` impl is reported there (a span made of
+    // tokens from several places would fall back to the attribute).
+    let shape_call = respan(quote!(#p::HasShape::shape(&#value)), c.span);
+    let items = g.items_check(&c.pattern);
+    quote! {
+        {
+            static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
+            let __s = #shape_call;
+            let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
+            __cx.field(&#info);
+            #items
+        }
+    }
+}
+
+/// Whether a type mentions `impl Trait`, which a closure's return annotation cannot name.
+fn has_impl_trait(ty: &Type) -> bool {
+    fn walk(ts: TokenStream) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(id) => id == "impl",
+            proc_macro2::TokenTree::Group(g) => walk(g.stream()),
+            _ => false,
+        })
+    }
+    walk(ty.to_token_stream())
+}
+
+/// `tokens` with every span set to `span`, recursively.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}

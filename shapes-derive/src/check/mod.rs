@@ -1,0 +1,68 @@
+//! `#[shapes::check]`: a function's arguments (and return value) checked against their
+//! `#[shape("…")]` patterns in one scope per call.
+//!
+//! The same pipeline as the derive, on the same lower layers: `attr` reads the macro's
+//! options, `ast` takes the `#[shape]` patterns off the parameters, `valid` runs the shared
+//! `analysis` on them, and `expand` generates the checks with the derive's `codegen`.
+//!
+//! Each pattern is parsed here, at compile time, and compiled by the derive's own code
+//! generator (`codegen::Codegen::items_check`) into straight-line item checks, with variables
+//! as slot indices. Each group of checks is emitted twice, against the lean `CallCx<N>` (the
+//! success path) and against the general `Checker` (run only to build the error after a
+//! mismatch; see `shapes-core/src/verify/call.rs`). The generated function body is:
+//!
+//! ```text
+//! if CHECKS { scope = CallScope::<N>::new(..); scope.check(args: fast, slow) or fail }
+//! let ret = (move || -> R { original body })();             // only with `ret = "…"`
+//! if CHECKS { scope.check(ret: fast, slow) or fail }         // only with `ret = "…"`
+//! ```
+//!
+//! where "fail" is `return Err(E::from(error))` for a function returning `…Result<_, E>` and a
+//! panic with the full message otherwise. Without `ret`, the original body runs in place, so
+//! `return`, `?`, `impl Trait`, `async` and borrows behave exactly as written.
+
+mod ast;
+mod attr;
+mod expand;
+mod valid;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::ItemFn;
+
+use crate::ctxt::Ctxt;
+
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = syn::Error::new(
+                e.span(),
+                format!("#[shapes::check] goes on a function with a body: {e}"),
+            )
+            .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    // Only for a function: on anything else the one error above is the whole story.
+    let cx = Ctxt::new();
+    let opts = attr::options(&cx, args);
+    let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func);
+    valid::check(&cx, &checked);
+    // On errors the output is discarded below; generation stays total anyway.
+    let generated = expand::generate(&opts, &func, &checked);
+    match cx.check() {
+        Ok(()) => generated,
+        Err(errors) => {
+            // The function as written minus its #[shape] attributes (already taken off), so
+            // the user sees these errors and not a cascade.
+            // The parameters look unused without the checks: say nothing about them.
+            let mut out = errors.to_compile_error();
+            func.attrs
+                .push(syn::parse_quote!(#[allow(unused_variables)]));
+            out.extend(func.into_token_stream());
+            out
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The code generator shared by the three front ends: the derive's `check_in`
+//! (`expand_memory`), its `check_source_in` (`expand_source`), and `#[shapes::check]`.
+//!
+//! Every variable becomes a slot index at compile time; each pattern item becomes one call on
+//! the checker. Dim expressions become `static` trees of slot indices, so nothing is looked up
+//! by name at run time.
+
+use std::cell::Cell;
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
+use syn::{Ident, LitStr};
+
+use crate::ast::{Field, WhereClause, span_of_field};
+
+/// The pieces every generated item needs.
+pub struct Codegen {
+    /// `::shapes::__private` (or the `crate = "…"` override's).
+    pub private_path: TokenStream,
+    /// The variables of this struct (or function), in order of first appearance: a variable's
+    /// position here is its local index.
+    pub own_vars: Vec<String>,
+    /// A counter for unique `static` names.
+    next_static: Cell<usize>,
+}
+
+/// What every tensor field's code starts and ends with, in memory and by name alike.
+pub struct FieldPrelude {
+    /// The name of the field's `FieldInfo` static, for `__cx.field(&…)`.
+    pub info: Ident,
+    /// The static itself: the field's name (empty for a sequence, whose elements are named by
+    /// the path) and its pattern text, which errors print.
+    pub info_static: TokenStream,
+    /// Entering the field's path segment, for a field that holds a sequence of tensors (a
+    /// single tensor is named by its `FieldInfo`); empty otherwise.
+    pub enter: TokenStream,
+    /// Leaving it again.
+    pub leave: TokenStream,
+}
+
+impl Codegen {
+    pub fn new(private_path: TokenStream, own_vars: Vec<String>) -> Self {
+        Codegen {
+            private_path,
+            own_vars,
+            next_static: Cell::new(0),
+        }
+    }
+
+    /// A fresh name for a `static`: `__{prefix}{n}`.
+    pub fn fresh(&self, prefix: &str) -> Ident {
+        let n = self.next_static.get();
+        self.next_static.set(n + 1);
+        format_ident!("__{}{}", prefix, n)
+    }
+
+    /// The local index of one of [`own_vars`](Self::own_vars).
+    pub fn local(&self, name: &str) -> u8 {
+        match self.own_vars.iter().position(|n| n == name) {
+            // More than 64 variables fail the const VarTable built from `own_vars` in the
+            // user's build, so an index in code that compiles fits in a `u8`.
+            Some(l) => l as u8,
+            // `own_vars` is collected from the very patterns and keys code is generated for.
+            None => unreachable!("internal: `{name}` is not among the own variables"),
+        }
+    }
+
+    /// `let __slotN = __map.get(N);` for each own variable: its scope slot, looked up once per
+    /// call rather than at every use.
+    pub fn slot_lets(&self) -> Vec<TokenStream> {
+        (0..self.own_vars.len())
+            .map(|l| {
+                let v = slot_ident(l);
+                quote!(let #v = __map.get(#l);)
+            })
+            .collect()
+    }
+
+    /// The checks of the struct-level `where` equations, after the fields.
+    pub fn where_checks(&self, wheres: &[WhereClause]) -> Vec<TokenStream> {
+        let p = &self.private_path;
+        wheres
+            .iter()
+            .map(|(l, r, _)| {
+                let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
+                let (le, re) = (self.slot_expr(l), self.slot_expr(r));
+                quote! {
+                    static #ln: #p::SlotExpr = #le;
+                    static #rn: #p::SlotExpr = #re;
+                    __cx.where_eq(&#ln, &#rn, __map);
+                }
+            })
+            .collect()
+    }
+
+    /// A dim expression as a `SlotExpr` constant.
+    pub fn slot_expr(&self, e: &DimExpr) -> TokenStream {
+        let p = &self.private_path;
+        match e {
+            DimExpr::Lit(n) => quote!(#p::SlotExpr::Lit(#n)),
+            DimExpr::Var(v) => {
+                let l = self.local(v.as_str());
+                quote!(#p::SlotExpr::Var(#l))
+            }
+            DimExpr::Bin(op, l, r) => {
+                let op = arith_op(*op);
+                let (l, r) = (self.slot_expr(l), self.slot_expr(r));
+                quote!(#p::SlotExpr::Bin(#p::ArithOp::#op, &#l, &#r))
+            }
+            // Reported by the rules, so this output is discarded; a literal keeps it
+            // well-formed.
+            DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => {
+                quote!(#p::SlotExpr::Lit(0))
+            }
+        }
+    }
+
+    /// The [`FieldPrelude`] of a tensor field whose pattern is `lit`; its static is named
+    /// `__{prefix}{n}`.
+    pub fn field_prelude(&self, f: &Field, prefix: &str, lit: &LitStr) -> FieldPrelude {
+        let p = &self.private_path;
+        let name = &f.name;
+        let info = self.fresh(prefix);
+        let seq = f.access.has_seq();
+        let info_name = if seq { String::new() } else { name.clone() };
+        let pattern_text = lit.value();
+        let span = span_of_field(f);
+        let info_static = quote_spanned! {span=>
+            static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
+        };
+        let (enter, leave) = if seq {
+            (
+                quote!(__cx.enter(#p::Segment::Field(#name));),
+                quote!(__cx.leave();),
+            )
+        } else {
+            (quote!(), quote!())
+        };
+        FieldPrelude {
+            info,
+            info_static,
+            enter,
+            leave,
+        }
+    }
+
+    /// The item checks of one pattern, each variable checked with `var_is` (which binds it when
+    /// it is not bound yet).
+    pub fn items_check(&self, pattern: &Pattern) -> TokenStream {
+        self.items_check_with(pattern, None)
+    }
+
+    /// [`items_check`](Self::items_check) for a derived `check_in`, using what earlier fields
+    /// of the struct bound.
+    ///
+    /// A variable is bound for sure once a `var_is` on it has run: it either bound the variable
+    /// or compared it with the value already there. The generated code runs a field's item
+    /// checks in order, so within one pattern every use after the first is bound for sure; and
+    /// across fields, a variable that a field reached on every run (no `Option`, no collection)
+    /// checked is bound for every later field, unless that field's rank check failed, which
+    /// fails the verification anyway. Such uses call `var_bound`: one comparison where `var_is`
+    /// needs two, and most dims of a model are such uses.
+    ///
+    /// The one thing given up, only after a rank error: a later dim of exactly `usize::MAX`
+    /// against a variable the failed field would have bound passes unchecked, so `verify_all`
+    /// may list one mismatch fewer (the rank error itself is always reported first).
+    pub fn items_check_known(
+        &self,
+        pattern: &Pattern,
+        bound: &mut BTreeSet<u8>,
+        unconditional: bool,
+    ) -> TokenStream {
+        let mut known = bound.clone();
+        let code = self.items_check_with(pattern, Some(&mut known));
+        if unconditional {
+            *bound = known;
+        }
+        code
+    }
+
+    fn items_check_with(
+        &self,
+        pattern: &Pattern,
+        mut known: Option<&mut BTreeSet<u8>>,
+    ) -> TokenStream {
+        let p = &self.private_path;
+        let rest = pattern
+            .items
+            .iter()
+            .position(|i| matches!(i, Item::Ellipsis | Item::Variadic(_)));
+        let fixed = pattern.items.len() - usize::from(rest.is_some());
+        let mut checks = Vec::new();
+        for (i, item) in pattern.items.iter().enumerate() {
+            let axis = match rest {
+                Some(r) if i > r => {
+                    let from_end = pattern.items.len() - i;
+                    quote!(__n - #from_end)
+                }
+                _ => quote!(#i),
+            };
+            let check = match item {
+                // A fixed-rank pattern reads its dims from the array `rank_n` handed back: no
+                // bounds checks are left on the success path. ok (the generated `__a[#i]`):
+                // `__a` is `[usize; fixed]` and, with no rest, `i < pattern.items.len() ==
+                // fixed`.
+                Item::Dim(DimExpr::Lit(n)) if rest.is_none() => {
+                    quote!(__cx.lit_is(#n, __a[#i], __d, #i);)
+                }
+                Item::Dim(DimExpr::Var(v)) if rest.is_none() => {
+                    let local = self.local(v.as_str());
+                    let slot = slot_ident(usize::from(local));
+                    // `insert` is false when an earlier check bound the variable for sure.
+                    let sure = known.as_deref_mut().is_some_and(|k| !k.insert(local));
+                    if sure {
+                        quote!(__cx.var_bound(#slot, __a[#i], __d, #i);)
+                    } else {
+                        quote!(__cx.var_is(#slot, __a[#i], __d, #i);)
+                    }
+                }
+                Item::Dim(DimExpr::Lit(n)) => quote!(__cx.lit(#n, __d, #axis);),
+                Item::Dim(DimExpr::Var(v)) => {
+                    let slot = slot_ident(usize::from(self.local(v.as_str())));
+                    quote!(__cx.var(#slot, __d, #axis);)
+                }
+                Item::Dim(e) => {
+                    let name = self.fresh("E");
+                    let tree = self.slot_expr(e);
+                    quote! {
+                        static #name: #p::SlotExpr = #tree;
+                        __cx.expr(&#name, __map, __d, #axis);
+                    }
+                }
+                Item::Broadcast(DimExpr::Lit(n)) => quote!(__cx.bcast_lit(#n, __d, #axis);),
+                Item::Broadcast(DimExpr::Var(v)) => {
+                    let slot = slot_ident(usize::from(self.local(v.as_str())));
+                    quote!(__cx.bcast_var(#slot, __d, #axis);)
+                }
+                Item::Broadcast(_) | Item::Any | Item::Ellipsis => quote!(),
+                Item::Variadic(v) => {
+                    let slot = slot_ident(usize::from(self.local(v.as_str())));
+                    let after = pattern.items.len() - i - 1;
+                    quote!(__cx.variadic(#slot, __d, #i, __n - #after);)
+                }
+            };
+            checks.push(check);
+        }
+        if rest.is_some() {
+            quote! {
+                if __cx.rank_at_least(__d, #fixed) {
+                    let __n = __d.len();
+                    #(#checks)*
+                }
+            }
+        } else {
+            quote! {
+                if let #p::Some(__a) = __cx.rank_n::<#fixed>(__d) {
+                    let _ = __a;
+                    #(#checks)*
+                }
+            }
+        }
+    }
+}
+
+/// The path of the `shapes` crate in generated code: `crate = "…"`'s, or `::shapes`.
+pub fn crate_tokens(path: Option<&syn::Path>) -> TokenStream {
+    match path {
+        Some(path) => quote!(#path),
+        None => quote!(::shapes),
+    }
+}
+
+/// The local holding own variable number `local`'s scope slot.
+pub fn slot_ident(local: usize) -> Ident {
+    format_ident!("__slot{}", local)
+}
+
+/// A nested field's `rename(inner = "outer", …)` as `("inner", "outer"), …`.
+pub fn renames(f: &Field) -> TokenStream {
+    let pairs = f.attr.renames.iter().map(|(inner, outer)| {
+        let (i, o) = (inner.value(), outer.value());
+        quote!((#i, #o))
+    });
+    quote!(#(#pairs),*)
+}
+
+/// `let __child = …;`: the slot map from a nested field's variables to this struct's scope
+/// (a `const`, built at compile time), for a field in the shared scope; nothing for
+/// `scope = "own"`.
+pub fn child_map(krate: &TokenStream, f: &Field) -> TokenStream {
+    if f.attr.own_scope.is_some() {
+        return quote!();
+    }
+    let child = f.access.leaf();
+    let renames = renames(f);
+    quote! {
+        let __child = __map.then(&const {
+            <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
+        });
+    }
+}
+
+/// The `FieldInfo` pattern text shown when a list's length disagrees with its `count`
+/// variable.
+pub fn count_text(count: &str) -> String {
+    format!("({count},) = the number of elements")
+}
+
+/// The `ArithOp` variant's name, to follow a path to the enum (`#p::ArithOp::#op`).
+pub fn arith_op(op: ArithOp) -> TokenStream {
+    match op {
+        ArithOp::Add => quote!(Add),
+        ArithOp::Sub => quote!(Sub),
+        ArithOp::Mul => quote!(Mul),
+        ArithOp::Div => quote!(Div),
+        ArithOp::FloorDiv => quote!(FloorDiv),
+        ArithOp::Rem => quote!(Rem),
+    }
+}
+
+/// The `CmpOp` variant's name, to follow a path to the enum (`#p::CmpOp::#op`).
+pub fn cmp_op(op: CmpOp) -> TokenStream {
+    match op {
+        CmpOp::Eq => quote!(Eq),
+        CmpOp::Ne => quote!(Ne),
+        CmpOp::Lt => quote!(Lt),
+        CmpOp::Le => quote!(Le),
+        CmpOp::Gt => quote!(Gt),
+        CmpOp::Ge => quote!(Ge),
+    }
+}

@@ -1,0 +1,174 @@
+//! `check_in`: the derive's checks of a struct in memory, each tensor's shape read from its
+//! field through `HasShape`.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Access, Field, Input, Kind, span_of_field};
+use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
+
+/// The `check_in` method of the `Shaped` impl.
+pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
+    let p = &g.private_path;
+    let mut bound = BTreeSet::new();
+    let checks: Vec<TokenStream> = input
+        .fields
+        .iter()
+        .map(|f| field_check(g, krate, f, &mut bound))
+        .collect();
+    let wheres = g.where_checks(&input.wheres);
+    let slots = g.slot_lets();
+    quote! {
+        #[inline]
+        fn check_in(&self, __cx: &mut #p::Checker, __map: &#p::SlotMap) {
+            use #p::ItemChecks as _;
+            #(#slots)*
+            #(#checks)*
+            #(#wheres)*
+        }
+    }
+}
+
+/// One field's checks. `bound` holds the struct's variables that an earlier field's checks
+/// bound for sure (see [`Codegen::items_check_known`]); this field's own are added when it is
+/// checked unconditionally.
+fn field_check(
+    g: &Codegen,
+    krate: &TokenStream,
+    f: &Field,
+    bound: &mut BTreeSet<u8>,
+) -> TokenStream {
+    let p = &g.private_path;
+    let member = &f.member;
+    let name = &f.name;
+    let span = span_of_field(f);
+    match &f.kind {
+        Kind::Tensor { pattern, lit } => {
+            let FieldPrelude {
+                info,
+                info_static,
+                enter,
+                leave,
+            } = g.field_prelude(f, "F", lit);
+            let leaf_ty = f.access.leaf().clone();
+            let items = g.items_check_known(pattern, bound, f.access.is_unconditional());
+            let leaf = move |v: TokenStream| {
+                // Qualified through the field's own type tokens, so a type without `HasShape`
+                // is reported at the field, not at the derive.
+                let shape_call = quote_spanned! {leaf_ty.span()=>
+                    <#leaf_ty as #p::HasShape>::shape(#v)
+                };
+                quote! {
+                    let __s = #shape_call;
+                    let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
+                    __cx.field(&#info);
+                    #items
+                }
+            };
+            let body = access_code(g, &f.access, quote!(&self.#member), 0, &leaf);
+            let count = count_check(g, f);
+            quote_spanned! {span=>
+                {
+                    #info_static
+                    #enter
+                    #count
+                    #body
+                    #leave
+                }
+            }
+        }
+        Kind::Nested => {
+            let child = f.access.leaf();
+            let leaf: Box<dyn Fn(TokenStream) -> TokenStream> = if f.attr.own_scope.is_some() {
+                Box::new(|v: TokenStream| quote!(#p::isolated(__cx, #v);))
+            } else {
+                Box::new(
+                    move |v: TokenStream| quote!(<#child as #krate::Shaped>::check_in(#v, __cx, &__child);),
+                )
+            };
+            let body = access_code(g, &f.access, quote!(&self.#member), 0, &*leaf);
+            let map = child_map(krate, f);
+            let count = count_check(g, f);
+            // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
+            // the field's hygiene and miss the parameter when the struct comes out of a
+            // `macro_rules!`.
+            let cx = quote!(__cx);
+            quote_spanned! {span=>
+                {
+                    #map
+                    #cx.enter(#p::Segment::Field(#name));
+                    #count
+                    #body
+                    #cx.leave();
+                }
+            }
+        }
+    }
+}
+
+/// Walks the wrappers from `expr` (a reference) down to the leaf.
+fn access_code(
+    g: &Codegen,
+    access: &Access,
+    expr: TokenStream,
+    depth: usize,
+    leaf: &dyn Fn(TokenStream) -> TokenStream,
+) -> TokenStream {
+    let p = &g.private_path;
+    let v = format_ident!("__v{}", depth);
+    match access {
+        Access::Leaf(_) => leaf(expr),
+        Access::Option(inner) => {
+            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
+            quote! {
+                if let #p::Some(#v) = ::core::option::Option::as_ref(#expr) {
+                    #body
+                }
+            }
+        }
+        Access::Seq(inner) => {
+            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
+            let i = format_ident!("__i{}", depth);
+            // One level for the elements, its index set per element: the loop then writes
+            // one index, and the nesting depth stays put.
+            quote! {
+                __cx.enter(#p::Segment::Index(0));
+                for (#i, #v) in (#expr).iter().enumerate() {
+                    __cx.index(#i);
+                    #body
+                }
+                __cx.leave();
+            }
+        }
+        Access::Deref(inner) => {
+            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
+            quote! {
+                {
+                    let #v = &**(#expr);
+                    #body
+                }
+            }
+        }
+    }
+}
+
+/// In `check_in`: binds a `count = "n"` field's element count to `n` (nothing for other
+/// fields). Emitted right after the field's path segment is entered.
+pub(crate) fn count_check(g: &Codegen, f: &Field) -> TokenStream {
+    let Some(count) = &f.attr.count else {
+        return quote!();
+    };
+    let p = &g.private_path;
+    let member = &f.member;
+    let slot = slot_ident(usize::from(g.local(&count.value())));
+    let info = g.fresh("C");
+    let text = count_text(&count.value());
+    quote! {
+        static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: #text };
+        __cx.field(&#info);
+        __cx.var(#slot, &[(self.#member).len()], 0);
+    }
+}
