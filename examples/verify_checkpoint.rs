@@ -19,7 +19,7 @@ use std::time::Instant;
 use shapes::{Bindings, SafetensorsHeader, Shaped};
 
 #[path = "../tests/common/fracast.rs"]
-#[allow(dead_code)] // from_tensors is for tests/fracast_weights.rs
+#[allow(dead_code)] // from_tensors is for tests/it/fracast_weights.rs
 mod fracast;
 
 use fracast::Fracast;

@@ -1,7 +1,7 @@
 //! The fracast-0 checkpoint (tests/fixtures/fracast/) described as `#[derive(Shaped)]` structs:
 //! all 47 tensors, with the patterns written from fracast_config.json. Shared by
 //! examples/verify_checkpoint.rs (verified from the safetensors header) and
-//! tests/fracast_weights.rs (verified on the loaded tensors).
+//! tests/it/fracast_weights.rs (verified on the loaded tensors).
 //!
 //! The relations the config states, and where they show up:
 //! - `d_model` (64) everywhere; FiLM's `to_gb` produces gamma and beta: `2 * d_model`.

@@ -1,8 +1,9 @@
-//! Real weights (issue 4): the shipped fracast-0 checkpoint loaded into candle tensors, put in
-//! the `Fracast<Tensor>` struct and verified with `verify()`; the bound values must equal the
-//! config's. A corrupted tensor gives an error naming it (field path, axis, expected, found).
+//! Real weights, not only a header: the shipped fracast-0 checkpoint loaded into candle
+//! tensors, put in the `Fracast<Tensor>` struct and verified with `verify()`; the bound values
+//! must equal the config's and the header's. A corrupted or transposed tensor gives an error
+//! naming it (field path, axis, expected, found).
 //!
-//! Needs the `candle` feature (`cargo test --features candle --test fracast_weights`; CI
+//! Needs the `candle` feature (`cargo test --features candle --test it fracast_weights`; CI
 //! runs every feature).
 
 use std::collections::HashMap;
@@ -10,10 +11,7 @@ use std::collections::HashMap;
 use candle_core::{DType, Device, Tensor};
 use shapes::{HasShape, Origin, Segment, Shaped};
 
-#[path = "common/fracast.rs"]
-mod fracast;
-
-use fracast::Fracast;
+use crate::common::fracast::{self, Fracast};
 
 fn load() -> HashMap<String, Tensor> {
     candle_core::safetensors::load(fracast::CHECKPOINT, &Device::Cpu)
