@@ -8,7 +8,7 @@
 //! - `ours`: `broadcast_shapes` (owned, inline `Shape`) and `broadcast_shapes_into` (caller's
 //!   buffer).
 //!
-//! `cargo bench --bench broadcast`
+//! `cargo bench -p shapes-benches --bench broadcast`
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! function unchecked, measured in the same run. Target: under 50 ns of overhead per call
 //! (jaxtyping's `@jaxtyped` takes about 30 µs per checked call on this machine).
 //!
-//! `cargo bench --bench check`
+//! `cargo bench -p shapes-benches --bench check`
 
 use std::hint::black_box;
 use std::time::Duration;

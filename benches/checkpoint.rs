@@ -3,7 +3,7 @@
 //! `safetensors` crate's `SafeTensors::deserialize`, in the same run; and `GgufHeader::read_path`
 //! on a TinyLlama-shaped GGUF file.
 //!
-//! `cargo bench --bench checkpoint`
+//! `cargo bench -p shapes-benches --bench checkpoint`
 //!
 //! The files are generated once into the system temp dir:
 //! - `shapes-bench-bert-base-3l-f16.safetensors`, about 91 MB: BERT-base's real tensor names

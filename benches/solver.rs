@@ -8,7 +8,7 @@
 //! - `chain/100_ops`: a 100-layer block: matmul, bias broadcast-add and an activation, in
 //!   turn, each applied to the previous result (100 `infer_app` calls).
 //!
-//! `cargo bench --bench solver`
+//! `cargo bench -p shapes-benches --bench solver`
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Derived `verify()` on a BERT-base parameter struct (199 tensors) against hand-written
 //! comparisons of the same facts, measured in the same run.
 //!
-//! `cargo bench --bench verify`
+//! `cargo bench -p shapes-benches --bench verify`
 
 use std::hint::black_box;
 use std::time::Duration;

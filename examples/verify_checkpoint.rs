@@ -19,7 +19,7 @@ use std::time::Instant;
 use shapes::{Bindings, SafetensorsHeader, Shaped};
 
 #[path = "../tests/common/fracast.rs"]
-#[allow(dead_code)] // from_tensors is for tests/fracast_weights.rs
+#[allow(dead_code)] // from_tensors is for tests/it/fracast_weights.rs
 mod fracast;
 
 use fracast::Fracast;
@@ -27,7 +27,7 @@ use fracast::Fracast;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.as_slice() {
-        [] => verify(Path::new(fracast::CHECKPOINT)),
+        [] => verify(&fracast::checkpoint()),
         [flag] if flag == "--corrupt" => corrupt_copy().and_then(|path| {
             println!("(verifying a copy with head.fc_blocks.1.dw_weight reshaped from (64, 1, 3) to (64, 1, 4))\n");
             let r = verify(&path);
@@ -88,8 +88,8 @@ fn verify(path: &Path) -> Result<bool, String> {
 
 /// name | value | config | bound by
 fn print_table(bindings: &Bindings) -> Result<(), String> {
-    let text = std::fs::read_to_string(fracast::CONFIG)
-        .map_err(|e| format!("{}: {e}", fracast::CONFIG))?;
+    let path = fracast::config();
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("config: {e}"))?;
     let config = fracast::config_values(&json)?;
@@ -153,8 +153,9 @@ fn print_table(bindings: &Bindings) -> Result<(), String> {
 /// offsets that shape needs) and the data section padded accordingly, so the file is a valid
 /// safetensors file that merely does not match the model.
 fn corrupt_copy() -> Result<PathBuf, String> {
+    let checkpoint = fracast::checkpoint();
     let bytes =
-        std::fs::read(fracast::CHECKPOINT).map_err(|e| format!("{}: {e}", fracast::CHECKPOINT))?;
+        std::fs::read(&checkpoint).map_err(|e| format!("{}: {e}", checkpoint.display()))?;
     let len_bytes: [u8; 8] = bytes
         .get(..8)
         .and_then(|b| b.try_into().ok())

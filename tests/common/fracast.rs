@@ -1,7 +1,7 @@
 //! The fracast-0 checkpoint (tests/fixtures/fracast/) described as `#[derive(Shaped)]` structs:
 //! all 47 tensors, with the patterns written from fracast_config.json. Shared by
 //! examples/verify_checkpoint.rs (verified from the safetensors header) and
-//! tests/fracast_weights.rs (verified on the loaded tensors).
+//! tests/it/fracast_weights.rs (verified on the loaded tensors).
 //!
 //! The relations the config states, and where they show up:
 //! - `d_model` (64) everywhere; FiLM's `to_gb` produces gamma and beta: `2 * d_model`.
@@ -17,6 +17,8 @@
 //!   entries of `quantiles`).
 //! - Two widths the config does not state are bound from the tensors and reported:
 //!   `n_in_features` (the core's input projection, 7) and `n_summary_features` (133).
+
+use std::path::{Path, PathBuf};
 
 use shapes::Shaped;
 
@@ -141,17 +143,27 @@ pub struct Fracast<T> {
     pub head: Head<T>,
 }
 
-/// Where the fixture lives, from the crate root.
-pub const CHECKPOINT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/fracast/fracast_model.safetensors"
-);
+/// The shipped checkpoint.
+pub fn checkpoint() -> PathBuf {
+    fixture("fracast_model.safetensors")
+}
 
 /// The model config next to it.
-pub const CONFIG: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/fracast/fracast_config.json"
-);
+pub fn config() -> PathBuf {
+    fixture("fracast_config.json")
+}
+
+/// `tests/fixtures/fracast/<file>` in the repository. This file is compiled into the tests of
+/// the `shapes` package, whose directory is the repository root, and into the examples of the
+/// `shapes-examples` package, one level down in `examples/`.
+fn fixture(file: &str) -> PathBuf {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = match package.parent() {
+        Some(parent) if !package.join("tests/fixtures").is_dir() => parent,
+        _ => package,
+    };
+    root.join("tests/fixtures/fracast").join(file)
+}
 
 /// The values fracast_config.json gives for the struct's variables, derived as the model code
 /// derives them (`ffn_hidden = ffn_mult * d_model`, `n_quantiles = len(quantiles)`, …).

@@ -1,7 +1,8 @@
-//! The checks the fuzz targets run, shared with `tests/fuzz_replay.rs` so that the normal test
-//! suite replays the committed seed corpus through exactly the same code.
+//! The checks the fuzz targets run, shared with `tests/it/fuzz_replay.rs` so that the normal
+//! test suite replays the committed seed corpus through exactly the same code.
 //!
-//! Included with `#[path]` by the replay test and by each target in `fuzz/fuzz_targets/`.
+//! A module of the `it` test binary (`tests/common/mod.rs`), and included with `#[path]` by
+//! each target in `fuzz/fuzz_targets/`.
 //! Every check takes raw bytes and decodes them itself (no `arbitrary` dependency), so a corpus
 //! file means the same thing to the fuzzer and to the test. A failed check panics: that is what
 //! libFuzzer reports as a crash, and what makes the replay test fail.

@@ -5,16 +5,9 @@
 
 use shapes::{Bindings, Shaped, SourceOptions};
 
-#[path = "common/bert.rs"]
-#[allow(dead_code)]
-mod bert;
-#[path = "common/llama.rs"]
-mod llama;
-#[path = "common/st_header.rs"]
-mod st_header;
-
-use bert::hf::BertModel;
-use llama::LlamaForCausalLM;
+use crate::common::bert::{self, hf::BertModel};
+use crate::common::llama::{self, LlamaForCausalLM};
+use crate::common::st_header;
 
 type Tensors = Vec<(String, Vec<usize>)>;
 

@@ -1,5 +1,9 @@
-//! §1 of `tests/data/conformance/gorgonia_cases.md` (gorgonia's `parser_test.go`) and the parser
-//! rows of §P1 (probes of what gorgonia's parser does), run against our parser.
+//! Parser conformance: every case of another shape language's parser suite, with our tree (or
+//! error) for each.
+//!
+//! Provenance: gorgonia/shapes. The cases are §1 of `tests/data/conformance/gorgonia_cases.md`
+//! (gorgonia's `parser_test.go`) and the parser rows of §P1 (probes of what gorgonia's parser
+//! does).
 //!
 //! Our language is gorgonia's notation with its bugs fixed, so the expectations differ where
 //! gorgonia is wrong; each difference is commented. Two structural differences hold throughout:
@@ -378,7 +382,7 @@ fn bad_inputs_b1_to_b23_are_errors() {
 // ----- §P1 Parse probes ----------------------------------------------------------------------
 
 /// PP31–PP164 and PP188 (PP1–PP30 are P1–P30, PP165–PP187 are B2–B23 and B1). `Ok` holds our
-/// tree printed in ASCII (`{:#}`; `tests/print_roundtrip.rs` checks that printing is
+/// tree printed in ASCII (`{:#}`; the `print_roundtrip` module checks that printing is
 /// faithful), `Err` the byte offset of the error. Rows where gorgonia's result is a bug (⚠ in
 /// the conformance file) or differs from ours say so.
 const PROBES: &[(u32, &str, Result<&str, usize>)] = &[

@@ -476,7 +476,7 @@ fn ten_thousand_dim_pattern_parses_prints_and_round_trips() {
 
 mod wide {
     use shapes::{Shape, Shaped};
-    include!("data/adversarial/wide_pattern.rs");
+    include!("../data/adversarial/wide_pattern.rs");
 
     #[test]
     fn ten_thousand_dim_pattern_verifies() {
@@ -508,7 +508,7 @@ mod wide {
 
     #[test]
     fn wide_pattern_file_is_up_to_date() {
-        let file = include_str!("data/adversarial/wide_pattern.rs");
+        let file = include_str!("../data/adversarial/wide_pattern.rs");
         let want = format!("#[shape(\"{}\")]", super::wide_pattern_text(10_000, 50));
         assert!(
             file.contains(&want),

@@ -1,6 +1,11 @@
-//! §2–§6 of `tests/data/conformance/gorgonia_cases.md` (gorgonia's `solver_test.go`,
-//! `shapes_test.go`, `slice_test.go`, `utils_test.go`, `abstract_test.go`, the examples and
-//! `verify_test.go`) and the bug-revealing rows of the §P probes, run against our solver.
+//! Solver conformance: unification, concrete and symbolic shape operations, inference and
+//! verification on every case of another shape solver's suite, then the solver's own rules,
+//! one test each.
+//!
+//! Provenance: gorgonia/shapes. The cases are §2–§6 of
+//! `tests/data/conformance/gorgonia_cases.md` (gorgonia's `solver_test.go`, `shapes_test.go`,
+//! `slice_test.go`, `utils_test.go`, `abstract_test.go`, the examples and `verify_test.go`) and
+//! the bug-revealing rows of the §P probes.
 //!
 //! Differences in notation, throughout: we print a rank-1 shape as `(5,)` (gorgonia `(5)`),
 //! parenthesise arithmetic minimally (gorgonia parenthesises every binary operation), and
@@ -787,7 +792,7 @@ fn s6_verify_as_one_scope() {
     assert!(app_err("(7, a) → ()", &["(4, 2)"]).contains("7 ≠ 4"));
 }
 
-// ----- The solver's semantics (issue 3), each shown ------------------------------------------
+// ----- The solver's rules, one test each (substitution, arithmetic, constraints, variadics) --
 
 #[test]
 fn substitution_is_idempotent_where_gorgonia_composes_wrongly() {

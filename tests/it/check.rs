@@ -2,7 +2,7 @@
 //!
 //! Every test that expects a mismatch to be caught is compiled out under `--cfg shapes_no_checks`;
 //! `checks_compiled_out` covers that state
-//! (`RUSTFLAGS="--cfg shapes_no_checks" cargo test --test check`).
+//! (`RUSTFLAGS="--cfg shapes_no_checks" cargo test --test it check::`).
 
 use std::future::Future;
 use std::pin::pin;
@@ -515,7 +515,7 @@ fn checks_compiled_out() {
 }
 
 /// Passing calls are decided by the lean checker alone; the general one only runs to build an
-/// error. Run in release too (`cargo test --release --test check`): that is where a
+/// error. Run in release too (`cargo test --release --test it check::`): that is where a
 /// miscompiled fast path would show.
 #[test]
 fn passing_calls_stay_on_the_fast_path() {

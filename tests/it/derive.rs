@@ -45,7 +45,7 @@ fn model(layers: Vec<Attention<Shape>>) -> Model<Shape> {
 }
 
 #[test]
-fn issue_example_verifies_with_a_prebound_config_value() {
+fn a_nested_model_verifies_with_a_prebound_config_value() {
     let m = model(vec![attention(768, 768, 256), attention(768, 768, 256)]);
     let b = m
         .verify_with(Bindings::new().bind("heads", 12))

@@ -1,8 +1,9 @@
-//! Real weights (issue 4): the shipped fracast-0 checkpoint loaded into candle tensors, put in
-//! the `Fracast<Tensor>` struct and verified with `verify()`; the bound values must equal the
-//! config's. A corrupted tensor gives an error naming it (field path, axis, expected, found).
+//! Real weights, not only a header: the shipped fracast-0 checkpoint loaded into candle
+//! tensors, put in the `Fracast<Tensor>` struct and verified with `verify()`; the bound values
+//! must equal the config's and the header's. A corrupted or transposed tensor gives an error
+//! naming it (field path, axis, expected, found).
 //!
-//! Needs the `candle` feature (`cargo test --features candle --test fracast_weights`; CI
+//! Needs the `candle` feature (`cargo test --features candle --test it fracast_weights`; CI
 //! runs every feature).
 
 use std::collections::HashMap;
@@ -10,13 +11,10 @@ use std::collections::HashMap;
 use candle_core::{DType, Device, Tensor};
 use shapes::{HasShape, Origin, Segment, Shaped};
 
-#[path = "common/fracast.rs"]
-mod fracast;
-
-use fracast::Fracast;
+use crate::common::fracast::{self, Fracast};
 
 fn load() -> HashMap<String, Tensor> {
-    candle_core::safetensors::load(fracast::CHECKPOINT, &Device::Cpu)
+    candle_core::safetensors::load(fracast::checkpoint(), &Device::Cpu)
         .expect("the shipped checkpoint loads")
 }
 
@@ -33,7 +31,7 @@ fn build(mut tensors: HashMap<String, Tensor>) -> Fracast<Tensor> {
 }
 
 fn config() -> Vec<(&'static str, usize)> {
-    let text = std::fs::read_to_string(fracast::CONFIG).unwrap();
+    let text = std::fs::read_to_string(fracast::config()).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     fracast::config_values(&json).unwrap()
 }
@@ -54,7 +52,7 @@ fn the_loaded_checkpoint_verifies_and_its_bindings_equal_the_config() {
     assert_eq!(bindings.get("n_summary_features"), Some(133));
     assert_eq!(bindings.len(), config.len() + 2);
     // The same facts from the header alone, with no tensor data.
-    let header = shapes::SafetensorsHeader::read_path(fracast::CHECKPOINT).unwrap();
+    let header = shapes::SafetensorsHeader::read_path(fracast::checkpoint()).unwrap();
     let from_header = Fracast::<Tensor>::verify_source(&header).unwrap();
     for b in bindings.iter() {
         assert_eq!(from_header.value(&b.name), Some(b.value), "{}", b.name);

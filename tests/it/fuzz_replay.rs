@@ -2,10 +2,9 @@
 //! fuzzers run (`tests/common/fuzz_checks.rs`), so the normal test suite keeps covering every
 //! input that once found new behaviour, and every crash that became a seed.
 
-#[path = "common/fuzz_checks.rs"]
-mod fuzz_checks;
-
 use std::path::{Path, PathBuf};
+
+use crate::common::fuzz_checks;
 
 fn seeds(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -3,14 +3,12 @@
 
 use std::collections::BTreeMap;
 
-#[path = "common/st_header.rs"]
-#[allow(dead_code)]
-mod st_header;
-
 use shapes::{
     Bindings, FieldPath, Origin, SafetensorsHeader, Segment, Shape, ShapeErrorKind, Shaped,
     SourceOptions,
 };
+
+use crate::common::st_header;
 
 #[derive(Shaped)]
 #[shapes(given = "heads")]

@@ -3,13 +3,7 @@
 
 use shapes::{Bindings, Shape, Shaped};
 
-#[path = "common/bert.rs"]
-#[allow(dead_code)]
-mod bert;
-
-#[path = "common/llama.rs"]
-#[allow(dead_code)]
-mod llama;
+use crate::common::{bert, llama};
 
 fn allocations_in(f: impl FnOnce()) -> u64 {
     allocation_counter::measure(f).count_total

@@ -1,0 +1,27 @@
+//! The integration tests, as one test binary: each module is one kind of assurance, and the
+//! binary links the dependency graph once rather than once per file. The compile-fail tests
+//! are their own binary, `tests/ui.rs`.
+//!
+//! `cargo test --test it <module>::` runs one module, e.g. `cargo test --test it derive::`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod adversarial;
+mod broadcast_alloc;
+mod broadcast_conformance;
+mod broadcast_properties;
+mod check;
+mod derive;
+mod derive_alloc;
+mod expr_macro;
+// Needs the `candle` feature, as the struct it verifies holds candle tensors.
+#[cfg(feature = "candle")]
+mod fracast_weights;
+mod fuzz_replay;
+mod header_bad_files;
+mod model_zoo;
+mod parse_conformance;
+mod print_roundtrip;
+mod solve_conformance;
+mod verify_source;
