@@ -22,6 +22,7 @@ mod fuzz_replay;
 mod header_bad_files;
 mod model_zoo;
 mod parse_conformance;
+mod plan_parity;
 mod print_roundtrip;
 mod solve_conformance;
 mod verify_source;
