@@ -154,8 +154,7 @@ fn print_table(bindings: &Bindings) -> Result<(), String> {
 /// safetensors file that merely does not match the model.
 fn corrupt_copy() -> Result<PathBuf, String> {
     let checkpoint = fracast::checkpoint();
-    let bytes =
-        std::fs::read(&checkpoint).map_err(|e| format!("{}: {e}", checkpoint.display()))?;
+    let bytes = std::fs::read(&checkpoint).map_err(|e| format!("{}: {e}", checkpoint.display()))?;
     let len_bytes: [u8; 8] = bytes
         .get(..8)
         .and_then(|b| b.try_into().ok())
