@@ -108,7 +108,8 @@ fn a_good_checkpoint_gives_the_same_bindings() {
 
 #[test]
 fn every_kind_of_error_reads_the_same() {
-    let cases: Vec<(&str, Box<dyn Fn(&mut BTreeMap<String, Shape>)>)> = vec![
+    type Edit = Box<dyn Fn(&mut BTreeMap<String, Shape>)>;
+    let cases: Vec<(&str, Edit)> = vec![
         (
             "a dim",
             Box::new(|s| {
