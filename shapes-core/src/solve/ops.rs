@@ -52,14 +52,16 @@ pub(crate) fn slice_axis(
             } else {
                 (clamp(start, upper), clamp(end, lower))
             };
-            let n = if step > 0 {
-                if e > s { (e - s - 1) / step + 1 } else { 0 }
-            } else if s > e {
-                (s - e - 1) / (-step) + 1
+            // Every bound is clamped to `-1..=len`, and `s`, `e` lie on the same side of it
+            // (`0..=len` going up, `-1..len` going down), so the span cannot overflow. The step
+            // is taken by magnitude: `-step` overflows for `isize::MIN`.
+            let span = if step > 0 { e - s } else { s - e };
+            let n = if span > 0 {
+                (span.unsigned_abs() - 1) / step.unsigned_abs() + 1
             } else {
                 0
             };
-            Ok(Some(n.unsigned_abs()))
+            Ok(Some(n))
         }
     }
 }
@@ -430,4 +432,86 @@ pub fn is_vector_like(s: &[usize]) -> bool {
 /// ```
 pub fn is_matrix(s: &[usize]) -> bool {
     s.len() == 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{infer_app, parse};
+
+    fn range(start: Option<isize>, end: Option<isize>, step: Option<isize>) -> SliceSpec {
+        SliceSpec::Range { start, end, step }
+    }
+
+    /// Python's `len(range(*slice(start, end, step).indices(len)))`, in `i128` where nothing
+    /// overflows.
+    fn reference(len: usize, start: Option<isize>, end: Option<isize>, step: isize) -> usize {
+        let (len, step) = (len as i128, step as i128);
+        let (lower, upper) = if step > 0 { (0, len) } else { (-1, len - 1) };
+        let clamp = |v: Option<isize>, default: i128| match v.map(|v| v as i128) {
+            None => default,
+            Some(v) if v < 0 => (v + len).max(lower),
+            Some(v) => v.min(upper),
+        };
+        let (s, e) = if step > 0 {
+            (clamp(start, lower), clamp(end, upper))
+        } else {
+            (clamp(start, upper), clamp(end, lower))
+        };
+        let n = if step > 0 {
+            (e - s + step - 1).div_euclid(step)
+        } else {
+            (s - e - step - 1).div_euclid(-step)
+        };
+        n.max(0) as usize
+    }
+
+    /// Issue reproducer: `-step` overflowed for a step of `isize::MIN` (a panic with overflow
+    /// checks on).
+    #[test]
+    fn slice_step_isize_min_is_not_negated() {
+        let f = parse("a -> a[::-9223372036854775808]").unwrap();
+        let out = infer_app(&f, &[parse("(1, 2)").unwrap()]).unwrap();
+        assert_eq!(out.to_string(), "(1, 2)");
+        let out = infer_app(&f, &[parse("(5, 2)").unwrap()]).unwrap();
+        assert_eq!(out.to_string(), "(1, 2)");
+        let out = infer_app(&f, &[parse("(0, 2)").unwrap()]).unwrap();
+        assert_eq!(out.to_string(), "(0, 2)");
+        assert_eq!(
+            slice(&[2], &[range(None, None, Some(isize::MIN))]).unwrap(),
+            [1]
+        );
+    }
+
+    /// Every step computation at the ends of `isize`, against Python's rule computed in `i128`.
+    #[test]
+    fn slice_lengths_at_the_ends_of_isize() {
+        let big = isize::MAX.unsigned_abs();
+        let bounds = [
+            None,
+            Some(isize::MIN),
+            Some(isize::MIN + 1),
+            Some(-3),
+            Some(-1),
+            Some(0),
+            Some(1),
+            Some(3),
+            Some(isize::MAX - 1),
+            Some(isize::MAX),
+        ];
+        let steps = [isize::MIN, isize::MIN + 1, -3, -1, 1, 2, isize::MAX];
+        for len in [0, 1, 2, 5, big - 1, big] {
+            for start in bounds {
+                for end in bounds {
+                    for step in steps {
+                        let got = slice_axis(len, range(start, end, Some(step)), 0).unwrap();
+                        let want = reference(len, start, end, step);
+                        assert_eq!(got, Some(want), "len {len} [{start:?}:{end:?}:{step}]");
+                    }
+                }
+            }
+        }
+        // Past `isize::MAX` an axis cannot be indexed: an error, not a wrap.
+        assert!(slice_axis(usize::MAX, range(None, None, Some(-1)), 0).is_err());
+    }
 }
