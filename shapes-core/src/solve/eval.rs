@@ -347,7 +347,10 @@ fn broadcast_patterns(p: &Pattern, q: &Pattern) -> Result<Option<Pattern>, Infer
 
 fn repeat_pattern(p: &Pattern, axis: Axis, reps: &[usize]) -> Result<Option<Pattern>, InferError> {
     if let Some(shape) = concrete(p) {
-        return Ok(Some(Pattern::from(ops::repeat(&shape, axis, reps)?.0)));
+        // The shape only: `ops::repeat` would also write out one count per element.
+        return Ok(Some(Pattern::from(
+            ops::repeat_shape(&shape, axis, reps)?.0,
+        )));
     }
     let (Axis::One(a), Some(rank)) = (axis, pattern_rank(p)) else {
         return Ok(None);

@@ -208,10 +208,21 @@ pub(crate) fn check_axis(op: &'static str, axis: usize, rank: usize) -> Result<(
     Ok(())
 }
 
+/// The most repeat counts [`repeat`] writes out: 2²⁴ (128 MiB of `usize` on a 64-bit
+/// target). One count given for an axis longer than this is an error naming the limit,
+/// rather than an allocation sized by a dim. The shape alone is never limited: the solver
+/// ([`infer_app`](crate::infer_app) on `Repeat⁰{[2]} a`) computes it without writing the
+/// counts out.
+pub const MAX_REPEAT_COUNTS: usize = 1 << 24;
+
 /// numpy's `repeat`: the new shape and the repeat count of each element along the axis.
 ///
 /// One count is broadcast over the axis; otherwise there must be one count per element. With
 /// [`Axis::All`] the array is flattened first (numpy's `axis=None`).
+///
+/// The counts are returned one per element, so one count for an axis of more than
+/// [`MAX_REPEAT_COUNTS`] elements is an error (and so is a failed allocation); an overflowing
+/// result is an error too.
 ///
 /// ```
 /// use shapes::{ops, Axis, Shape};
@@ -220,12 +231,49 @@ pub(crate) fn check_axis(op: &'static str, axis: usize, rank: usize) -> Result<(
 /// assert_eq!(ops::repeat(&[2, 3, 2], Axis::All, &[2]).unwrap().0, Shape::from([24]));
 /// assert!(ops::repeat(&[2, 3], Axis::One(1), &[1, 2]).is_err());
 /// assert!(ops::repeat(&[2, 1], Axis::One(2), &[3]).is_err());
+/// let err = ops::repeat(&[1 << 20, 1 << 20], Axis::All, &[1]).unwrap_err();
+/// assert!(err.to_string().contains("limit of 16777216"), "{err}");
 /// ```
 pub fn repeat(
     shape: &[usize],
     axis: Axis,
     repeats: &[usize],
 ) -> Result<(Shape, Vec<usize>), InferError> {
+    let (out, size) = repeat_shape(shape, axis, repeats)?;
+    let finals = match repeats {
+        [r] => {
+            if size > MAX_REPEAT_COUNTS {
+                return bad_op(
+                    "repeat",
+                    format!(
+                        "one count per element for {size} elements is past the limit of \
+                         {MAX_REPEAT_COUNTS} counts written out (ops::MAX_REPEAT_COUNTS)"
+                    ),
+                );
+            }
+            let mut finals = Vec::new();
+            if finals.try_reserve_exact(size).is_err() {
+                return bad_op(
+                    "repeat",
+                    format!("no memory to write out {size} repeat counts"),
+                );
+            }
+            finals.resize(size, *r);
+            finals
+        }
+        rs => rs.to_vec(),
+    };
+    Ok((out, finals))
+}
+
+/// The shape of numpy's `repeat` and the length of the repeated axis (before repeating),
+/// without writing out a count per element: nothing here is sized by a dim. The errors are
+/// [`repeat`]'s, in the same order.
+pub(crate) fn repeat_shape(
+    shape: &[usize],
+    axis: Axis,
+    repeats: &[usize],
+) -> Result<(Shape, usize), InferError> {
     let (size, mut out) = match axis {
         Axis::All => {
             let Some(n) = crate::shape::numel(shape) else {
@@ -244,9 +292,10 @@ pub fn repeat(
             (shape[a], Shape::from(shape)) // ok: `a < shape.len()`, checked just above.
         }
     };
-    let finals: Vec<usize> = match repeats {
-        [r] => vec![*r; size],
-        rs if rs.len() == size => rs.to_vec(),
+    let total = match repeats {
+        // `size` copies of `r` add up to `size × r`, which overflows exactly when the sum does.
+        [r] => size.checked_mul(*r),
+        rs if rs.len() == size => rs.iter().try_fold(0usize, |acc, &r| acc.checked_add(r)),
         rs => {
             return bad_op(
                 "repeat",
@@ -257,7 +306,6 @@ pub fn repeat(
             );
         }
     };
-    let total = finals.iter().try_fold(0usize, |acc, &r| acc.checked_add(r));
     let Some(total) = total else {
         return bad_op("repeat", "the repeated size overflows usize".to_string());
     };
@@ -267,7 +315,7 @@ pub fn repeat(
     };
     // ok: `out` is `[n]` for `Axis::All` (`at == 0`), or `shape` with `a < shape.len()`.
     out[at] = total;
-    Ok((out, finals))
+    Ok((out, size))
 }
 
 /// numpy's `concatenate` of shapes along an axis: the ranks must agree, and every dim except
@@ -437,7 +485,7 @@ pub fn is_matrix(s: &[usize]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{infer_app, parse};
+    use crate::{Expr, infer_app, parse};
 
     fn range(start: Option<isize>, end: Option<isize>, step: Option<isize>) -> SliceSpec {
         SliceSpec::Range { start, end, step }
@@ -513,5 +561,62 @@ mod tests {
         }
         // Past `isize::MAX` an axis cannot be indexed: an error, not a wrap.
         assert!(slice_axis(usize::MAX, range(None, None, Some(-1)), 0).is_err());
+    }
+
+    /// Issue reproducer: `Repeat` on a known shape wrote out one count per element, so a dim
+    /// of 2⁴⁰ aborted allocating 8 TiB and `usize::MAX` panicked ("capacity overflow"). The
+    /// solver computes the shape alone.
+    #[test]
+    fn repeat_in_the_solver_allocates_nothing_per_element() {
+        let f = parse("a -> Repeat⁰{[2]} a").unwrap();
+        let out = infer_app(&f, &[Expr::shape(&[1 << 40])]).unwrap();
+        assert_eq!(out, Expr::shape(&[1 << 41]));
+        let err = infer_app(&f, &[Expr::shape(&[usize::MAX])]).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("the repeated size overflows usize"),
+            "{err}"
+        );
+        let all = parse("a -> Repeat⁼{[3]} a").unwrap();
+        let out = infer_app(&all, &[Expr::shape(&[1 << 20, 1 << 20])]).unwrap();
+        assert_eq!(out, Expr::shape(&[3 << 40]));
+        let out = parse("Repeat^0{[0]} (18446744073709551615, 2)")
+            .unwrap()
+            .eval()
+            .unwrap();
+        assert_eq!(out, Expr::shape(&[0, 2]));
+    }
+
+    /// Issue reproducer: `ops::repeat` returns the counts one per element, so one count over a
+    /// huge axis is an error naming the limit rather than a huge allocation.
+    #[test]
+    fn repeat_counts_past_the_limit_are_an_error() {
+        let err = repeat(&[1 << 20, 1 << 20], Axis::All, &[1]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "repeat: one count per element for 1099511627776 elements is past the limit of \
+             16777216 counts written out (ops::MAX_REPEAT_COUNTS)"
+        );
+        assert!(repeat(&[1 << 40], Axis::One(0), &[2]).is_err());
+        assert!(repeat(&[MAX_REPEAT_COUNTS + 1], Axis::One(0), &[2]).is_err());
+        // The shape is checked first, with the errors it always had.
+        let err = repeat(&[usize::MAX], Axis::One(0), &[2]).unwrap_err();
+        assert_eq!(err.to_string(), "repeat: the repeated size overflows usize");
+        let err = repeat(&[usize::MAX, 2], Axis::All, &[1]).unwrap_err();
+        assert!(err.to_string().contains("element count"), "{err}");
+        let err = repeat(&[3], Axis::One(0), &[1, 2]).unwrap_err();
+        assert!(err.to_string().contains("2 repeat counts"), "{err}");
+        // Below the limit, the counts as before.
+        let (shape, counts) = repeat(&[2, 1024], Axis::One(1), &[3]).unwrap();
+        assert_eq!(shape, Shape::from([2, 3072]));
+        assert_eq!(counts, vec![3; 1024]);
+        assert_eq!(
+            repeat(&[0], Axis::One(0), &[]).unwrap(),
+            (Shape::from([0]), vec![])
+        );
+        // The shape alone is not limited.
+        let (shape, size) = repeat_shape(&[usize::MAX], Axis::One(0), &[0]).unwrap();
+        assert_eq!((shape, size), (Shape::from([0]), usize::MAX));
+        assert!(repeat(&[usize::MAX], Axis::One(0), &[0]).is_err());
     }
 }
