@@ -116,6 +116,15 @@ pub enum InferErrorKind {
         /// The right pattern.
         right: String,
     },
+    /// Solving would build a term (a variable's value, or an expression with the values of
+    /// its variables written in) of more than
+    /// [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes, as
+    /// equations whose solutions grow exponentially do.
+    #[error("the solution's terms grow past {limit} nodes")]
+    TermTooLarge {
+        /// The limit: [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES).
+        limit: usize,
+    },
     /// More arguments than the function has arrows.
     #[error("too many arguments: the function takes {arity} but {given} were given")]
     TooManyArguments {

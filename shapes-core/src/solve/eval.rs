@@ -5,6 +5,7 @@
 use super::arith::fold;
 use super::error::{InferError, InferErrorKind, bad_op, err};
 use super::ops;
+use super::size;
 use super::subst::{Substitution, Term};
 use crate::expr::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Operand, Pattern, Pred, SliceSpec};
 
@@ -17,7 +18,35 @@ pub(crate) enum Truth {
     Open,
 }
 
+/// Evaluates the size `d` under `s`. An error, before anything is built, when writing `s`'s
+/// values into `d` would build a term past the limits (see `size`); the same holds for
+/// [`eval_expr`], [`eval_pattern`] and [`eval_pred`]. The checks are made once, here: the
+/// recursion below them goes through the unchecked `*_value` functions.
 pub(crate) fn eval_dim(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferError> {
+    size::check_dim(d, s)?;
+    dim_value(d, s)
+}
+
+/// Evaluates `e` under `s`: substitutes, folds, computes operations whose operands are known,
+/// checks closed constraints (a false one is an error) and keeps open ones.
+pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    size::check_expr(e, s)?;
+    expr_value(e, s)
+}
+
+/// Evaluates a pattern under `s`, splicing bound variadics.
+pub(crate) fn eval_pattern(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
+    size::check_pattern(p, s)?;
+    pattern_value(p, s)
+}
+
+/// Decides a constraint under `s`.
+pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
+    size::check_pred(p, s)?;
+    pred_truth(p, s)
+}
+
+fn dim_value(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferError> {
     match d {
         DimExpr::Lit(_) => Ok(d.clone()),
         DimExpr::Var(n) => match s.lookup(n) {
@@ -32,18 +61,18 @@ pub(crate) fn eval_dim(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferEr
             },
             Some(Term::Expr(_)) => not_a_dim(n, s),
         },
-        DimExpr::Bin(op, a, b) => fold(*op, eval_dim(a, s)?, eval_dim(b, s)?),
+        DimExpr::Bin(op, a, b) => fold(*op, dim_value(a, s)?, dim_value(b, s)?),
         DimExpr::Rank(e) => {
-            let e = eval_expr(e, s)?;
+            let e = expr_value(e, s)?;
             Ok(match rank_of(&e) {
                 Some(n) => DimExpr::Lit(n),
                 None => DimExpr::Rank(Box::new(e)),
             })
         }
-        DimExpr::Prod(e) => reduce_dims(eval_expr(e, s)?, ArithOp::Mul, 1, DimExpr::Prod),
-        DimExpr::Sum(e) => reduce_dims(eval_expr(e, s)?, ArithOp::Add, 0, DimExpr::Sum),
+        DimExpr::Prod(e) => reduce_dims(expr_value(e, s)?, ArithOp::Mul, 1, DimExpr::Prod),
+        DimExpr::Sum(e) => reduce_dims(expr_value(e, s)?, ArithOp::Add, 0, DimExpr::Sum),
         DimExpr::Index(e, i) => {
-            let e = eval_expr(e, s)?;
+            let e = expr_value(e, s)?;
             match dims_of(&e) {
                 Some(dims) => {
                     let rank = dims.len();
@@ -148,12 +177,12 @@ fn concrete(p: &Pattern) -> Option<crate::shape::Shape> {
     p.as_concrete()
 }
 
-pub(crate) fn eval_pattern(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
+fn pattern_value(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
     let mut items = Vec::with_capacity(p.items.len());
     for item in &p.items {
         match item {
-            Item::Dim(d) => items.push(Item::Dim(eval_dim(d, s)?)),
-            Item::Broadcast(d) => items.push(Item::Broadcast(eval_dim(d, s)?)),
+            Item::Dim(d) => items.push(Item::Dim(dim_value(d, s)?)),
+            Item::Broadcast(d) => items.push(Item::Broadcast(dim_value(d, s)?)),
             Item::Any | Item::Ellipsis => items.push(item.clone()),
             Item::Variadic(n) => match s.lookup(n) {
                 None => items.push(item.clone()),
@@ -172,19 +201,17 @@ pub(crate) fn eval_pattern(p: &Pattern, s: &Substitution) -> Result<Pattern, Inf
     Ok(Pattern::new(items))
 }
 
-/// Evaluates `e` under `s`: substitutes, folds, computes operations whose operands are known,
-/// checks closed constraints (a false one is an error) and keeps open ones.
-pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+fn expr_value(e: &Expr, s: &Substitution) -> Result<Expr, InferError> {
     match e {
         Expr::Var(n) => Ok(match s.lookup(n) {
             None => e.clone(),
             Some(t) => t.to_expr(),
         }),
-        Expr::Pattern(p) => Ok(Expr::Pattern(eval_pattern(p, s)?)),
-        Expr::Arrow(a, b) => Ok(Expr::arrow(eval_expr(a, s)?, eval_expr(b, s)?)),
+        Expr::Pattern(p) => Ok(Expr::Pattern(pattern_value(p, s)?)),
+        Expr::Arrow(a, b) => Ok(Expr::arrow(expr_value(a, s)?, expr_value(b, s)?)),
         Expr::Compound(a, p) => {
-            let a = eval_expr(a, s)?;
-            match eval_pred(p, s)? {
+            let a = expr_value(a, s)?;
+            match pred_truth(p, s)? {
                 Truth::True => Ok(a),
                 Truth::False => err(InferErrorKind::ConstraintFailed {
                     pred: s.subst_pred(p).to_string(),
@@ -194,8 +221,8 @@ pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> 
         }
         Expr::Axes(_) | Expr::Sizes(_) | Expr::Slices(_) => Ok(e.clone()),
         Expr::Slice(a, idx) => {
-            let a = eval_expr(a, s)?;
-            let idx = eval_expr(idx, s)?;
+            let a = expr_value(a, s)?;
+            let idx = expr_value(idx, s)?;
             if let (Expr::Pattern(p), Expr::Slices(specs)) = (&a, &idx)
                 && let Some(out) = slice_pattern(p, specs)?
             {
@@ -204,7 +231,7 @@ pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> 
             Ok(Expr::Slice(Box::new(a), Box::new(idx)))
         }
         Expr::Transpose(axes, a) => {
-            let a = eval_expr(a, s)?;
+            let a = expr_value(a, s)?;
             if let Expr::Pattern(p) = &a
                 && pattern_rank(p).is_some()
             {
@@ -214,7 +241,7 @@ pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> 
             Ok(Expr::Transpose(axes.clone(), Box::new(a)))
         }
         Expr::Reduce(axis, a) => {
-            let a = eval_expr(a, s)?;
+            let a = expr_value(a, s)?;
             if let Expr::Pattern(p) = &a
                 && let Some(rank) = pattern_rank(p)
             {
@@ -231,8 +258,8 @@ pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> 
             Ok(Expr::Reduce(*axis, Box::new(a)))
         }
         Expr::Broadcast(a, b) => {
-            let a = eval_expr(a, s)?;
-            let b = eval_expr(b, s)?;
+            let a = expr_value(a, s)?;
+            let b = expr_value(b, s)?;
             if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
                 && let Some(out) = broadcast_patterns(p, q)?
             {
@@ -241,7 +268,7 @@ pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> 
             Ok(Expr::Broadcast(Box::new(a), Box::new(b)))
         }
         Expr::Repeat(axis, reps, a) => {
-            let a = eval_expr(a, s)?;
+            let a = expr_value(a, s)?;
             if let Expr::Pattern(p) = &a
                 && let Some(out) = repeat_pattern(p, *axis, reps)?
             {
@@ -250,8 +277,8 @@ pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> 
             Ok(Expr::Repeat(*axis, reps.clone(), Box::new(a)))
         }
         Expr::Concat(axis, a, b) => {
-            let a = eval_expr(a, s)?;
-            let b = eval_expr(b, s)?;
+            let a = expr_value(a, s)?;
+            let b = expr_value(b, s)?;
             if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
                 && let Some(out) = concat_patterns(*axis, p, q)?
             {
@@ -444,13 +471,12 @@ fn operand_values(
     s: &Substitution,
 ) -> Result<Option<Vec<Option<DimExpr>>>, InferError> {
     match o {
-        Operand::Size(d) => Ok(Some(vec![Some(eval_dim(d, s)?)])),
-        Operand::ForAll(e) => Ok(dims_of(&eval_expr(e, s)?)),
+        Operand::Size(d) => Ok(Some(vec![Some(dim_value(d, s)?)])),
+        Operand::ForAll(e) => Ok(dims_of(&expr_value(e, s)?)),
     }
 }
 
-/// Decides a constraint under `s`.
-pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
+fn pred_truth(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
     match p {
         Pred::Cmp(op, a, b) => {
             let (Some(xs), Some(ys)) = (operand_values(a, s)?, operand_values(b, s)?) else {
@@ -491,8 +517,8 @@ pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError>
             Ok(truth)
         }
         Pred::Broadcastable(a, b) => {
-            let a = eval_expr(a, s)?;
-            let b = eval_expr(b, s)?;
+            let a = expr_value(a, s)?;
+            let b = expr_value(b, s)?;
             match (&a, &b) {
                 (Expr::Pattern(p), Expr::Pattern(q)) => match broadcast_patterns(p, q) {
                     Ok(Some(_)) => Ok(Truth::True),
@@ -502,12 +528,12 @@ pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError>
                 _ => Ok(Truth::Open),
             }
         }
-        Pred::And(a, b) => Ok(match (eval_pred(a, s)?, eval_pred(b, s)?) {
+        Pred::And(a, b) => Ok(match (pred_truth(a, s)?, pred_truth(b, s)?) {
             (Truth::False, _) | (_, Truth::False) => Truth::False,
             (Truth::True, Truth::True) => Truth::True,
             _ => Truth::Open,
         }),
-        Pred::Or(a, b) => Ok(match (eval_pred(a, s)?, eval_pred(b, s)?) {
+        Pred::Or(a, b) => Ok(match (pred_truth(a, s)?, pred_truth(b, s)?) {
             (Truth::True, _) | (_, Truth::True) => Truth::True,
             (Truth::False, Truth::False) => Truth::False,
             _ => Truth::Open,

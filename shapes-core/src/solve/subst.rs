@@ -17,6 +17,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
+use super::size::{self, Size};
 use crate::expr::{DimExpr, Expr, Item, Name, Operand, Pattern, Pred};
 
 /// What a variable is bound to: one size, or a whole expression (a shape, an arrow, a list of
@@ -81,6 +82,8 @@ impl fmt::Display for Term {
 #[derive(Clone, Default)]
 pub struct Substitution {
     entries: SmallVec<[(Name, Term); 8]>,
+    /// The size of each entry's value, to predict the size of what substitution builds.
+    sizes: SmallVec<[Size; 8]>,
     /// How many values are not literal sizes (only those can mention a variable).
     symbolic: usize,
     /// Built once there are [`INDEXED_FROM`] entries; `None` below (scanning a few entries is
@@ -160,6 +163,28 @@ fn name_ptr_eq(a: &Name, b: &Name) -> bool {
 }
 
 impl Substitution {
+    /// The most nodes (expressions, items, sizes, constraints) a term built by substitution
+    /// may have: a variable's value, or an expression once the values of its variables are
+    /// written in. Past it, [`unify`](crate::unify), [`infer_app`](crate::infer_app) and
+    /// evaluation stop with [`InferErrorKind::TermTooLarge`](crate::InferErrorKind) rather
+    /// than build terms that grow exponentially (`(x0, …, x29)` against
+    /// `(x1 + x1, …, x30 + x30)` doubles `x0`'s value thirty times). An expression already
+    /// larger than this before anything is written in (a 30,000-dim pattern) may stay as
+    /// large, but not grow.
+    ///
+    /// ```
+    /// use shapes::{unify, parse, InferErrorKind, Substitution};
+    ///
+    /// let xs: Vec<String> = (0..30).map(|i| format!("x{i}")).collect();
+    /// let ys: Vec<String> = (1..=30).map(|i| format!("x{i} + x{i}")).collect();
+    /// let a = parse(&format!("({})", xs.join(", "))).unwrap();
+    /// let b = parse(&format!("({})", ys.join(", "))).unwrap();
+    /// let err = unify(&a, &b).unwrap_err();
+    /// assert_eq!(err.kind(), &InferErrorKind::TermTooLarge { limit: Substitution::MAX_TERM_NODES });
+    /// assert_eq!(err.to_string(), "the solution's terms grow past 4096 nodes");
+    /// ```
+    pub const MAX_TERM_NODES: usize = 4096;
+
     /// The empty substitution.
     ///
     /// ```
@@ -190,14 +215,23 @@ impl Substitution {
 
     #[inline]
     pub(crate) fn lookup(&self, name: &Name) -> Option<&Term> {
+        self.position(name).map(|i| &self.entries[i].1) // ok: `position` is an index of `entries`.
+    }
+
+    /// What `name` is bound to, with that value's size.
+    #[inline]
+    pub(crate) fn lookup_sized(&self, name: &Name) -> Option<(&Term, Size)> {
+        // ok: `position` is an index of `entries`, and `sizes` is as long as `entries`.
+        self.position(name)
+            .map(|i| (&self.entries[i].1, self.sizes[i]))
+    }
+
+    #[inline]
+    fn position(&self, name: &Name) -> Option<usize> {
         if let Some(index) = &self.index {
-            // ok: as in `get`.
-            return index.position.get(name).map(|&i| &self.entries[i].1);
+            return index.position.get(name).copied();
         }
-        self.entries
-            .iter()
-            .find(|(n, _)| same(n, name))
-            .map(|(_, t)| t)
+        self.entries.iter().position(|(n, _)| same(n, name))
     }
 
     /// How many variables are bound.
@@ -234,7 +268,8 @@ impl Substitution {
 
     /// Replaces every bound variable in `e` by its value (a bound `*name` is spliced into its
     /// pattern). Nothing is evaluated: `Π a` with `a ↦ (2, 3)` becomes `Π (2, 3)`; use
-    /// [`Expr::eval`] to compute.
+    /// [`Expr::eval`] to compute. Each value has at most [`MAX_TERM_NODES`](Self::MAX_TERM_NODES)
+    /// nodes, and is written in once per occurrence of its variable.
     ///
     /// ```
     /// use shapes::{unify, parse};
@@ -254,6 +289,7 @@ impl Substitution {
         if let Some(index) = &mut self.index {
             index.add(self.entries.len(), &name, &value);
         }
+        self.sizes.push(Size::of_term(&value));
         self.entries.push((name, value));
         if self.index.is_none() && self.entries.len() >= INDEXED_FROM {
             let mut index = Index::default();
@@ -309,7 +345,25 @@ impl Substitution {
         if let Some(index) = &mut self.index {
             index.mentions(i, &t);
         }
+        self.sizes[i] = Size::of_term(&t);
         self.entries[i].1 = t;
+    }
+
+    /// `e` with the values written in, printed for an error message; as written when that
+    /// would build a term past the limits.
+    pub(crate) fn show_expr(&self, e: &Expr) -> String {
+        match size::check_expr(e, self) {
+            Ok(()) => self.subst_expr(e).to_string(),
+            Err(_) => e.to_string(),
+        }
+    }
+
+    /// [`show_expr`](Self::show_expr) for a pattern.
+    pub(crate) fn show_pattern(&self, p: &Pattern) -> String {
+        match size::check_pattern(p, self) {
+            Ok(()) => self.subst_pattern(p).to_string(),
+            Err(_) => p.to_string(),
+        }
     }
 
     // ---- pure substitution (no evaluation) ----
