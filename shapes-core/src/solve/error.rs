@@ -125,6 +125,15 @@ pub enum InferErrorKind {
         /// The limit: [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES).
         limit: usize,
     },
+    /// Solving would build a term nested more than
+    /// [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH) levels deep, as
+    /// chains of equations each defining a variable by the next do. The recursive walks over
+    /// terms (evaluation, printing, `Drop`) stay far from the end of a thread's stack.
+    #[error("the solution's terms nest deeper than {limit} levels")]
+    TermTooDeep {
+        /// The limit: [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH).
+        limit: usize,
+    },
     /// More arguments than the function has arrows.
     #[error("too many arguments: the function takes {arity} but {given} were given")]
     TooManyArguments {

@@ -48,7 +48,8 @@ fn split(e: Cow<'_, Expr>) -> Step<'_> {
 ///   an error, as is applying something that is not an arrow. With no arguments, `f` is
 ///   returned unchanged;
 /// - terms are limited as in [`unify`](crate::unify): none grows past
-///   [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes.
+///   [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes or nests
+///   deeper than [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH).
 ///
 /// ```
 /// use shapes::{infer_app, parse};

@@ -185,6 +185,30 @@ impl Substitution {
     /// ```
     pub const MAX_TERM_NODES: usize = 4096;
 
+    /// The deepest a term built by substitution may nest (expressions, sizes and constraints
+    /// inside one another; a pattern's items are not a level): a variable's value, or an
+    /// expression once the values of its variables are written in, or a product or sum of
+    /// symbolic dims (`Π (a, b, c)` is `a × b × c`, three levels). Past it, solving stops
+    /// with [`InferErrorKind::TermTooDeep`](crate::InferErrorKind) rather than build terms
+    /// whose recursive walks (evaluation, printing, `Drop`) could exhaust a thread's stack:
+    /// `(x0, …, x49)` against `(x1 + 1 + … + 1, …)` nests `x0`'s value 100 levels deeper at
+    /// each binding. Like the parser's nesting limit, this keeps the solver within a 2 MiB
+    /// thread stack, debug builds included. An expression already deeper as written may stay
+    /// as deep, but not grow.
+    ///
+    /// ```
+    /// use shapes::{unify, parse, InferErrorKind, Substitution};
+    ///
+    /// let xs: Vec<String> = (0..50).map(|i| format!("x{i}")).collect();
+    /// let ys: Vec<String> = (1..=50).map(|i| format!("x{i}{}", " + 1".repeat(100))).collect();
+    /// let a = parse(&format!("({})", xs.join(", "))).unwrap();
+    /// let b = parse(&format!("({})", ys.join(", "))).unwrap();
+    /// let err = unify(&a, &b).unwrap_err();
+    /// assert_eq!(err.kind(), &InferErrorKind::TermTooDeep { limit: Substitution::MAX_TERM_DEPTH });
+    /// assert_eq!(err.to_string(), "the solution's terms nest deeper than 256 levels");
+    /// ```
+    pub const MAX_TERM_DEPTH: usize = 256;
+
     /// The empty substitution.
     ///
     /// ```

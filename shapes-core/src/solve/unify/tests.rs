@@ -107,3 +107,102 @@ fn large_input_is_not_growth() {
     let out = infer_app(&f, &[b, zs.clone()]).unwrap();
     assert_eq!(out, zs);
 }
+
+/// Runs `f` on a thread with a 2 MiB stack, what `std::thread::spawn` gives: an unbounded
+/// recursion would overflow it and abort the test binary.
+fn on_a_2_mib_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .expect("no stack overflow")
+}
+
+/// Issue reproducer: `(x0, …, x49)` against `(x1 + 1 + … + 1, …)` (100 `+ 1` each, 20 KB)
+/// nested `x0`'s value 100 levels deeper at each binding, and overflowed a 2 MiB stack.
+#[test]
+fn deep_chains_stop_at_the_depth_limit() {
+    let (a, b) = patterns(50, |i| format!("x{}{}", i + 1, " + 1".repeat(100)));
+    let out = on_a_2_mib_stack(move || {
+        let start = std::time::Instant::now();
+        let err = unify(&a, &b).unwrap_err();
+        let app = infer_app(&e("a -> a -> a"), &[a, b]).unwrap_err();
+        (err, app, start.elapsed())
+    });
+    let (err, app, elapsed) = out;
+    assert_eq!(
+        err.kind(),
+        &InferErrorKind::TermTooDeep {
+            limit: Substitution::MAX_TERM_DEPTH
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the solution's terms nest deeper than 256 levels"
+    );
+    assert_eq!(app.kind(), err.kind());
+    assert!(elapsed.as_secs() < 10, "{elapsed:?}");
+}
+
+/// Chains of each kind of nesting, built by substitution up to the depth limit and past it:
+/// up to the limit the value is used (evaluated again, unified, printed, dropped) on a
+/// 2 MiB stack; past it, an error. Each step nests `per_step` levels.
+#[test]
+fn every_kind_of_nesting_stops_at_the_depth_limit() {
+    // (item for x{i} in terms of x{i+1}, levels per step)
+    let kinds: [(&str, usize); 8] = [
+        ("x{} + 1", 1),
+        ("2 * (x{} // 2)", 2),
+        ("Π (x{}, *r)", 2),
+        ("Σ (x{}, *r)", 2),
+        ("(x{}, 3, *r)[1]", 2),
+        ("D (T⁽¹ ⁰⁾ (x{}, *r))", 3),
+        ("D (/⁰ (x{}, 3, *r))", 3),
+        ("D ((x{}, *r) :{0}: (2, *r))", 3),
+    ];
+    for (item, per_step) in kinds {
+        // x0's value nests steps × per_step levels over the last variable's (1 level); used
+        // in `(y, y)` it is one level deeper again.
+        let limit = Substitution::MAX_TERM_DEPTH;
+        let fits = (limit - 2) / per_step;
+        let past = (limit - 1) / per_step + 1;
+        for (steps, ok) in [(fits, true), (past, false)] {
+            // Last variable first, so that each value is built by evaluating the next one's
+            // (binding x0 first would rewrite every earlier value at each binding, the path
+            // `deep_chains_stop_at_the_depth_limit` takes: cubic, slow in a debug build).
+            let xs: Vec<String> = (0..steps).rev().map(|i| format!("x{i}")).collect();
+            let ys: Vec<String> = (0..steps)
+                .rev()
+                .map(|i| item.replace("{}", &(i + 1).to_string()))
+                .collect();
+            let a = e(&format!("({})", xs.join(", ")));
+            let b = e(&format!("({})", ys.join(", ")));
+            let name = item.to_string();
+            let result = on_a_2_mib_stack(move || {
+                let s = unify(&a, &b)?;
+                let x0 = s.get("x0").unwrap().to_expr();
+                // Use the deep value: as an argument, printed, compared, evaluated.
+                let f = e("(y,) -> (y, y)");
+                let out = infer_app(&f, std::slice::from_ref(&x0))?;
+                let text = out.to_string();
+                assert_eq!(out, out.clone());
+                assert_eq!(x0.eval()?, x0, "{name}");
+                Ok::<_, crate::solve::InferError>(text.len())
+            });
+            match result {
+                Ok(_) => assert!(ok, "{item}: {steps} steps should be too deep"),
+                Err(err) => {
+                    assert!(!ok, "{item}: {steps} steps: {err}");
+                    assert_eq!(
+                        err.kind(),
+                        &InferErrorKind::TermTooDeep {
+                            limit: Substitution::MAX_TERM_DEPTH
+                        },
+                        "{item}"
+                    );
+                }
+            }
+        }
+    }
+}
