@@ -190,10 +190,11 @@ impl<'s> Walk<'s> {
 }
 
 /// Whether `s` may be written into the expression without building a term past the limits.
-/// Values that are all literal sizes cannot make a term grow (a variable becomes one literal,
-/// or a one-dim pattern), so nothing is walked then.
+/// Values of one node (literals, variables) cannot make a term grow, but for a size written
+/// where a shape is expected becoming a one-dim pattern, so nothing is walked then: the
+/// common case, concrete shapes or variables renamed to variables, pays nothing.
 pub(crate) fn check_expr(e: &Expr, s: &Substitution) -> Result<(), InferError> {
-    if !s.has_symbolic_values() {
+    if !s.may_grow_terms() {
         return Ok(());
     }
     let mut w = Walk::new(Some(s));
@@ -203,7 +204,7 @@ pub(crate) fn check_expr(e: &Expr, s: &Substitution) -> Result<(), InferError> {
 
 /// [`check_expr`] for a pattern.
 pub(crate) fn check_pattern(p: &Pattern, s: &Substitution) -> Result<(), InferError> {
-    if !s.has_symbolic_values() {
+    if !s.may_grow_terms() {
         return Ok(());
     }
     let mut w = Walk::new(Some(s));
@@ -213,7 +214,7 @@ pub(crate) fn check_pattern(p: &Pattern, s: &Substitution) -> Result<(), InferEr
 
 /// [`check_expr`] for a size.
 pub(crate) fn check_dim(d: &DimExpr, s: &Substitution) -> Result<(), InferError> {
-    if !s.has_symbolic_values() || matches!(d, DimExpr::Lit(_)) {
+    if !s.may_grow_terms() || matches!(d, DimExpr::Lit(_)) {
         return Ok(());
     }
     let mut w = Walk::new(Some(s));
@@ -223,7 +224,7 @@ pub(crate) fn check_dim(d: &DimExpr, s: &Substitution) -> Result<(), InferError>
 
 /// [`check_expr`] for a constraint.
 pub(crate) fn check_pred(p: &Pred, s: &Substitution) -> Result<(), InferError> {
-    if !s.has_symbolic_values() {
+    if !s.may_grow_terms() {
         return Ok(());
     }
     let mut w = Walk::new(Some(s));

@@ -84,6 +84,8 @@ pub struct Substitution {
     entries: SmallVec<[(Name, Term); 8]>,
     /// The size of each entry's value, to predict the size of what substitution builds.
     sizes: SmallVec<[Size; 8]>,
+    /// The most nodes a value has had: with values of one node, nothing can grow.
+    widest: usize,
     /// How many values are not literal sizes (only those can mention a variable).
     symbolic: usize,
     /// Built once there are [`INDEXED_FROM`] entries; `None` below (scanning a few entries is
@@ -313,7 +315,9 @@ impl Substitution {
         if let Some(index) = &mut self.index {
             index.add(self.entries.len(), &name, &value);
         }
-        self.sizes.push(Size::of_term(&value));
+        let size = Size::of_term(&value);
+        self.widest = self.widest.max(size.nodes);
+        self.sizes.push(size);
         self.entries.push((name, value));
         if self.index.is_none() && self.entries.len() >= INDEXED_FROM {
             let mut index = Index::default();
@@ -322,6 +326,12 @@ impl Substitution {
             }
             self.index = Some(Box::new(index));
         }
+    }
+
+    /// Whether writing the values in may make a term grow: whether some value has had more
+    /// than one node.
+    pub(crate) fn may_grow_terms(&self) -> bool {
+        self.widest > 1
     }
 
     /// Whether some bound value is not a literal size (and so may need rewriting when a
@@ -369,7 +379,9 @@ impl Substitution {
         if let Some(index) = &mut self.index {
             index.mentions(i, &t);
         }
-        self.sizes[i] = Size::of_term(&t);
+        let size = Size::of_term(&t);
+        self.widest = self.widest.max(size.nodes);
+        self.sizes[i] = size;
         self.entries[i].1 = t;
     }
 
