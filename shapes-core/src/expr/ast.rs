@@ -68,6 +68,14 @@ impl AsRef<str> for Name {
     }
 }
 
+/// A name hashes and compares as its string, so a map keyed by names can be searched with a
+/// `&str`.
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 /// An arithmetic operator between two sizes. All arithmetic is on `usize` and checked:
 /// overflow, a negative difference, division by zero and an inexact `/` are errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

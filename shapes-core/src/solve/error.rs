@@ -116,6 +116,24 @@ pub enum InferErrorKind {
         /// The right pattern.
         right: String,
     },
+    /// Solving would build a term (a variable's value, or an expression with the values of
+    /// its variables written in) of more than
+    /// [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes, as
+    /// equations whose solutions grow exponentially do.
+    #[error("the solution's terms grow past {limit} nodes")]
+    TermTooLarge {
+        /// The limit: [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES).
+        limit: usize,
+    },
+    /// Solving would build a term nested more than
+    /// [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH) levels deep, as
+    /// chains of equations each defining a variable by the next do. The recursive walks over
+    /// terms (evaluation, printing, `Drop`) stay far from the end of a thread's stack.
+    #[error("the solution's terms nest deeper than {limit} levels")]
+    TermTooDeep {
+        /// The limit: [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH).
+        limit: usize,
+    },
     /// More arguments than the function has arrows.
     #[error("too many arguments: the function takes {arity} but {given} were given")]
     TooManyArguments {

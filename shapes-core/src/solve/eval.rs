@@ -5,6 +5,7 @@
 use super::arith::fold;
 use super::error::{InferError, InferErrorKind, bad_op, err};
 use super::ops;
+use super::size;
 use super::subst::{Substitution, Term};
 use crate::expr::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Operand, Pattern, Pred, SliceSpec};
 
@@ -17,57 +18,112 @@ pub(crate) enum Truth {
     Open,
 }
 
+/// Evaluates the size `d` under `s`. An error, before anything is built, when writing `s`'s
+/// values into `d` would build a term past the limits (see `size`); the same holds for
+/// [`eval_expr`], [`eval_pattern`] and [`eval_pred`]. The checks are made once, here: the
+/// recursion below them goes through the unchecked `*_value` functions.
 pub(crate) fn eval_dim(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferError> {
+    size::check_dim(d, s)?;
+    dim_value(d, s)
+}
+
+/// Evaluates `e` under `s`: substitutes, folds, computes operations whose operands are known,
+/// checks closed constraints (a false one is an error) and keeps open ones.
+pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    size::check_expr(e, s)?;
+    expr_value(e, s)
+}
+
+/// Evaluates a pattern under `s`, splicing bound variadics.
+pub(crate) fn eval_pattern(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
+    size::check_pattern(p, s)?;
+    pattern_value(p, s)
+}
+
+/// Decides a constraint under `s`.
+pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
+    size::check_pred(p, s)?;
+    pred_truth(p, s)
+}
+
+// The recursion (`dim_value` → `expr_value` → `pattern_value` → `dim_value` …) is as deep as
+// the term. Each of these three functions keeps only what one level needs in its frame and
+// hands the work of each case to a helper that does not recurse (or only through them):
+// unoptimised, a `match` whose arms do the work keeps every arm's temporaries in one frame
+// (10 KB for `expr_value`), and a term at `Substitution::MAX_TERM_DEPTH` would then need
+// more than a 2 MiB stack.
+
+fn dim_value(d: &DimExpr, s: &Substitution) -> Result<DimExpr, InferError> {
     match d {
         DimExpr::Lit(_) => Ok(d.clone()),
-        DimExpr::Var(n) => match s.lookup(n) {
-            None => Ok(d.clone()),
-            Some(Term::Dim(v)) => Ok(v.clone()),
-            // ok: the guard says `p.items` has exactly one element.
-            Some(Term::Expr(Expr::Pattern(p))) if p.items.len() == 1 => match &p.items[0] {
-                // A rank-1 shape in a size position is its one dim (the grammar's `Π a` in a
-                // shape position is `(Π a,)`; this is the way back).
-                Item::Dim(v) => Ok(v.clone()),
-                _ => not_a_dim(n, s),
-            },
-            Some(Term::Expr(_)) => not_a_dim(n, s),
+        DimExpr::Var(n) => var_dim(d, n, s),
+        DimExpr::Bin(op, a, b) => bin_value(*op, a, b, s),
+        DimExpr::Rank(e) => rank_value(e, s),
+        DimExpr::Prod(e) => reduce_dims(e, s, ArithOp::Mul, 1, DimExpr::Prod),
+        DimExpr::Sum(e) => reduce_dims(e, s, ArithOp::Add, 0, DimExpr::Sum),
+        DimExpr::Index(e, i) => index_value(e, *i, s),
+    }
+}
+
+fn bin_value(
+    op: ArithOp,
+    a: &DimExpr,
+    b: &DimExpr,
+    s: &Substitution,
+) -> Result<DimExpr, InferError> {
+    fold(op, dim_value(a, s)?, dim_value(b, s)?)
+}
+
+/// A size variable's value.
+fn var_dim(d: &DimExpr, n: &crate::Name, s: &Substitution) -> Result<DimExpr, InferError> {
+    match s.lookup(n) {
+        None => Ok(d.clone()),
+        Some(Term::Dim(v)) => Ok(v.clone()),
+        // ok: the guard says `p.items` has exactly one element.
+        Some(Term::Expr(Expr::Pattern(p))) if p.items.len() == 1 => match &p.items[0] {
+            // A rank-1 shape in a size position is its one dim (the grammar's `Π a` in a
+            // shape position is `(Π a,)`; this is the way back).
+            Item::Dim(v) => Ok(v.clone()),
+            _ => not_a_dim(n, s),
         },
-        DimExpr::Bin(op, a, b) => fold(*op, eval_dim(a, s)?, eval_dim(b, s)?),
-        DimExpr::Rank(e) => {
-            let e = eval_expr(e, s)?;
-            Ok(match rank_of(&e) {
-                Some(n) => DimExpr::Lit(n),
-                None => DimExpr::Rank(Box::new(e)),
-            })
-        }
-        DimExpr::Prod(e) => reduce_dims(eval_expr(e, s)?, ArithOp::Mul, 1, DimExpr::Prod),
-        DimExpr::Sum(e) => reduce_dims(eval_expr(e, s)?, ArithOp::Add, 0, DimExpr::Sum),
-        DimExpr::Index(e, i) => {
-            let e = eval_expr(e, s)?;
-            match dims_of(&e) {
-                Some(dims) => {
-                    let rank = dims.len();
-                    let j = if *i < 0 {
-                        rank.checked_sub(i.unsigned_abs())
-                    } else {
-                        Some(i.unsigned_abs()).filter(|&j| j < rank)
-                    };
-                    // ok: `j < rank == dims.len()` on both arms above (`rank - |i|`, or filtered).
-                    match j {
-                        Some(j) => Ok(match &dims[j] {
-                            Some(d) => d.clone(),
-                            None => DimExpr::Index(Box::new(e), *i),
-                        }),
-                        None => err(InferErrorKind::AxisOutOfRange {
-                            op: "index",
-                            axis: *i,
-                            rank,
-                        }),
-                    }
-                }
-                None => Ok(DimExpr::Index(Box::new(e), *i)),
+        Some(Term::Expr(_)) => not_a_dim(n, s),
+    }
+}
+
+/// `D e`.
+fn rank_value(e: &Expr, s: &Substitution) -> Result<DimExpr, InferError> {
+    let e = expr_value(e, s)?;
+    Ok(match rank_of(&e) {
+        Some(n) => DimExpr::Lit(n),
+        None => DimExpr::Rank(Box::new(e)),
+    })
+}
+
+/// `e[i]` (a size).
+fn index_value(e: &Expr, i: isize, s: &Substitution) -> Result<DimExpr, InferError> {
+    let e = expr_value(e, s)?;
+    match dims_of(&e) {
+        Some(dims) => {
+            let rank = dims.len();
+            let j = if i < 0 {
+                rank.checked_sub(i.unsigned_abs())
+            } else {
+                Some(i.unsigned_abs()).filter(|&j| j < rank)
+            };
+            // ok: `j < rank == dims.len()` on both arms above (`rank - |i|`, or filtered).
+            match j {
+                Some(j) => Ok(match &dims[j] {
+                    Some(d) => d.clone(),
+                    None => DimExpr::Index(Box::new(e), i),
+                }),
+                None => err(InferErrorKind::AxisOutOfRange {
+                    op: "index",
+                    axis: i,
+                    rank,
+                }),
             }
         }
+        None => Ok(DimExpr::Index(Box::new(e), i)),
     }
 }
 
@@ -80,7 +136,22 @@ fn not_a_dim<T>(n: &crate::Name, s: &Substitution) -> Result<T, InferError> {
 
 /// `Π` / `Σ` of an evaluated expression: folded when every dim is known, a product / sum of
 /// the dims when the rank is known, otherwise `wrap(e)`.
+///
+/// A product of symbolic dims is a chain as long as the rank (`Π (a, b, c)` is
+/// `a × b × c`), so a chain that would nest past [`Substitution::MAX_TERM_DEPTH`] (and deeper
+/// than any of its dims) is an error before it is built.
 fn reduce_dims(
+    e: &Expr,
+    s: &Substitution,
+    op: ArithOp,
+    unit: usize,
+    wrap: fn(Box<Expr>) -> DimExpr,
+) -> Result<DimExpr, InferError> {
+    reduce_evaluated(expr_value(e, s)?, op, unit, wrap)
+}
+
+/// [`reduce_dims`] once `e` is evaluated.
+fn reduce_evaluated(
     e: Expr,
     op: ArithOp,
     unit: usize,
@@ -89,12 +160,31 @@ fn reduce_dims(
     let Some(dims) = dims_of(&e) else {
         return Ok(wrap(Box::new(e)));
     };
+    if dims.iter().any(Option::is_none) {
+        return Ok(wrap(Box::new(e)));
+    }
     let mut acc = DimExpr::Lit(unit);
-    for d in dims {
-        match d {
-            Some(d) => acc = fold(op, acc, d)?,
-            None => return Ok(wrap(Box::new(e))),
-        }
+    // The depth of `acc`, following `fold`: literals fold, the unit is dropped, anything else
+    // is one more level.
+    let mut depth = 1;
+    for d in dims.into_iter().flatten() {
+        let deeper = match (&acc, &d) {
+            (DimExpr::Lit(_), DimExpr::Lit(_)) => 1,
+            (_, DimExpr::Lit(u)) if *u == unit => depth,
+            (DimExpr::Lit(u), _) if *u == unit => size::Size::of_dim(&d).depth,
+            _ => {
+                let own = size::Size::of_dim(&d).depth;
+                let deeper = 1 + depth.max(own);
+                if deeper > Substitution::MAX_TERM_DEPTH.max(own + 1) {
+                    return err(InferErrorKind::TermTooDeep {
+                        limit: Substitution::MAX_TERM_DEPTH,
+                    });
+                }
+                deeper
+            }
+        };
+        acc = fold(op, acc, d)?;
+        depth = deeper;
     }
     Ok(acc)
 }
@@ -148,118 +238,148 @@ fn concrete(p: &Pattern) -> Option<crate::shape::Shape> {
     p.as_concrete()
 }
 
-pub(crate) fn eval_pattern(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
+fn pattern_value(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
     let mut items = Vec::with_capacity(p.items.len());
     for item in &p.items {
         match item {
-            Item::Dim(d) => items.push(Item::Dim(eval_dim(d, s)?)),
-            Item::Broadcast(d) => items.push(Item::Broadcast(eval_dim(d, s)?)),
+            Item::Dim(d) => items.push(Item::Dim(dim_value(d, s)?)),
+            Item::Broadcast(d) => items.push(Item::Broadcast(dim_value(d, s)?)),
             Item::Any | Item::Ellipsis => items.push(item.clone()),
-            Item::Variadic(n) => match s.lookup(n) {
-                None => items.push(item.clone()),
-                Some(Term::Expr(Expr::Pattern(q))) => items.extend(q.items.iter().cloned()),
-                Some(Term::Expr(Expr::Var(m))) => items.push(Item::Variadic(m.clone())),
-                Some(Term::Dim(d)) => items.push(Item::Dim(d.clone())),
-                Some(Term::Expr(other)) => {
-                    return err(InferErrorKind::KindMismatch {
-                        left: format!("*{n}"),
-                        right: other.to_string(),
-                    });
-                }
-            },
+            Item::Variadic(n) => splice(&mut items, item, n, s)?,
         }
     }
     Ok(Pattern::new(items))
 }
 
-/// Evaluates `e` under `s`: substitutes, folds, computes operations whose operands are known,
-/// checks closed constraints (a false one is an error) and keeps open ones.
-pub(crate) fn eval_expr(e: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+/// A variadic `*n` of a pattern: its dims when bound.
+fn splice(
+    items: &mut Vec<Item>,
+    item: &Item,
+    n: &crate::Name,
+    s: &Substitution,
+) -> Result<(), InferError> {
+    match s.lookup(n) {
+        None => items.push(item.clone()),
+        Some(Term::Expr(Expr::Pattern(q))) => items.extend(q.items.iter().cloned()),
+        Some(Term::Expr(Expr::Var(m))) => items.push(Item::Variadic(m.clone())),
+        Some(Term::Dim(d)) => items.push(Item::Dim(d.clone())),
+        Some(Term::Expr(other)) => {
+            return err(InferErrorKind::KindMismatch {
+                left: format!("*{n}"),
+                right: other.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn expr_value(e: &Expr, s: &Substitution) -> Result<Expr, InferError> {
     match e {
         Expr::Var(n) => Ok(match s.lookup(n) {
             None => e.clone(),
             Some(t) => t.to_expr(),
         }),
-        Expr::Pattern(p) => Ok(Expr::Pattern(eval_pattern(p, s)?)),
-        Expr::Arrow(a, b) => Ok(Expr::arrow(eval_expr(a, s)?, eval_expr(b, s)?)),
-        Expr::Compound(a, p) => {
-            let a = eval_expr(a, s)?;
-            match eval_pred(p, s)? {
-                Truth::True => Ok(a),
-                Truth::False => err(InferErrorKind::ConstraintFailed {
-                    pred: s.subst_pred(p).to_string(),
-                }),
-                Truth::Open => Ok(Expr::Compound(Box::new(a), Box::new(s.subst_pred(p)))),
-            }
-        }
+        Expr::Pattern(p) => pattern_value(p, s).map(Expr::Pattern),
+        Expr::Arrow(a, b) => arrow_value(a, b, s),
+        Expr::Compound(a, p) => compound_value(a, p, s),
         Expr::Axes(_) | Expr::Sizes(_) | Expr::Slices(_) => Ok(e.clone()),
-        Expr::Slice(a, idx) => {
-            let a = eval_expr(a, s)?;
-            let idx = eval_expr(idx, s)?;
-            if let (Expr::Pattern(p), Expr::Slices(specs)) = (&a, &idx)
-                && let Some(out) = slice_pattern(p, specs)?
-            {
-                return Ok(Expr::Pattern(out));
-            }
-            Ok(Expr::Slice(Box::new(a), Box::new(idx)))
-        }
-        Expr::Transpose(axes, a) => {
-            let a = eval_expr(a, s)?;
-            if let Expr::Pattern(p) = &a
-                && pattern_rank(p).is_some()
-            {
-                let items = ops::permute(axes, &p.items)?;
-                return Ok(Expr::Pattern(Pattern::new(items)));
-            }
-            Ok(Expr::Transpose(axes.clone(), Box::new(a)))
-        }
-        Expr::Reduce(axis, a) => {
-            let a = eval_expr(a, s)?;
-            if let Expr::Pattern(p) = &a
-                && let Some(rank) = pattern_rank(p)
-            {
-                return Ok(Expr::Pattern(match axis {
-                    Axis::All => Pattern::default(),
-                    Axis::One(i) => {
-                        ops::check_axis("reduce", *i, rank)?;
-                        let mut items = p.items.clone();
-                        items.remove(*i); // ok: `i < rank == items.len()`, checked above.
-                        Pattern::new(items)
-                    }
-                }));
-            }
-            Ok(Expr::Reduce(*axis, Box::new(a)))
-        }
-        Expr::Broadcast(a, b) => {
-            let a = eval_expr(a, s)?;
-            let b = eval_expr(b, s)?;
-            if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
-                && let Some(out) = broadcast_patterns(p, q)?
-            {
-                return Ok(Expr::Pattern(out));
-            }
-            Ok(Expr::Broadcast(Box::new(a), Box::new(b)))
-        }
-        Expr::Repeat(axis, reps, a) => {
-            let a = eval_expr(a, s)?;
-            if let Expr::Pattern(p) = &a
-                && let Some(out) = repeat_pattern(p, *axis, reps)?
-            {
-                return Ok(Expr::Pattern(out));
-            }
-            Ok(Expr::Repeat(*axis, reps.clone(), Box::new(a)))
-        }
-        Expr::Concat(axis, a, b) => {
-            let a = eval_expr(a, s)?;
-            let b = eval_expr(b, s)?;
-            if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
-                && let Some(out) = concat_patterns(*axis, p, q)?
-            {
-                return Ok(Expr::Pattern(out));
-            }
-            Ok(Expr::Concat(*axis, Box::new(a), Box::new(b)))
-        }
+        Expr::Slice(a, idx) => slice_value(a, idx, s),
+        Expr::Transpose(axes, a) => transpose_value(axes, a, s),
+        Expr::Reduce(axis, a) => reduce_value(*axis, a, s),
+        Expr::Broadcast(a, b) => broadcast_value(a, b, s),
+        Expr::Repeat(axis, reps, a) => repeat_value(*axis, reps, a, s),
+        Expr::Concat(axis, a, b) => concat_value(*axis, a, b, s),
     }
+}
+
+fn arrow_value(a: &Expr, b: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    Ok(Expr::arrow(expr_value(a, s)?, expr_value(b, s)?))
+}
+
+/// `{ a | p }`: `a` when `p` holds, an error when it is false, and `p` kept when open.
+fn compound_value(a: &Expr, p: &Pred, s: &Substitution) -> Result<Expr, InferError> {
+    let a = expr_value(a, s)?;
+    match pred_truth(p, s)? {
+        Truth::True => Ok(a),
+        Truth::False => err(InferErrorKind::ConstraintFailed {
+            pred: s.subst_pred(p).to_string(),
+        }),
+        Truth::Open => Ok(Expr::Compound(Box::new(a), Box::new(s.subst_pred(p)))),
+    }
+}
+
+fn slice_value(a: &Expr, idx: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    let (a, idx) = (expr_value(a, s)?, expr_value(idx, s)?);
+    if let (Expr::Pattern(p), Expr::Slices(specs)) = (&a, &idx)
+        && let Some(out) = slice_pattern(p, specs)?
+    {
+        return Ok(Expr::Pattern(out));
+    }
+    Ok(Expr::Slice(Box::new(a), Box::new(idx)))
+}
+
+fn transpose_value(axes: &[usize], a: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    let a = expr_value(a, s)?;
+    if let Expr::Pattern(p) = &a
+        && pattern_rank(p).is_some()
+    {
+        let items = ops::permute(axes, &p.items)?;
+        return Ok(Expr::Pattern(Pattern::new(items)));
+    }
+    Ok(Expr::Transpose(axes.to_vec(), Box::new(a)))
+}
+
+fn reduce_value(axis: Axis, a: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    let a = expr_value(a, s)?;
+    if let Expr::Pattern(p) = &a
+        && let Some(rank) = pattern_rank(p)
+    {
+        return Ok(Expr::Pattern(match axis {
+            Axis::All => Pattern::default(),
+            Axis::One(i) => {
+                ops::check_axis("reduce", i, rank)?;
+                let mut items = p.items.clone();
+                items.remove(i); // ok: `i < rank == items.len()`, checked above.
+                Pattern::new(items)
+            }
+        }));
+    }
+    Ok(Expr::Reduce(axis, Box::new(a)))
+}
+
+fn broadcast_value(a: &Expr, b: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    let (a, b) = (expr_value(a, s)?, expr_value(b, s)?);
+    if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
+        && let Some(out) = broadcast_patterns(p, q)?
+    {
+        return Ok(Expr::Pattern(out));
+    }
+    Ok(Expr::Broadcast(Box::new(a), Box::new(b)))
+}
+
+fn repeat_value(
+    axis: Axis,
+    reps: &[usize],
+    a: &Expr,
+    s: &Substitution,
+) -> Result<Expr, InferError> {
+    let a = expr_value(a, s)?;
+    if let Expr::Pattern(p) = &a
+        && let Some(out) = repeat_pattern(p, axis, reps)?
+    {
+        return Ok(Expr::Pattern(out));
+    }
+    Ok(Expr::Repeat(axis, reps.to_vec(), Box::new(a)))
+}
+
+fn concat_value(axis: usize, a: &Expr, b: &Expr, s: &Substitution) -> Result<Expr, InferError> {
+    let (a, b) = (expr_value(a, s)?, expr_value(b, s)?);
+    if let (Expr::Pattern(p), Expr::Pattern(q)) = (&a, &b)
+        && let Some(out) = concat_patterns(axis, p, q)?
+    {
+        return Ok(Expr::Pattern(out));
+    }
+    Ok(Expr::Concat(axis, Box::new(a), Box::new(b)))
 }
 
 /// numpy indexing of a pattern; `None` (stay symbolic) when a sliced dim is not known.
@@ -347,7 +467,10 @@ fn broadcast_patterns(p: &Pattern, q: &Pattern) -> Result<Option<Pattern>, Infer
 
 fn repeat_pattern(p: &Pattern, axis: Axis, reps: &[usize]) -> Result<Option<Pattern>, InferError> {
     if let Some(shape) = concrete(p) {
-        return Ok(Some(Pattern::from(ops::repeat(&shape, axis, reps)?.0)));
+        // The shape only: `ops::repeat` would also write out one count per element.
+        return Ok(Some(Pattern::from(
+            ops::repeat_shape(&shape, axis, reps)?.0,
+        )));
     }
     let (Axis::One(a), Some(rank)) = (axis, pattern_rank(p)) else {
         return Ok(None);
@@ -441,13 +564,12 @@ fn operand_values(
     s: &Substitution,
 ) -> Result<Option<Vec<Option<DimExpr>>>, InferError> {
     match o {
-        Operand::Size(d) => Ok(Some(vec![Some(eval_dim(d, s)?)])),
-        Operand::ForAll(e) => Ok(dims_of(&eval_expr(e, s)?)),
+        Operand::Size(d) => Ok(Some(vec![Some(dim_value(d, s)?)])),
+        Operand::ForAll(e) => Ok(dims_of(&expr_value(e, s)?)),
     }
 }
 
-/// Decides a constraint under `s`.
-pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
+fn pred_truth(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
     match p {
         Pred::Cmp(op, a, b) => {
             let (Some(xs), Some(ys)) = (operand_values(a, s)?, operand_values(b, s)?) else {
@@ -488,8 +610,8 @@ pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError>
             Ok(truth)
         }
         Pred::Broadcastable(a, b) => {
-            let a = eval_expr(a, s)?;
-            let b = eval_expr(b, s)?;
+            let a = expr_value(a, s)?;
+            let b = expr_value(b, s)?;
             match (&a, &b) {
                 (Expr::Pattern(p), Expr::Pattern(q)) => match broadcast_patterns(p, q) {
                     Ok(Some(_)) => Ok(Truth::True),
@@ -499,12 +621,12 @@ pub(crate) fn eval_pred(p: &Pred, s: &Substitution) -> Result<Truth, InferError>
                 _ => Ok(Truth::Open),
             }
         }
-        Pred::And(a, b) => Ok(match (eval_pred(a, s)?, eval_pred(b, s)?) {
+        Pred::And(a, b) => Ok(match (pred_truth(a, s)?, pred_truth(b, s)?) {
             (Truth::False, _) | (_, Truth::False) => Truth::False,
             (Truth::True, Truth::True) => Truth::True,
             _ => Truth::Open,
         }),
-        Pred::Or(a, b) => Ok(match (eval_pred(a, s)?, eval_pred(b, s)?) {
+        Pred::Or(a, b) => Ok(match (pred_truth(a, s)?, pred_truth(b, s)?) {
             (Truth::True, _) | (_, Truth::True) => Truth::True,
             (Truth::False, Truth::False) => Truth::False,
             _ => Truth::Open,
@@ -527,7 +649,65 @@ impl Expr {
     /// assert_eq!(e("T⁽¹ ⁰⁾ (x, y)"), "(y, x)");
     /// assert!(parse("(2 - 3,)").unwrap().eval().is_err());
     /// ```
+    ///
+    /// A product or sum of symbolic dims is a chain as long as the rank (`Π (a, b, c)` is
+    /// `a × b × c`): one nesting deeper than
+    /// [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH) is an error.
     pub fn eval(&self) -> Result<Expr, InferError> {
         eval_expr(self, &Substitution::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{infer_app, parse};
+
+    fn dims(range: std::ops::Range<usize>, f: impl Fn(usize) -> String) -> String {
+        let v: Vec<String> = range.map(f).collect();
+        v.join(", ")
+    }
+
+    /// `Π (x0, …, x{n-1})` is an `n`-level chain `x0 × x1 × …`: past the depth limit it is an
+    /// error, before it is built; units and literals add no level.
+    #[test]
+    fn products_of_many_symbolic_dims_stop_at_the_depth_limit() {
+        let limit = Substitution::MAX_TERM_DEPTH;
+        let prod = |n: usize| parse(&format!("(Π ({}),)", dims(0..n, |i| format!("x{i}"))));
+        // n dims: n - 1 products, n levels.
+        let ok = prod(limit).unwrap().eval().unwrap();
+        assert_eq!(ok.to_string().matches('×').count(), limit - 1);
+        let err = prod(limit + 1).unwrap().eval().unwrap_err();
+        assert_eq!(err.kind(), &InferErrorKind::TermTooDeep { limit }, "{err}");
+        let sum = parse(&format!("(Σ ({}),)", dims(0..300, |i| format!("x{i}"))));
+        assert!(sum.unwrap().eval().is_err());
+        // Units are dropped and literals fold: no chain.
+        let units = format!(
+            "(Π (x, {}), Σ (y, {}))",
+            dims(0..300, |_| "1".into()),
+            dims(0..300, |_| "0".into())
+        );
+        assert_eq!(parse(&units).unwrap().eval().unwrap().to_string(), "(x, y)");
+        let lits = format!("(Π (x, {}),)", dims(0..300, |i| (i % 3 + 1).to_string()));
+        assert_eq!(
+            parse(&lits)
+                .unwrap()
+                .eval()
+                .unwrap()
+                .to_string()
+                .matches('×')
+                .count(),
+            300 - 100
+        );
+        // Through an application, on a 2 MiB stack.
+        let f = parse("a -> (Π a,)").unwrap();
+        let arg = parse(&format!("({})", dims(0..1000, |i| format!("x{i}")))).unwrap();
+        let err = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || infer_app(&f, &[arg]).unwrap_err())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(err.kind(), &InferErrorKind::TermTooDeep { limit });
     }
 }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use super::error::{InferError, InferErrorKind, err};
 use super::eval::eval_expr;
 use super::rename::rename_apart;
+use super::size::check_pred;
 use super::unify::Unifier;
 use crate::expr::{Expr, Pred};
 
@@ -45,7 +46,10 @@ fn split(e: Cow<'_, Expr>) -> Step<'_> {
 ///   semantics, and whatever still depends on a variable stays symbolic;
 /// - fewer arguments than arrows is partial application (the result is a function); more is
 ///   an error, as is applying something that is not an arrow. With no arguments, `f` is
-///   returned unchanged.
+///   returned unchanged;
+/// - terms are limited as in [`unify`](crate::unify): none grows past
+///   [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes or nests
+///   deeper than [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH).
 ///
 /// ```
 /// use shapes::{infer_app, parse};
@@ -87,7 +91,7 @@ pub fn infer_app(f: &Expr, args: &[Expr]) -> Result<Expr, InferError> {
                     }
                     return err(if i == 0 {
                         InferErrorKind::NotAFunction {
-                            expr: u.subst.subst_expr(&e).to_string(),
+                            expr: u.subst.show_expr(&e),
                         }
                     } else {
                         InferErrorKind::TooManyArguments {
@@ -99,7 +103,7 @@ pub fn infer_app(f: &Expr, args: &[Expr]) -> Result<Expr, InferError> {
             }
         };
         if let Err(e) = u.unify(&param, arg) {
-            return Err(e.in_argument(i, u.subst.subst_expr(&param).to_string(), arg.to_string()));
+            return Err(e.in_argument(i, u.subst.show_expr(&param), arg.to_string()));
         }
         if let Err(e) = u.check_pending() {
             return Err(e.in_argument(i, param.to_string(), arg.to_string()));
@@ -109,6 +113,9 @@ pub fn infer_app(f: &Expr, args: &[Expr]) -> Result<Expr, InferError> {
     let result = eval_expr(&cur, &u.subst)?;
     if u.pending.is_empty() {
         return Ok(result);
+    }
+    for p in &u.pending {
+        check_pred(p, &u.subst)?;
     }
     let mut open = u.pending.iter().map(|p| u.subst.subst_pred(p));
     // ok: `pending` is non-empty (checked just above) and `open` maps it one to one.

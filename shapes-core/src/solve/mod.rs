@@ -7,6 +7,7 @@
 //! - `eval`: evaluation of expressions, sizes and constraints under a substitution;
 //! - `ops`: shape operations on concrete shapes (numpy semantics), public as `shapes::ops`;
 //! - `rename`: alpha-renaming of a function's variables apart from its arguments';
+//! - `size`: the size of terms, and the limits on what substitution may build;
 //! - `infer`: [`infer_app`];
 //! - `error`: [`InferError`].
 
@@ -16,6 +17,7 @@ mod eval;
 mod infer;
 pub mod ops;
 mod rename;
+mod size;
 mod subst;
 mod unify;
 

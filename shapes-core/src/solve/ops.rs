@@ -52,14 +52,16 @@ pub(crate) fn slice_axis(
             } else {
                 (clamp(start, upper), clamp(end, lower))
             };
-            let n = if step > 0 {
-                if e > s { (e - s - 1) / step + 1 } else { 0 }
-            } else if s > e {
-                (s - e - 1) / (-step) + 1
+            // Every bound is clamped to `-1..=len`, and `s`, `e` lie on the same side of it
+            // (`0..=len` going up, `-1..len` going down), so the span cannot overflow. The step
+            // is taken by magnitude: `-step` overflows for `isize::MIN`.
+            let span = if step > 0 { e - s } else { s - e };
+            let n = if span > 0 {
+                (span.unsigned_abs() - 1) / step.unsigned_abs() + 1
             } else {
                 0
             };
-            Ok(Some(n.unsigned_abs()))
+            Ok(Some(n))
         }
     }
 }
@@ -206,10 +208,21 @@ pub(crate) fn check_axis(op: &'static str, axis: usize, rank: usize) -> Result<(
     Ok(())
 }
 
+/// The most repeat counts [`repeat`] writes out: 2²⁴ (128 MiB of `usize` on a 64-bit
+/// target). One count given for an axis longer than this is an error naming the limit,
+/// rather than an allocation sized by a dim. The shape alone is never limited: the solver
+/// ([`infer_app`](crate::infer_app) on `Repeat⁰{[2]} a`) computes it without writing the
+/// counts out.
+pub const MAX_REPEAT_COUNTS: usize = 1 << 24;
+
 /// numpy's `repeat`: the new shape and the repeat count of each element along the axis.
 ///
 /// One count is broadcast over the axis; otherwise there must be one count per element. With
 /// [`Axis::All`] the array is flattened first (numpy's `axis=None`).
+///
+/// The counts are returned one per element, so one count for an axis of more than
+/// [`MAX_REPEAT_COUNTS`] elements is an error (and so is a failed allocation); an overflowing
+/// result is an error too.
 ///
 /// ```
 /// use shapes::{ops, Axis, Shape};
@@ -218,12 +231,49 @@ pub(crate) fn check_axis(op: &'static str, axis: usize, rank: usize) -> Result<(
 /// assert_eq!(ops::repeat(&[2, 3, 2], Axis::All, &[2]).unwrap().0, Shape::from([24]));
 /// assert!(ops::repeat(&[2, 3], Axis::One(1), &[1, 2]).is_err());
 /// assert!(ops::repeat(&[2, 1], Axis::One(2), &[3]).is_err());
+/// let err = ops::repeat(&[1 << 20, 1 << 20], Axis::All, &[1]).unwrap_err();
+/// assert!(err.to_string().contains("limit of 16777216"), "{err}");
 /// ```
 pub fn repeat(
     shape: &[usize],
     axis: Axis,
     repeats: &[usize],
 ) -> Result<(Shape, Vec<usize>), InferError> {
+    let (out, size) = repeat_shape(shape, axis, repeats)?;
+    let finals = match repeats {
+        [r] => {
+            if size > MAX_REPEAT_COUNTS {
+                return bad_op(
+                    "repeat",
+                    format!(
+                        "one count per element for {size} elements is past the limit of \
+                         {MAX_REPEAT_COUNTS} counts written out (ops::MAX_REPEAT_COUNTS)"
+                    ),
+                );
+            }
+            let mut finals = Vec::new();
+            if finals.try_reserve_exact(size).is_err() {
+                return bad_op(
+                    "repeat",
+                    format!("no memory to write out {size} repeat counts"),
+                );
+            }
+            finals.resize(size, *r);
+            finals
+        }
+        rs => rs.to_vec(),
+    };
+    Ok((out, finals))
+}
+
+/// The shape of numpy's `repeat` and the length of the repeated axis (before repeating),
+/// without writing out a count per element: nothing here is sized by a dim. The errors are
+/// [`repeat`]'s, in the same order.
+pub(crate) fn repeat_shape(
+    shape: &[usize],
+    axis: Axis,
+    repeats: &[usize],
+) -> Result<(Shape, usize), InferError> {
     let (size, mut out) = match axis {
         Axis::All => {
             let Some(n) = crate::shape::numel(shape) else {
@@ -242,9 +292,10 @@ pub fn repeat(
             (shape[a], Shape::from(shape)) // ok: `a < shape.len()`, checked just above.
         }
     };
-    let finals: Vec<usize> = match repeats {
-        [r] => vec![*r; size],
-        rs if rs.len() == size => rs.to_vec(),
+    let total = match repeats {
+        // `size` copies of `r` add up to `size × r`, which overflows exactly when the sum does.
+        [r] => size.checked_mul(*r),
+        rs if rs.len() == size => rs.iter().try_fold(0usize, |acc, &r| acc.checked_add(r)),
         rs => {
             return bad_op(
                 "repeat",
@@ -255,7 +306,6 @@ pub fn repeat(
             );
         }
     };
-    let total = finals.iter().try_fold(0usize, |acc, &r| acc.checked_add(r));
     let Some(total) = total else {
         return bad_op("repeat", "the repeated size overflows usize".to_string());
     };
@@ -265,7 +315,7 @@ pub fn repeat(
     };
     // ok: `out` is `[n]` for `Axis::All` (`at == 0`), or `shape` with `a < shape.len()`.
     out[at] = total;
-    Ok((out, finals))
+    Ok((out, size))
 }
 
 /// numpy's `concatenate` of shapes along an axis: the ranks must agree, and every dim except
@@ -430,4 +480,143 @@ pub fn is_vector_like(s: &[usize]) -> bool {
 /// ```
 pub fn is_matrix(s: &[usize]) -> bool {
     s.len() == 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Expr, infer_app, parse};
+
+    fn range(start: Option<isize>, end: Option<isize>, step: Option<isize>) -> SliceSpec {
+        SliceSpec::Range { start, end, step }
+    }
+
+    /// Python's `len(range(*slice(start, end, step).indices(len)))`, in `i128` where nothing
+    /// overflows.
+    fn reference(len: usize, start: Option<isize>, end: Option<isize>, step: isize) -> usize {
+        let (len, step) = (len as i128, step as i128);
+        let (lower, upper) = if step > 0 { (0, len) } else { (-1, len - 1) };
+        let clamp = |v: Option<isize>, default: i128| match v.map(|v| v as i128) {
+            None => default,
+            Some(v) if v < 0 => (v + len).max(lower),
+            Some(v) => v.min(upper),
+        };
+        let (s, e) = if step > 0 {
+            (clamp(start, lower), clamp(end, upper))
+        } else {
+            (clamp(start, upper), clamp(end, lower))
+        };
+        let n = if step > 0 {
+            (e - s + step - 1).div_euclid(step)
+        } else {
+            (s - e - step - 1).div_euclid(-step)
+        };
+        n.max(0) as usize
+    }
+
+    /// Issue reproducer: `-step` overflowed for a step of `isize::MIN` (a panic with overflow
+    /// checks on).
+    #[test]
+    fn slice_step_isize_min_is_not_negated() {
+        let f = parse("a -> a[::-9223372036854775808]").unwrap();
+        let out = infer_app(&f, &[parse("(1, 2)").unwrap()]).unwrap();
+        assert_eq!(out.to_string(), "(1, 2)");
+        let out = infer_app(&f, &[parse("(5, 2)").unwrap()]).unwrap();
+        assert_eq!(out.to_string(), "(1, 2)");
+        let out = infer_app(&f, &[parse("(0, 2)").unwrap()]).unwrap();
+        assert_eq!(out.to_string(), "(0, 2)");
+        assert_eq!(
+            slice(&[2], &[range(None, None, Some(isize::MIN))]).unwrap(),
+            [1]
+        );
+    }
+
+    /// Every step computation at the ends of `isize`, against Python's rule computed in `i128`.
+    #[test]
+    fn slice_lengths_at_the_ends_of_isize() {
+        let big = isize::MAX.unsigned_abs();
+        let bounds = [
+            None,
+            Some(isize::MIN),
+            Some(isize::MIN + 1),
+            Some(-3),
+            Some(-1),
+            Some(0),
+            Some(1),
+            Some(3),
+            Some(isize::MAX - 1),
+            Some(isize::MAX),
+        ];
+        let steps = [isize::MIN, isize::MIN + 1, -3, -1, 1, 2, isize::MAX];
+        for len in [0, 1, 2, 5, big - 1, big] {
+            for start in bounds {
+                for end in bounds {
+                    for step in steps {
+                        let got = slice_axis(len, range(start, end, Some(step)), 0).unwrap();
+                        let want = reference(len, start, end, step);
+                        assert_eq!(got, Some(want), "len {len} [{start:?}:{end:?}:{step}]");
+                    }
+                }
+            }
+        }
+        // Past `isize::MAX` an axis cannot be indexed: an error, not a wrap.
+        assert!(slice_axis(usize::MAX, range(None, None, Some(-1)), 0).is_err());
+    }
+
+    /// Issue reproducer: `Repeat` on a known shape wrote out one count per element, so a dim
+    /// of 2⁴⁰ aborted allocating 8 TiB and `usize::MAX` panicked ("capacity overflow"). The
+    /// solver computes the shape alone.
+    #[test]
+    fn repeat_in_the_solver_allocates_nothing_per_element() {
+        let f = parse("a -> Repeat⁰{[2]} a").unwrap();
+        let out = infer_app(&f, &[Expr::shape(&[1 << 40])]).unwrap();
+        assert_eq!(out, Expr::shape(&[1 << 41]));
+        let err = infer_app(&f, &[Expr::shape(&[usize::MAX])]).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("the repeated size overflows usize"),
+            "{err}"
+        );
+        let all = parse("a -> Repeat⁼{[3]} a").unwrap();
+        let out = infer_app(&all, &[Expr::shape(&[1 << 20, 1 << 20])]).unwrap();
+        assert_eq!(out, Expr::shape(&[3 << 40]));
+        let out = parse("Repeat^0{[0]} (18446744073709551615, 2)")
+            .unwrap()
+            .eval()
+            .unwrap();
+        assert_eq!(out, Expr::shape(&[0, 2]));
+    }
+
+    /// Issue reproducer: `ops::repeat` returns the counts one per element, so one count over a
+    /// huge axis is an error naming the limit rather than a huge allocation.
+    #[test]
+    fn repeat_counts_past_the_limit_are_an_error() {
+        let err = repeat(&[1 << 20, 1 << 20], Axis::All, &[1]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "repeat: one count per element for 1099511627776 elements is past the limit of \
+             16777216 counts written out (ops::MAX_REPEAT_COUNTS)"
+        );
+        assert!(repeat(&[1 << 40], Axis::One(0), &[2]).is_err());
+        assert!(repeat(&[MAX_REPEAT_COUNTS + 1], Axis::One(0), &[2]).is_err());
+        // The shape is checked first, with the errors it always had.
+        let err = repeat(&[usize::MAX], Axis::One(0), &[2]).unwrap_err();
+        assert_eq!(err.to_string(), "repeat: the repeated size overflows usize");
+        let err = repeat(&[usize::MAX, 2], Axis::All, &[1]).unwrap_err();
+        assert!(err.to_string().contains("element count"), "{err}");
+        let err = repeat(&[3], Axis::One(0), &[1, 2]).unwrap_err();
+        assert!(err.to_string().contains("2 repeat counts"), "{err}");
+        // Below the limit, the counts as before.
+        let (shape, counts) = repeat(&[2, 1024], Axis::One(1), &[3]).unwrap();
+        assert_eq!(shape, Shape::from([2, 3072]));
+        assert_eq!(counts, vec![3; 1024]);
+        assert_eq!(
+            repeat(&[0], Axis::One(0), &[]).unwrap(),
+            (Shape::from([0]), vec![])
+        );
+        // The shape alone is not limited.
+        let (shape, size) = repeat_shape(&[usize::MAX], Axis::One(0), &[0]).unwrap();
+        assert_eq!((shape, size), (Shape::from([0]), usize::MAX));
+        assert!(repeat(&[usize::MAX], Axis::One(0), &[0]).is_err());
+    }
 }

@@ -7,12 +7,17 @@
 //! `(4,)` there, because `a ↦ x` is never updated when `x ↦ 3` arrives).
 //!
 //! Variables are looked up by name: the few variables of one application live in a small
-//! inline vector, and comparing two names first compares their pointers.
+//! inline vector, and comparing two names first compares their pointers. From
+//! [`INDEXED_FROM`] bindings on, hash indexes sit beside the vector (where each variable is
+//! bound, and which values mention a variable), so that binding thousands of variables stays
+//! near-linear instead of quadratic.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use smallvec::SmallVec;
 
+use super::size::{self, Size};
 use crate::expr::{DimExpr, Expr, Item, Name, Operand, Pattern, Pred};
 
 /// What a variable is bound to: one size, or a whole expression (a shape, an arrow, a list of
@@ -74,11 +79,74 @@ impl fmt::Display for Term {
 /// assert_eq!(s.to_string(), "{a ↦ c, b ↦ c}");
 /// assert_eq!(s.apply(&parse("(a, b, c)").unwrap()).to_string(), "(c, c, c)");
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct Substitution {
     entries: SmallVec<[(Name, Term); 8]>,
+    /// The size of each entry's value, to predict the size of what substitution builds.
+    sizes: SmallVec<[Size; 8]>,
+    /// The most nodes a value has had: with values of one node, nothing can grow.
+    widest: usize,
     /// How many values are not literal sizes (only those can mention a variable).
     symbolic: usize,
+    /// Built once there are [`INDEXED_FROM`] entries; `None` below (scanning a few entries is
+    /// faster than hashing).
+    index: Option<Box<Index>>,
+}
+
+/// From this many bindings on, a [`Substitution`] keeps an [`Index`].
+const INDEXED_FROM: usize = 16;
+
+/// Hash indexes over a substitution's entries.
+#[derive(Clone, Default)]
+struct Index {
+    /// Where each bound variable's entry is.
+    position: HashMap<Name, usize>,
+    /// For each variable, the entries whose value mentioned it when that value was set: a
+    /// superset of the entries that mention it now (`dependents` filters it).
+    mentioned_by: HashMap<Name, SmallVec<[usize; 2]>>,
+}
+
+impl Index {
+    /// Records entry `i`, `name ↦ value`.
+    fn add(&mut self, i: usize, name: &Name, value: &Term) {
+        self.position.insert(name.clone(), i);
+        self.mentions(i, value);
+    }
+
+    /// Records the variables that `value`, the value of entry `i`, mentions.
+    fn mentions(&mut self, i: usize, value: &Term) {
+        if is_literal(value) {
+            return;
+        }
+        let mut add = |n: &Name| {
+            let users = self.mentioned_by.entry(n.clone()).or_default();
+            if users.last() != Some(&i) {
+                users.push(i);
+            }
+        };
+        match value {
+            Term::Dim(d) => visit_dim_vars(d, &mut add),
+            Term::Expr(e) => visit_expr_vars(e, &mut add),
+        }
+    }
+}
+
+/// Equal when the bindings are (the indexes only speed up lookups).
+impl PartialEq for Substitution {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
+impl Eq for Substitution {}
+
+impl fmt::Debug for Substitution {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Substitution")
+            .field("entries", &self.entries)
+            .field("symbolic", &self.symbolic)
+            .finish()
+    }
 }
 
 fn is_literal(t: &Term) -> bool {
@@ -97,6 +165,52 @@ fn name_ptr_eq(a: &Name, b: &Name) -> bool {
 }
 
 impl Substitution {
+    /// The most nodes (expressions, items, sizes, constraints) a term built by substitution
+    /// may have: a variable's value, or an expression once the values of its variables are
+    /// written in. Past it, [`unify`](crate::unify), [`infer_app`](crate::infer_app) and
+    /// evaluation stop with [`InferErrorKind::TermTooLarge`](crate::InferErrorKind) rather
+    /// than build terms that grow exponentially (`(x0, …, x29)` against
+    /// `(x1 + x1, …, x30 + x30)` doubles `x0`'s value thirty times). An expression already
+    /// larger than this before anything is written in (a 30,000-dim pattern) may stay as
+    /// large, but not grow.
+    ///
+    /// ```
+    /// use shapes::{unify, parse, InferErrorKind, Substitution};
+    ///
+    /// let xs: Vec<String> = (0..30).map(|i| format!("x{i}")).collect();
+    /// let ys: Vec<String> = (1..=30).map(|i| format!("x{i} + x{i}")).collect();
+    /// let a = parse(&format!("({})", xs.join(", "))).unwrap();
+    /// let b = parse(&format!("({})", ys.join(", "))).unwrap();
+    /// let err = unify(&a, &b).unwrap_err();
+    /// assert_eq!(err.kind(), &InferErrorKind::TermTooLarge { limit: Substitution::MAX_TERM_NODES });
+    /// assert_eq!(err.to_string(), "the solution's terms grow past 4096 nodes");
+    /// ```
+    pub const MAX_TERM_NODES: usize = 4096;
+
+    /// The deepest a term built by substitution may nest (expressions, sizes and constraints
+    /// inside one another; a pattern's items are not a level): a variable's value, or an
+    /// expression once the values of its variables are written in, or a product or sum of
+    /// symbolic dims (`Π (a, b, c)` is `a × b × c`, three levels). Past it, solving stops
+    /// with [`InferErrorKind::TermTooDeep`](crate::InferErrorKind) rather than build terms
+    /// whose recursive walks (evaluation, printing, `Drop`) could exhaust a thread's stack:
+    /// `(x0, …, x49)` against `(x1 + 1 + … + 1, …)` nests `x0`'s value 100 levels deeper at
+    /// each binding. Like the parser's nesting limit, this keeps the solver within a 2 MiB
+    /// thread stack, debug builds included. An expression already deeper as written may stay
+    /// as deep, but not grow.
+    ///
+    /// ```
+    /// use shapes::{unify, parse, InferErrorKind, Substitution};
+    ///
+    /// let xs: Vec<String> = (0..50).map(|i| format!("x{i}")).collect();
+    /// let ys: Vec<String> = (1..=50).map(|i| format!("x{i}{}", " + 1".repeat(100))).collect();
+    /// let a = parse(&format!("({})", xs.join(", "))).unwrap();
+    /// let b = parse(&format!("({})", ys.join(", "))).unwrap();
+    /// let err = unify(&a, &b).unwrap_err();
+    /// assert_eq!(err.kind(), &InferErrorKind::TermTooDeep { limit: Substitution::MAX_TERM_DEPTH });
+    /// assert_eq!(err.to_string(), "the solution's terms nest deeper than 256 levels");
+    /// ```
+    pub const MAX_TERM_DEPTH: usize = 256;
+
     /// The empty substitution.
     ///
     /// ```
@@ -115,6 +229,10 @@ impl Substitution {
     /// assert_eq!(s.get("b"), None);
     /// ```
     pub fn get(&self, name: &str) -> Option<&Term> {
+        if let Some(index) = &self.index {
+            // ok: `position` only holds indices of `entries`, which only grows.
+            return index.position.get(name).map(|&i| &self.entries[i].1);
+        }
         self.entries
             .iter()
             .find(|(n, _)| n.as_str() == name)
@@ -123,10 +241,23 @@ impl Substitution {
 
     #[inline]
     pub(crate) fn lookup(&self, name: &Name) -> Option<&Term> {
-        self.entries
-            .iter()
-            .find(|(n, _)| same(n, name))
-            .map(|(_, t)| t)
+        self.position(name).map(|i| &self.entries[i].1) // ok: `position` is an index of `entries`.
+    }
+
+    /// What `name` is bound to, with that value's size.
+    #[inline]
+    pub(crate) fn lookup_sized(&self, name: &Name) -> Option<(&Term, Size)> {
+        // ok: `position` is an index of `entries`, and `sizes` is as long as `entries`.
+        self.position(name)
+            .map(|i| (&self.entries[i].1, self.sizes[i]))
+    }
+
+    #[inline]
+    fn position(&self, name: &Name) -> Option<usize> {
+        if let Some(index) = &self.index {
+            return index.position.get(name).copied();
+        }
+        self.entries.iter().position(|(n, _)| same(n, name))
     }
 
     /// How many variables are bound.
@@ -163,7 +294,8 @@ impl Substitution {
 
     /// Replaces every bound variable in `e` by its value (a bound `*name` is spliced into its
     /// pattern). Nothing is evaluated: `Π a` with `a ↦ (2, 3)` becomes `Π (2, 3)`; use
-    /// [`Expr::eval`] to compute.
+    /// [`Expr::eval`] to compute. Each value has at most [`MAX_TERM_NODES`](Self::MAX_TERM_NODES)
+    /// nodes, and is written in once per occurrence of its variable.
     ///
     /// ```
     /// use shapes::{unify, parse};
@@ -180,7 +312,26 @@ impl Substitution {
     /// substitution idempotent.
     pub(crate) fn push(&mut self, name: Name, value: Term) {
         self.symbolic += usize::from(!is_literal(&value));
+        if let Some(index) = &mut self.index {
+            index.add(self.entries.len(), &name, &value);
+        }
+        let size = Size::of_term(&value);
+        self.widest = self.widest.max(size.nodes);
+        self.sizes.push(size);
         self.entries.push((name, value));
+        if self.index.is_none() && self.entries.len() >= INDEXED_FROM {
+            let mut index = Index::default();
+            for (i, (n, t)) in self.entries.iter().enumerate() {
+                index.add(i, n, t);
+            }
+            self.index = Some(Box::new(index));
+        }
+    }
+
+    /// Whether writing the values in may make a term grow: whether some value has had more
+    /// than one node.
+    pub(crate) fn may_grow_terms(&self) -> bool {
+        self.widest > 1
     }
 
     /// Whether some bound value is not a literal size (and so may need rewriting when a
@@ -192,6 +343,20 @@ impl Substitution {
     /// Indices of the bindings (other than the last) whose value mentions `name`.
     pub(crate) fn dependents(&self, name: &Name) -> SmallVec<[usize; 4]> {
         let last = self.entries.len().saturating_sub(1);
+        if let Some(index) = &self.index {
+            let Some(users) = index.mentioned_by.get(name) else {
+                return SmallVec::new();
+            };
+            // ok: `mentioned_by` only holds indices of `entries`.
+            let mut found: SmallVec<[usize; 4]> = users
+                .iter()
+                .copied()
+                .filter(|&i| i < last && term_mentions(&self.entries[i].1, name))
+                .collect();
+            found.sort_unstable();
+            found.dedup();
+            return found;
+        }
         // ok: `last <= self.entries.len()`.
         self.entries[..last]
             .iter()
@@ -211,7 +376,30 @@ impl Substitution {
         let was = is_literal(&self.entries[i].1);
         let now = is_literal(&t);
         self.symbolic = self.symbolic + usize::from(was && !now) - usize::from(!was && now);
+        if let Some(index) = &mut self.index {
+            index.mentions(i, &t);
+        }
+        let size = Size::of_term(&t);
+        self.widest = self.widest.max(size.nodes);
+        self.sizes[i] = size;
         self.entries[i].1 = t;
+    }
+
+    /// `e` with the values written in, printed for an error message; as written when that
+    /// would build a term past the limits.
+    pub(crate) fn show_expr(&self, e: &Expr) -> String {
+        match size::check_expr(e, self) {
+            Ok(()) => self.subst_expr(e).to_string(),
+            Err(_) => e.to_string(),
+        }
+    }
+
+    /// [`show_expr`](Self::show_expr) for a pattern.
+    pub(crate) fn show_pattern(&self, p: &Pattern) -> String {
+        match size::check_pattern(p, self) {
+            Ok(()) => self.subst_pattern(p).to_string(),
+            Err(_) => p.to_string(),
+        }
     }
 
     // ---- pure substitution (no evaluation) ----
@@ -402,5 +590,86 @@ pub(crate) fn visit_pred_vars(p: &Pred, f: &mut dyn FnMut(&Name)) {
             visit_pred_vars(a, f);
             visit_pred_vars(b, f);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{infer_app, parse, unify};
+
+    fn list(f: impl Fn(usize) -> String, range: std::ops::Range<usize>) -> String {
+        let v: Vec<String> = range.map(f).collect();
+        format!("({})", v.join(", "))
+    }
+
+    /// No bound value mentions a bound variable, and every binding is found by `get`, by
+    /// `lookup` and by a scan alike.
+    fn assert_consistent(s: &Substitution) {
+        for (n, t) in s.iter() {
+            assert_eq!(s.get(n.as_str()), Some(t), "{n}");
+            assert_eq!(s.lookup(n), Some(t), "{n}");
+            let mut bound_var = None;
+            let mut check = |m: &Name| {
+                if s.entries.iter().any(|(b, _)| b == m) {
+                    bound_var = Some(m.clone());
+                }
+            };
+            match t {
+                Term::Dim(d) => visit_dim_vars(d, &mut check),
+                Term::Expr(e) => visit_expr_vars(e, &mut check),
+            }
+            assert_eq!(bound_var, None, "{n} ↦ {t} mentions a bound variable");
+        }
+        assert_eq!(s.get("unbound"), None);
+    }
+
+    /// Below, at and above the size where the indexes are built, with values rewritten when a
+    /// variable they mention is bound.
+    #[test]
+    fn indexed_bindings_match_scanned_ones() {
+        for n in [3, 14, 15, 16, 17, 40, 300] {
+            // a0 ↦ a1, then a1 ↦ a2 rewrites a0, …: everything ends bound to a{n}.
+            let a = list(|i| format!("a{i}"), 0..n);
+            let b = list(|i| format!("a{}", i + 1), 0..n);
+            let s = unify(&parse(&a).unwrap(), &parse(&b).unwrap()).unwrap();
+            assert_eq!(s.len(), n);
+            let last = Term::Dim(DimExpr::Var(Name::new(&format!("a{n}"))));
+            assert!(s.iter().all(|(_, t)| *t == last), "{s}");
+            assert_consistent(&s);
+            // Every x{i} ↦ x{n} × (i + 1) + w, then x{n} and w bound: every value folds.
+            let x = list(|i| format!("x{i}"), 0..n + 2).replace(&format!("x{}", n + 1), "w");
+            let y = format!(
+                "{}, 7, 3)",
+                list(|i| format!("x{n} * {} + w", i + 1), 0..n).trim_end_matches(')')
+            );
+            let s = unify(&parse(&x).unwrap(), &parse(&y).unwrap()).unwrap();
+            assert_consistent(&s);
+            for i in 0..n {
+                let want = Term::Dim(DimExpr::Lit(7 * (i + 1) + 3));
+                assert_eq!(s.get(&format!("x{i}")), Some(&want));
+            }
+        }
+    }
+
+    /// Issue reproducer: 30,000 symbolic dims took 6.9 s, every lookup and every search for
+    /// the values to rewrite scanning all bindings.
+    #[test]
+    fn thirty_thousand_symbolic_dims_finish() {
+        let n = 30_000;
+        let d = list(|i| format!("d{i}"), 0..n);
+        let s = list(|i| format!("s{i}"), 0..n);
+        let f = parse(&format!("{d} -> {d}")).unwrap();
+        let start = std::time::Instant::now();
+        let arg = parse(&s).unwrap();
+        assert_eq!(infer_app(&f, std::slice::from_ref(&arg)).unwrap(), arg);
+        let dims: Vec<usize> = (0..n).collect();
+        let arg = Expr::shape(&dims);
+        assert_eq!(infer_app(&f, std::slice::from_ref(&arg)).unwrap(), arg);
+        let sub = unify(&parse(&d).unwrap(), &parse(&s).unwrap()).unwrap();
+        assert_eq!(sub.len(), n);
+        assert_eq!(sub.get("d29999").unwrap().to_string(), "s29999");
+        // Generous for a debug build on a loaded machine; the quadratic version took minutes.
+        assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
     }
 }

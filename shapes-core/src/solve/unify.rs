@@ -131,8 +131,8 @@ impl Unifier {
             }),
             _ if is_operation(a) || is_operation(b) => self.unify_operations(a, b),
             _ => err(InferErrorKind::KindMismatch {
-                left: self.subst.subst_expr(a).to_string(),
-                right: self.subst.subst_expr(b).to_string(),
+                left: self.subst.show_expr(a),
+                right: self.subst.show_expr(b),
             }),
         }
     }
@@ -199,8 +199,8 @@ impl Unifier {
         let vq = qs.iter().position(is_variadic);
         let rank_mismatch = |this: &Self, at_least: usize| {
             err(InferErrorKind::RankMismatch {
-                left: this.subst.subst_pattern(p).to_string(),
-                right: this.subst.subst_pattern(q).to_string(),
+                left: this.subst.show_pattern(p),
+                right: this.subst.show_pattern(q),
                 left_rank: at_least,
                 right_rank: qs.len(),
             })
@@ -229,8 +229,8 @@ impl Unifier {
                 let fixed = qs.len() - 1;
                 if ps.len() < fixed {
                     return err(InferErrorKind::RankMismatch {
-                        left: self.subst.subst_pattern(p).to_string(),
-                        right: self.subst.subst_pattern(q).to_string(),
+                        left: self.subst.show_pattern(p),
+                        right: self.subst.show_pattern(q),
                         left_rank: ps.len(),
                         right_rank: fixed,
                     });
@@ -253,8 +253,8 @@ impl Unifier {
                     ([v], rest) => self.bind_variadic(v, rest),
                     (rest, [v]) => self.bind_variadic(v, rest),
                     _ => err(InferErrorKind::AmbiguousVariadic {
-                        left: self.subst.subst_pattern(p).to_string(),
-                        right: self.subst.subst_pattern(q).to_string(),
+                        left: self.subst.show_pattern(p),
+                        right: self.subst.show_pattern(q),
                     }),
                 }
             }
@@ -466,6 +466,16 @@ fn is_operation(e: &Expr) -> bool {
 /// alone (`(a × b,)` against `(6,)`) are checked when they close and otherwise dropped; use
 /// [`infer_app`](crate::infer_app), which carries them on its result, to keep them.
 ///
+/// Limits: no term the solution builds (a variable's value, or an expression with the values
+/// of its variables written in) grows past
+/// [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes or nests
+/// deeper than [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH) levels;
+/// equations whose solutions would are an error
+/// ([`InferErrorKind::TermTooLarge`](crate::InferErrorKind),
+/// [`InferErrorKind::TermTooDeep`](crate::InferErrorKind)). With those limits, and input as
+/// the parser builds it, solving needs well under a 2 MiB thread stack, debug builds
+/// included.
+///
 /// ```
 /// use shapes::{unify, parse, Term, DimExpr};
 ///
@@ -482,3 +492,6 @@ pub fn unify(a: &Expr, b: &Expr) -> Result<Substitution, InferError> {
     u.check_pending()?;
     Ok(u.subst)
 }
+
+#[cfg(test)]
+mod tests;
