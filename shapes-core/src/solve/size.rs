@@ -7,15 +7,31 @@
 //! against `(x1 + 1 + … + 1, …)` nests `x0`'s value 100 levels deeper at each binding). So
 //! before anything is written in, the size and depth of the result are computed from those of
 //! the values (each binding keeps its value's [`Size`]), and a result past
-//! [`Substitution::MAX_TERM_DEPTH`] or [`Substitution::MAX_TERM_NODES`] is an error, unless
+//! `Substitution::MAX_TERM_DEPTH` or `Substitution::MAX_TERM_NODES` is an error, unless
 //! the expression was already that large as written (a 30,000-dim pattern stays fine).
 //!
 //! The walks here recurse as deep as the term they measure: an input as the parser builds it,
 //! or a value within the limits.
 
 use super::error::{InferError, InferErrorKind, err};
-use super::subst::{Substitution, Term};
 use crate::expr::{DimExpr, Expr, Item, Name, Operand, Pattern, Pred};
+
+/// The most nodes a term built by substitution may have (`Substitution::MAX_TERM_NODES`).
+pub(crate) const MAX_NODES: usize = 4096;
+
+/// The deepest a term built by substitution may nest (`Substitution::MAX_TERM_DEPTH`).
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// What measuring a term needs from the values about to be written into it: the substitution,
+/// seen from here without this module depending on it.
+pub(crate) trait Values {
+    /// The size of `name`'s value, and whether that value is a size (rather than a shape), when
+    /// `name` is bound.
+    fn value_size(&self, name: &Name) -> Option<(Size, bool)>;
+
+    /// Whether writing the values in may make a term grow (some value has more than one node).
+    fn may_grow_terms(&self) -> bool;
+}
 
 /// The size of a term: its nodes (every expression, item, size and constraint in it) and its
 /// depth (the most expressions, sizes and constraints nested in one another; a pattern's
@@ -30,14 +46,10 @@ impl Size {
     /// One node: a literal, a variable.
     pub(crate) const LEAF: Size = Size { nodes: 1, depth: 1 };
 
-    /// The size of a bound value.
-    pub(crate) fn of_term(t: &Term) -> Size {
+    /// The size of a shape expression as written.
+    pub(crate) fn of_expr(e: &Expr) -> Size {
         let mut w = Walk::new(None);
-        match t {
-            Term::Dim(DimExpr::Lit(_)) => return Size::LEAF,
-            Term::Dim(d) => w.dim(d, 1),
-            Term::Expr(e) => w.expr(e, 1),
-        }
+        w.expr(e, 1);
         w.own
     }
 
@@ -56,13 +68,13 @@ impl Size {
 /// (`new`), without writing anything. `level` is the depth of the node being visited (the
 /// root is at 1).
 struct Walk<'s> {
-    s: Option<&'s Substitution>,
+    s: Option<&'s dyn Values>,
     own: Size,
     new: Size,
 }
 
 impl<'s> Walk<'s> {
-    fn new(s: Option<&'s Substitution>) -> Self {
+    fn new(s: Option<&'s dyn Values>) -> Self {
         Walk {
             s,
             own: Size::default(),
@@ -82,10 +94,10 @@ impl<'s> Walk<'s> {
     /// and one level more. (A bound `*name` is spliced into its pattern: at most its value's
     /// size, counted from the items' level.)
     fn var(&mut self, n: &Name, level: usize, shape_position: bool) {
-        let Some((t, size)) = self.s.and_then(|s| s.lookup_sized(n)) else {
+        let Some((size, is_size)) = self.s.and_then(|s| s.value_size(n)) else {
             return;
         };
-        let wrapper = usize::from(shape_position && matches!(t, Term::Dim(_)));
+        let wrapper = usize::from(shape_position && is_size);
         self.new.nodes = (self.new.nodes.saturating_sub(1))
             .saturating_add(size.nodes)
             .saturating_add(2 * wrapper);
@@ -177,11 +189,11 @@ impl<'s> Walk<'s> {
     /// An error when writing the values in would take the term past a limit (and it was
     /// not already past it as written).
     fn check(self) -> Result<(), InferError> {
-        let limit = Substitution::MAX_TERM_DEPTH;
+        let limit = MAX_DEPTH;
         if self.new.depth > limit.max(self.own.depth) {
             return err(InferErrorKind::TermTooDeep { limit });
         }
-        let limit = Substitution::MAX_TERM_NODES;
+        let limit = MAX_NODES;
         if self.new.nodes > limit.max(self.own.nodes) {
             return err(InferErrorKind::TermTooLarge { limit });
         }
@@ -193,7 +205,7 @@ impl<'s> Walk<'s> {
 /// Values of one node (literals, variables) cannot make a term grow, but for a size written
 /// where a shape is expected becoming a one-dim pattern, so nothing is walked then: the
 /// common case, concrete shapes or variables renamed to variables, pays nothing.
-pub(crate) fn check_expr(e: &Expr, s: &Substitution) -> Result<(), InferError> {
+pub(crate) fn check_expr(e: &Expr, s: &dyn Values) -> Result<(), InferError> {
     if !s.may_grow_terms() {
         return Ok(());
     }
@@ -203,7 +215,7 @@ pub(crate) fn check_expr(e: &Expr, s: &Substitution) -> Result<(), InferError> {
 }
 
 /// [`check_expr`] for a pattern.
-pub(crate) fn check_pattern(p: &Pattern, s: &Substitution) -> Result<(), InferError> {
+pub(crate) fn check_pattern(p: &Pattern, s: &dyn Values) -> Result<(), InferError> {
     if !s.may_grow_terms() {
         return Ok(());
     }
@@ -213,7 +225,7 @@ pub(crate) fn check_pattern(p: &Pattern, s: &Substitution) -> Result<(), InferEr
 }
 
 /// [`check_expr`] for a size.
-pub(crate) fn check_dim(d: &DimExpr, s: &Substitution) -> Result<(), InferError> {
+pub(crate) fn check_dim(d: &DimExpr, s: &dyn Values) -> Result<(), InferError> {
     if !s.may_grow_terms() || matches!(d, DimExpr::Lit(_)) {
         return Ok(());
     }
@@ -223,7 +235,7 @@ pub(crate) fn check_dim(d: &DimExpr, s: &Substitution) -> Result<(), InferError>
 }
 
 /// [`check_expr`] for a constraint.
-pub(crate) fn check_pred(p: &Pred, s: &Substitution) -> Result<(), InferError> {
+pub(crate) fn check_pred(p: &Pred, s: &dyn Values) -> Result<(), InferError> {
     if !s.may_grow_terms() {
         return Ok(());
     }

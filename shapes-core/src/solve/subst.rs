@@ -17,7 +17,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use super::size::{self, Size};
+use super::size::{self, Size, Values};
 use crate::expr::{DimExpr, Expr, Item, Name, Operand, Pattern, Pred};
 
 /// What a variable is bound to: one size, or a whole expression (a shape, an arrow, a list of
@@ -185,7 +185,7 @@ impl Substitution {
     /// assert_eq!(err.kind(), &InferErrorKind::TermTooLarge { limit: Substitution::MAX_TERM_NODES });
     /// assert_eq!(err.to_string(), "the solution's terms grow past 4096 nodes");
     /// ```
-    pub const MAX_TERM_NODES: usize = 4096;
+    pub const MAX_TERM_NODES: usize = size::MAX_NODES;
 
     /// The deepest a term built by substitution may nest (expressions, sizes and constraints
     /// inside one another; a pattern's items are not a level): a variable's value, or an
@@ -209,7 +209,7 @@ impl Substitution {
     /// assert_eq!(err.kind(), &InferErrorKind::TermTooDeep { limit: Substitution::MAX_TERM_DEPTH });
     /// assert_eq!(err.to_string(), "the solution's terms nest deeper than 256 levels");
     /// ```
-    pub const MAX_TERM_DEPTH: usize = 256;
+    pub const MAX_TERM_DEPTH: usize = size::MAX_DEPTH;
 
     /// The empty substitution.
     ///
@@ -315,7 +315,7 @@ impl Substitution {
         if let Some(index) = &mut self.index {
             index.add(self.entries.len(), &name, &value);
         }
-        let size = Size::of_term(&value);
+        let size = term_size(&value);
         self.widest = self.widest.max(size.nodes);
         self.sizes.push(size);
         self.entries.push((name, value));
@@ -326,12 +326,6 @@ impl Substitution {
             }
             self.index = Some(Box::new(index));
         }
-    }
-
-    /// Whether writing the values in may make a term grow: whether some value has had more
-    /// than one node.
-    pub(crate) fn may_grow_terms(&self) -> bool {
-        self.widest > 1
     }
 
     /// Whether some bound value is not a literal size (and so may need rewriting when a
@@ -379,7 +373,7 @@ impl Substitution {
         if let Some(index) = &mut self.index {
             index.mentions(i, &t);
         }
-        let size = Size::of_term(&t);
+        let size = term_size(&t);
         self.widest = self.widest.max(size.nodes);
         self.sizes[i] = size;
         self.entries[i].1 = t;
@@ -590,6 +584,26 @@ pub(crate) fn visit_pred_vars(p: &Pred, f: &mut dyn FnMut(&Name)) {
             visit_pred_vars(a, f);
             visit_pred_vars(b, f);
         }
+    }
+}
+
+impl Values for Substitution {
+    fn value_size(&self, name: &Name) -> Option<(Size, bool)> {
+        self.lookup_sized(name)
+            .map(|(t, size)| (size, matches!(t, Term::Dim(_))))
+    }
+
+    /// Whether some value has had more than one node.
+    fn may_grow_terms(&self) -> bool {
+        self.widest > 1
+    }
+}
+
+/// The size of a bound value.
+fn term_size(t: &Term) -> Size {
+    match t {
+        Term::Dim(d) => Size::of_dim(d),
+        Term::Expr(e) => Size::of_expr(e),
     }
 }
 
