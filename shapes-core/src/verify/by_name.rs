@@ -12,8 +12,9 @@
 
 use super::bindings::Bindings;
 use super::checker::Checker;
-use super::error::ShapeErrorKind;
+use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::item_checks::ItemChecks;
+use super::path::FieldPath;
 use super::vars::Slot;
 use crate::source::ShapeSource;
 
@@ -282,13 +283,41 @@ impl<'s> SourceCx<'s> {
         }
     }
 
+    /// The outcome of checking the struct (or plan) `root` against this source: `result`, and
+    /// when `strict`, an error listing the source's tensors nobody asked for (PyTorch's
+    /// "unexpected keys").
+    pub(crate) fn report(
+        &self,
+        root: &'static str,
+        result: Result<Bindings, Vec<ShapeError>>,
+        strict: bool,
+    ) -> Result<Bindings, ShapeErrors> {
+        let unexpected = if strict {
+            self.unexpected()
+        } else {
+            Vec::new()
+        };
+        if unexpected.is_empty() {
+            return result.map_err(ShapeErrors::from);
+        }
+        let error = ShapeErrorDetails::new(
+            FieldPath::new(root, &[]),
+            ShapeErrorKind::Unexpected {
+                tensors: unexpected,
+            },
+        );
+        let mut errors = result.err().unwrap_or_default();
+        errors.push(error.into());
+        Err(ShapeErrors::from(errors))
+    }
+
     /// The current name's length, which [`pop`](Self::pop) restores.
     pub(crate) fn prefix_mark(&self) -> usize {
         self.prefix.len()
     }
 
     /// The names nobody asked for, in sorted order.
-    pub(crate) fn unexpected(&self) -> Vec<String> {
+    fn unexpected(&self) -> Vec<String> {
         self.names
             .iter()
             .zip(&self.used)

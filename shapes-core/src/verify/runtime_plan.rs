@@ -17,9 +17,9 @@ use core::fmt;
 use super::bindings::Bindings;
 use super::by_name::{SourceCx, SourceOptions};
 use super::checker::Checker;
-use super::error::{ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+use super::error::ShapeErrors;
 use super::item_checks::ItemChecks;
-use super::path::{FieldPath, NO_FIELD, Segment};
+use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::{DimExpr, Item, Pattern};
@@ -515,23 +515,7 @@ impl Plan {
         let mut scx = SourceCx::new(src);
         let result = Checker::new(self.table, self.root, options.pre())
             .run(true, |cx| self.check_source_in(cx, &mut scx));
-        let unexpected = if options.is_strict() {
-            scx.unexpected()
-        } else {
-            Vec::new()
-        };
-        if unexpected.is_empty() {
-            return result.map_err(ShapeErrors::from);
-        }
-        let error = ShapeErrorDetails::new(
-            FieldPath::new(self.root, &[]),
-            ShapeErrorKind::Unexpected {
-                tensors: unexpected,
-            },
-        );
-        let mut errors = result.err().unwrap_or_default();
-        errors.push(error.into());
-        Err(ShapeErrors::from(errors))
+        scx.report(self.root, result, options.is_strict())
     }
 
     /// One pass over the plan: what a derived `check_source_in` does.

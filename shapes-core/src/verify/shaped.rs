@@ -5,8 +5,7 @@
 use super::bindings::Bindings;
 use super::by_name::{SourceCx, SourceOptions};
 use super::checker::Checker;
-use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
-use super::path::FieldPath;
+use super::error::{ShapeError, ShapeErrors};
 use super::vars::{SlotMap, VarTable};
 use crate::source::ShapeSource;
 
@@ -278,21 +277,5 @@ fn verify_source<S: Shaped + ?Sized>(
 ) -> Result<Bindings, ShapeErrors> {
     let mut scx = SourceCx::new(src);
     let result = run_source::<S>(&mut scx, options.pre(), true);
-    let unexpected = if options.is_strict() {
-        scx.unexpected()
-    } else {
-        Vec::new()
-    };
-    if unexpected.is_empty() {
-        return result.map_err(ShapeErrors::from);
-    }
-    let error = ShapeErrorDetails::new(
-        FieldPath::new(S::NAME, &[]),
-        ShapeErrorKind::Unexpected {
-            tensors: unexpected,
-        },
-    );
-    let mut errors = result.err().unwrap_or_default();
-    errors.push(error.into());
-    Err(ShapeErrors::from(errors))
+    scx.report(S::NAME, result, options.is_strict())
 }
