@@ -612,3 +612,68 @@ fn bert_base_in_four_shards_verifies_against_the_derived_struct() {
     let b = BertModel::<Shape>::verify_source_with(&ckpt, pre).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((b.get("d_model"), b.get("n_layers")), (Some(768), Some(12)));
 }
+
+/// `LlamaForCausalLM` with its dims bound from the config (`d_ff` and `kv_heads` belong to
+/// nested structs) and its output head tied to the embedding.
+#[derive(shapes::Shaped)]
+#[shapes(config(
+    d_model = "hidden_size | {arch}.embedding_length",
+    d_ff = "intermediate_size | {arch}.feed_forward_length",
+    heads = "num_attention_heads",
+    kv_heads = "num_key_value_heads",
+    n_layers = "num_hidden_layers"
+))]
+struct ConfiguredLlama<T> {
+    #[shape(nested)]
+    model: crate::common::llama::Model<T>,
+    #[shape(
+        "(vocab, d_model)",
+        name = "lm_head.weight",
+        tied = "model.embed_tokens.weight",
+        tie_key = "tie_word_embeddings"
+    )]
+    lm_head: Option<T>,
+}
+
+#[test]
+fn a_derived_struct_binds_from_the_config_and_allows_a_tied_head() {
+    use shapes::{Shape, Shaped};
+    type M = ConfiguredLlama<Shape>;
+    let dir = TempDir::new("llama-derived");
+    let mut tensors = tinyllama_1_1b();
+    tensors.retain(|(n, _)| n != "lm_head.weight");
+    ckpt_files::sharded(dir.path(), &tensors, 2);
+    fs::write(dir.join("config.json"), tinyllama_config(true, 5632)).unwrap();
+    let b =
+        M::verify_source(&Checkpoint::open(dir.path()).unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        b.origin("d_ff").map(|o| o.to_string()).as_deref(),
+        Some("config `intermediate_size`")
+    );
+    assert_eq!((b.get("head_dim"), b.get("vocab")), (Some(64), Some(32000)));
+    assert_eq!(b.tied()[0].tensor, "lm_head.weight");
+
+    fs::write(dir.join("config.json"), tinyllama_config(true, 4096)).unwrap();
+    let e = M::verify_source(&Checkpoint::open(dir.path()).unwrap()).unwrap_err();
+    assert_eq!(
+        e.errors()[0].to_string(),
+        "ConfiguredLlama.model.layers[0].mlp.gate: config `intermediate_size` = 4096, but \
+         \"model.layers.0.mlp.gate_proj.weight\" axis 0 is 5632\n  d_ff = 4096 bound by config \
+         `intermediate_size`\n  shape is (5632, 2048), pattern (d_ff, d_model)"
+    );
+
+    fs::write(dir.join("config.json"), tinyllama_config(false, 5632)).unwrap();
+    let e = M::verify_source(&Checkpoint::open(dir.path()).unwrap()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ConfiguredLlama.lm_head: tensor \"lm_head.weight\" is missing, and config \
+         `tie_word_embeddings` = false says it is not tied to \"model.embed_tokens.weight\"\n  \
+         pattern (vocab, d_model)"
+    );
+    // A caller's value wins over the config's.
+    let pre = shapes::Bindings::new().bind("d_ff", 5632);
+    fs::write(dir.join("config.json"), tinyllama_config(true, 4096)).unwrap();
+    let b = M::verify_source_with(&Checkpoint::open(dir.path()).unwrap(), pre)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.origin("d_ff"), Some(Origin::Given));
+}
