@@ -61,3 +61,8 @@ fn gguf_header_seeds() {
 fn solver_seeds() {
     replay("solver", 5, fuzz_checks::check_solver);
 }
+
+#[test]
+fn checkpoint_seeds() {
+    replay("checkpoint", 5, fuzz_checks::check_checkpoint);
+}
