@@ -420,6 +420,7 @@ impl Unifier {
             }
             (DimExpr::Lit(n), e) | (e, DimExpr::Lit(n)) => match solve(e, *n)? {
                 Solved::Bound(x, v) => self.bind(&x, Term::Dim(DimExpr::Lit(v))),
+                Solved::Holds => Ok(()),
                 Solved::Stuck => {
                     self.defer(eq(a.into_owned(), b.into_owned()));
                     Ok(())
