@@ -104,6 +104,17 @@ impl<'a> Scope<'a> {
         });
     }
 
+    /// A `where` comparison other than `=` (`head_dim <= 256`): its variables are uses, but it
+    /// determines none of them.
+    pub fn add_comparison(&mut self, lhs: &'a DimExpr, rhs: &'a DimExpr, lit: &LitStr) {
+        for side in [lhs, rhs] {
+            for v in dim_vars(side) {
+                self.note(v, lit);
+                self.dims.insert(v.to_owned());
+            }
+        }
+    }
+
     /// Every name, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.uses.keys().map(String::as_str)
@@ -134,17 +145,24 @@ impl<'a> Scope<'a> {
         loop {
             let before = known.len();
             for Equation { lhs, rhs } in &self.equations {
-                let lv = dim_vars(lhs);
-                let lu: Vec<&str> = lv.into_iter().filter(|v| !known.contains(*v)).collect();
+                // The distinct unknowns of each side (a power repeats its one unknown).
+                let unknown = |e: &'a DimExpr| -> Vec<&'a str> {
+                    let mut out: Vec<&str> = dim_vars(e)
+                        .into_iter()
+                        .filter(|v| !known.contains(*v))
+                        .collect();
+                    out.sort_unstable();
+                    out.dedup();
+                    out
+                };
+                let lu = unknown(lhs);
                 let found = match rhs {
                     None => match lu.as_slice() {
                         [one] if invertible(lhs, one) => Some(*one),
                         _ => None,
                     },
                     Some(rhs) => {
-                        let rv = dim_vars(rhs);
-                        let ru: Vec<&str> =
-                            rv.into_iter().filter(|v| !known.contains(*v)).collect();
+                        let ru = unknown(rhs);
                         match (lu.as_slice(), ru.as_slice()) {
                             ([one], []) if invertible(lhs, one) => Some(*one),
                             ([], [one]) if invertible(rhs, one) => Some(*one),

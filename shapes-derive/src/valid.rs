@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use shapes_core::DimExpr;
+use syn::LitStr;
 
 use crate::analysis::{self, Scope, suggest, unsupported};
 use crate::ast::{Access, Input, Kind, WhereClause};
@@ -19,8 +20,12 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
     // Clause by clause, so each clause's errors come together, in source order.
     let mut literals = BTreeMap::new();
     for clause in &input.wheres {
-        check_supported_where(cx, clause);
+        let (lhs, rhs, lit) = clause;
+        check_supported_where(cx, lhs, rhs, lit);
         check_where_literals(cx, clause, &mut literals);
+    }
+    for (lhs, _, rhs, lit) in &input.constraints {
+        check_supported_where(cx, lhs, rhs, lit);
     }
     let scope = scope_of(input);
     scope.check_variadic_dims(cx);
@@ -49,6 +54,9 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     for (lhs, rhs, lit) in &input.wheres {
         scope.add_equation(lhs, rhs, lit);
     }
+    for (lhs, _, rhs, lit) in &input.constraints {
+        scope.add_comparison(lhs, rhs, lit);
+    }
     scope
 }
 
@@ -62,8 +70,8 @@ fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
     }
 }
 
-/// Rule: so does each side of a `where` clause.
-fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &WhereClause) {
+/// Rule: so does each side of a `where` equation or comparison.
+fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) {
     for side in [lhs, rhs] {
         if let Some(what) = unsupported(side) {
             cx.error_at(

@@ -491,7 +491,7 @@ fn is_operation(e: &Expr) -> bool {
 /// let s = unify(&parse("(a * a * a,)").unwrap(), &parse("(125,)").unwrap()).unwrap();
 /// assert_eq!(s.get("a"), Some(&Term::Dim(DimExpr::Lit(5))));
 /// let err = unify(&parse("(h // 2,)").unwrap(), &parse("(5,)").unwrap()).unwrap_err();
-/// assert_eq!(err.to_string(), "cannot decide h ÷ 2 = 5 from the two sides alone");
+/// assert_eq!(err.to_string(), "cannot decide (h ÷ 2 = 5) from the two sides alone");
 /// ```
 pub fn unify(a: &Expr, b: &Expr) -> Result<Substitution, InferError> {
     let (subst, open) = unify_partial(a, b)?;
@@ -514,7 +514,7 @@ pub fn unify(a: &Expr, b: &Expr) -> Result<Substitution, InferError> {
 /// let (s, open) = unify_partial(&parse("(n, a * b)").unwrap(), &parse("(2, 6)").unwrap()).unwrap();
 /// assert_eq!(s.get("n"), Some(&Term::Dim(DimExpr::Lit(2))));
 /// assert_eq!(open.len(), 1);
-/// assert_eq!(open[0].to_string(), "a × b = 6");
+/// assert_eq!(open[0].to_string(), "(a × b = 6)");
 /// ```
 pub fn unify_partial(a: &Expr, b: &Expr) -> Result<(Substitution, Vec<Pred>), InferError> {
     let mut u = Unifier::default();
