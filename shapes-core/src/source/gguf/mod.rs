@@ -43,11 +43,13 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+use self::file_buf::{FileBuf, Plain};
 use super::ShapeSource;
 use super::header::{Indexed, Named, TensorInfo};
 use crate::shape::{INLINE_RANK, Shape};
 
 mod error;
+mod file_buf;
 mod ggml_type;
 mod read;
 mod value;
@@ -177,7 +179,7 @@ impl GgufHeader {
         let len = file.metadata()?.len();
         // 64 KiB buffers: a header is many small fields, and with a vocabulary it runs to
         // megabytes, so the default 8 KiB would mean hundreds of read calls.
-        Self::read(std::io::BufReader::with_capacity(1 << 16, file), Some(len))
+        read::header(FileBuf::with_capacity(1 << 16, file), Some(len))
     }
 
     /// Reads a header from `reader`, positioned at the start of a GGUF file, consuming exactly
@@ -194,7 +196,7 @@ impl GgufHeader {
     /// assert_eq!(e.to_string(), "GGUF version 4 is not supported (versions 1, 2 and 3 are)");
     /// ```
     pub fn read(reader: impl Read, file_len: Option<u64>) -> Result<Self, GgufError> {
-        read::header(reader, file_len)
+        read::header(Plain(reader), file_len)
     }
 
     /// Reads the header from a file's bytes (all of it, so that tensor extents are checked).
@@ -203,7 +205,7 @@ impl GgufHeader {
     /// assert!(shapes::GgufHeader::from_bytes(b"GGML").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, GgufError> {
-        Self::read(bytes, Some(bytes.len() as u64))
+        read::header(bytes, Some(bytes.len() as u64))
     }
 
     /// The format version: 1, 2 or 3.

@@ -4,6 +4,7 @@
 use std::io::Read;
 
 use super::error::GgufError;
+use super::file_buf::Input;
 use super::ggml_type::GgmlType;
 use super::value::{GgufArray, GgufType, GgufValue};
 use super::{GgufHeader, GgufTensor};
@@ -12,7 +13,7 @@ use crate::source::header::{Indexed, read_prefix};
 
 /// Reads a header from `reader`, positioned at the start of a GGUF file (see
 /// [`GgufHeader::read`]).
-pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHeader, GgufError> {
+pub(super) fn header(reader: impl Input, file_len: Option<u64>) -> Result<GgufHeader, GgufError> {
     let mut reader = HeaderReader {
         r: reader,
         pos: 0,
@@ -150,7 +151,7 @@ struct HeaderReader<R> {
     scratch: [u8; 512],
 }
 
-impl<R: Read> HeaderReader<R> {
+impl<R: Input> HeaderReader<R> {
     /// Bytes in a length prefix (and in a count or a dim): 8 in v2/v3, 4 in v1.
     fn len_prefix_size(&self) -> u64 {
         if self.u64_lengths { 8 } else { 4 }
@@ -222,15 +223,9 @@ impl<R: Read> HeaderReader<R> {
     fn skip(&mut self, n: u64, what: &'static str) -> Result<(), GgufError> {
         self.ensure(n, what)?;
         let at = self.pos;
-        let mut left = n;
-        while left > 0 {
-            // ok: `k <= self.scratch.len()`, so `scratch[..k]` is in bounds.
-            let k = left.min(self.scratch.len() as u64) as usize;
-            self.r
-                .read_exact(&mut self.scratch[..k])
-                .map_err(|e| eof(e, what, at, n))?;
-            left -= k as u64;
-        }
+        self.r
+            .skip(n, &mut self.scratch)
+            .map_err(|e| eof(e, what, at, n))?;
         self.pos += n;
         Ok(())
     }
