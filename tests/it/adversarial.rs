@@ -417,24 +417,42 @@ fn derive_rank_sixty_four() {
 }
 
 #[test]
-fn safetensors_rank_zero_and_sixty_four() {
+fn safetensors_rank_zero_to_the_cap() {
+    let max = SafetensorsHeader::MAX_RANK;
     let json = format!(
         r#"{{"s":{{"dtype":"F32","shape":[],"data_offsets":[0,4]}},"t":{{"dtype":"U8","shape":{:?},"data_offsets":[4,4]}},"z":{{"dtype":"U8","shape":{:?},"data_offsets":[4,5]}}}}"#,
-        [[0usize; 1], [1; 1]].concat().repeat(32),
-        [1usize; 64],
+        [[0usize; 1], [1; 1]].concat().repeat(max / 2),
+        vec![1usize; max],
     );
     let mut file = (json.len() as u64).to_le_bytes().to_vec();
     file.extend_from_slice(json.as_bytes());
     file.extend_from_slice(&[0; 5]);
     let h = SafetensorsHeader::from_bytes(&file).unwrap();
     assert_eq!(h.shape_of("s"), Some(&[][..]));
-    assert_eq!(h.shape_of("t").map(<[usize]>::len), Some(64));
-    assert_eq!(h.shape_of("z"), Some(&[1; 64][..]));
+    assert_eq!(h.shape_of("t").map(<[usize]>::len), Some(max));
+    assert_eq!(h.shape_of("z"), Some(&vec![1; max][..]));
 
-    // 64 dims of 2^1 = 2^64 elements: the count overflows, an error naming the tensor.
+    // One dim more, or fifty million more, is an error naming the tensor and its rank; the
+    // dims past the cap are counted, never stored.
+    for rank in [max + 1, 50_000_000] {
+        let dims = vec!["1"; rank].join(",");
+        let json = format!(r#"{{"w":{{"dtype":"U8","shape":[{dims}],"data_offsets":[0,1]}}}}"#);
+        let mut file = (json.len() as u64).to_le_bytes().to_vec();
+        file.extend_from_slice(json.as_bytes());
+        file.push(0);
+        let err = SafetensorsHeader::from_bytes(&file)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"w\"") && err.contains(&format!("has {rank} dims")),
+            "{err}"
+        );
+    }
+
+    // 8 dims of 2^8 = 2^64 elements: the count overflows, an error naming the tensor.
     let json = format!(
         r#"{{"w":{{"dtype":"U8","shape":{:?},"data_offsets":[0,0]}}}}"#,
-        [2u64; 64]
+        [256u64; 8]
     );
     let mut file = (json.len() as u64).to_le_bytes().to_vec();
     file.extend_from_slice(json.as_bytes());
