@@ -16,7 +16,9 @@
 //!
 //! Atoms starting with `(` or `{` that are parsed inside a first alternative are memoised by
 //! position (and nesting depth), so that backtracking over nested parentheses stays
-//! polynomial; input that never backtracks builds no memo. Nesting is capped at [`MAX_DEPTH`]
+//! polynomial; input that never backtracks builds no memo. A finished atom's entry replaces
+//! those of the atoms inside it, so the memo holds disjoint spans and its memory stays linear
+//! in the input. Nesting is capped at [`MAX_DEPTH`]
 //! so that no input can exhaust the stack.
 //!
 //! When both alternatives fail, the error that got further wins (the first on a tie), which
@@ -31,8 +33,7 @@ mod expr;
 mod pattern;
 mod pred;
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, DefaultHasher};
+use std::collections::BTreeMap;
 
 use smallvec::SmallVec;
 
@@ -119,9 +120,9 @@ struct ParsedPattern {
     comma: bool,
 }
 
-/// Keyed by (token position, depth): small sequential integers no input can make collide, so
-/// a fixed-key hasher does (and spares every parse `RandomState::new`).
-type Memo = HashMap<(usize, usize), PResult<(Expr, usize)>, BuildHasherDefault<DefaultHasher>>;
+/// Keyed by (token position, depth), ordered, so that the entries inside a finished atom's
+/// span can be found and dropped (see `Parser::atom`).
+type Memo = BTreeMap<(usize, usize), PResult<(Expr, usize)>>;
 
 struct Parser<'a> {
     src: &'a str,
