@@ -432,9 +432,9 @@ fn safetensors_rank_zero_to_the_cap() {
     assert_eq!(h.shape_of("t").map(<[usize]>::len), Some(max));
     assert_eq!(h.shape_of("z"), Some(&vec![1; max][..]));
 
-    // One dim more, or forty million more (80 MB of JSON), is an error naming the tensor and its rank; the
+    // One dim more, or five million more, is an error naming the tensor and its rank; the
     // dims past the cap are counted, never stored.
-    for rank in [max + 1, 40_000_000] {
+    for rank in [max + 1, 5_000_000] {
         let dims = vec!["1"; rank].join(",");
         let json = format!(r#"{{"w":{{"dtype":"U8","shape":[{dims}],"data_offsets":[0,1]}}}}"#);
         let mut file = (json.len() as u64).to_le_bytes().to_vec();

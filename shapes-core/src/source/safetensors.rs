@@ -76,6 +76,12 @@ pub enum SafetensorsError {
         /// The limit, [`SafetensorsHeader::MAX_RANK`].
         max: usize,
     },
+    /// The header lists more than [`SafetensorsHeader::MAX_TENSORS`] tensors.
+    #[error("the safetensors header lists more than {max} tensors: a corrupt or hostile file")]
+    TooManyTensors {
+        /// The limit, [`SafetensorsHeader::MAX_TENSORS`].
+        max: usize,
+    },
     /// Bytes follow the last tensor's data: the `safetensors` crate refuses such a file.
     #[error(
         "the data section has {data_len} bytes but the tensors cover {used}: the file has trailing bytes or is not the file its header describes"
@@ -145,6 +151,9 @@ impl SafetensorsHeader {
     /// Published checkpoints use at most 5 (a 3-d convolution's weight); a larger rank in a
     /// header is far more likely a corrupt or hostile file than a model.
     pub const MAX_RANK: usize = crate::shape::INLINE_RANK;
+    /// The most tensors a header may list: 2^20, as [`GgufHeader::MAX_TENSORS`](crate::GgufHeader).
+    /// Published checkpoints list at most a few thousand per file.
+    pub const MAX_TENSORS: usize = super::header::MAX_TENSORS;
 
     /// Reads the header of the file at `path`: 8 + header-length bytes, whatever the file's
     /// size.
@@ -219,85 +228,20 @@ impl SafetensorsHeader {
         header_len: u64,
         data_len: Option<u64>,
     ) -> Result<Self, SafetensorsError> {
-        let mut duplicate = None;
+        let mut failure = None;
         let mut de = serde_json::Deserializer::from_slice(json);
         let raw = de
             .deserialize_map(HeaderVisitor {
-                duplicate: &mut duplicate,
+                failure: &mut failure,
+                data_len,
             })
             .and_then(|raw| de.end().map(|()| raw))
-            .map_err(|e| match duplicate.take() {
-                Some(name) => SafetensorsError::DuplicateName(name),
+            .map_err(|e| match failure.take() {
+                Some(failure) => failure,
                 None => SafetensorsError::Json(e.to_string()),
             })?;
-        let mut tensors = Indexed::with_capacity(raw.tensors.len());
-        for (name, entry) in raw.tensors {
-            if entry.shape.rank > Self::MAX_RANK {
-                return Err(SafetensorsError::TooManyDims {
-                    name,
-                    rank: entry.shape.rank,
-                    max: Self::MAX_RANK,
-                });
-            }
-            let dims = &entry.shape.dims;
-            // Every dim and the element count fit `i64`, as PyTorch and ggml require (a dim
-            // of 2^64 - 1 next to a 0 has 0 elements but is no shape a framework can hold).
-            let shape: Option<Shape> = dims
-                .iter()
-                .map(|&d| i64::try_from(d).ok().and_then(|_| usize::try_from(d).ok()))
-                .collect();
-            let numel = shape
-                .as_ref()
-                .and_then(|s| s.numel())
-                .filter(|&n| i64::try_from(n).is_ok());
-            let (Some(shape), Some(numel)) = (shape, numel) else {
-                return Err(SafetensorsError::ShapeOverflow {
-                    name,
-                    shape: dims.to_vec(),
-                });
-            };
-            let [start, end] = entry.data_offsets;
-            let bad = |problem: String| SafetensorsError::BadOffsets {
-                name: name.clone(),
-                start,
-                end,
-                problem,
-            };
-            if end < start {
-                return Err(bad("end before start".into()));
-            }
-            let bits = (numel as u128) * (entry.dtype.bitsize() as u128);
-            if bits % 8 != 0 {
-                return Err(bad(format!(
-                    "cannot hold {:?} {shape}: {bits} bits is not a whole number of bytes",
-                    entry.dtype
-                )));
-            }
-            let bytes = bits / 8;
-            if u128::from(end - start) != bytes {
-                return Err(bad(format!(
-                    "span {} bytes but {:?} {} needs {bytes}",
-                    end - start,
-                    entry.dtype,
-                    shape
-                )));
-            }
-            if let Some(data_len) = data_len
-                && end > data_len
-            {
-                return Err(bad(format!(
-                    "run past the end of the data section ({data_len} bytes)"
-                )));
-            }
-            tensors
-                .push(TensorEntry {
-                    name,
-                    dtype: entry.dtype,
-                    shape,
-                    data_offsets: (start, end),
-                })
-                .map_err(|t| SafetensorsError::DuplicateName(t.name))?;
-        }
+        let tensors =
+            Indexed::new(raw.tensors).map_err(|t| SafetensorsError::DuplicateName(t.name))?;
         let used = check_layout(tensors.items())?;
         if let Some(data_len) = data_len
             && used != data_len
@@ -338,6 +282,79 @@ impl SafetensorsHeader {
     pub fn header_len(&self) -> u64 {
         self.header_len
     }
+}
+
+/// One tensor's entry, checked: its rank, dims and element count within limits, and
+/// `data_offsets` spanning exactly its bytes inside the data section (when its length is
+/// known).
+fn check_entry(
+    name: String,
+    entry: RawEntry,
+    data_len: Option<u64>,
+) -> Result<TensorEntry, SafetensorsError> {
+    if entry.shape.rank > SafetensorsHeader::MAX_RANK {
+        return Err(SafetensorsError::TooManyDims {
+            name,
+            rank: entry.shape.rank,
+            max: SafetensorsHeader::MAX_RANK,
+        });
+    }
+    let dims = &entry.shape.dims;
+    // Every dim and the element count fit `i64`, as PyTorch and ggml require (a dim of
+    // 2^64 - 1 next to a 0 has 0 elements but is no shape a framework can hold).
+    let shape: Option<Shape> = dims
+        .iter()
+        .map(|&d| i64::try_from(d).ok().and_then(|_| usize::try_from(d).ok()))
+        .collect();
+    let numel = shape
+        .as_ref()
+        .and_then(|s| s.numel())
+        .filter(|&n| i64::try_from(n).is_ok());
+    let (Some(shape), Some(numel)) = (shape, numel) else {
+        return Err(SafetensorsError::ShapeOverflow {
+            name,
+            shape: dims.to_vec(),
+        });
+    };
+    let [start, end] = entry.data_offsets;
+    let bad = |problem: String| SafetensorsError::BadOffsets {
+        name: name.clone(),
+        start,
+        end,
+        problem,
+    };
+    if end < start {
+        return Err(bad("end before start".into()));
+    }
+    let bits = (numel as u128) * (entry.dtype.bitsize() as u128);
+    if bits % 8 != 0 {
+        return Err(bad(format!(
+            "cannot hold {:?} {shape}: {bits} bits is not a whole number of bytes",
+            entry.dtype
+        )));
+    }
+    let bytes = bits / 8;
+    if u128::from(end - start) != bytes {
+        return Err(bad(format!(
+            "span {} bytes but {:?} {} needs {bytes}",
+            end - start,
+            entry.dtype,
+            shape
+        )));
+    }
+    if let Some(data_len) = data_len
+        && end > data_len
+    {
+        return Err(bad(format!(
+            "run past the end of the data section ({data_len} bytes)"
+        )));
+    }
+    Ok(TensorEntry {
+        name,
+        dtype: entry.dtype,
+        shape,
+        data_offsets: (start, end),
+    })
 }
 
 /// The data section's layout, as the `safetensors` crate requires it: the tensors, in order
@@ -386,7 +403,6 @@ impl fmt::Debug for SafetensorsHeader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SafetensorsHeader")
             .field("tensors", &self.tensors.items())
-            .field("index", self.tensors.index())
             .field("metadata", &self.metadata)
             .field("header_len", &self.header_len)
             .finish()
@@ -451,16 +467,16 @@ impl<'de> serde::Deserialize<'de> for RawDims {
 }
 
 struct RawHeader {
-    tensors: Vec<(String, RawEntry)>,
+    tensors: Vec<TensorEntry>,
     metadata: BTreeMap<String, String>,
 }
 
-/// Streams the header's map, refusing a second `__metadata__` (a second tensor of one name is
-/// refused as it is indexed). serde's errors carry only a message, so the duplicate name
-/// comes back through `duplicate`, which the caller turns into
-/// [`SafetensorsError::DuplicateName`].
+/// Streams the header's map, checking each tensor entry as it arrives and refusing a second
+/// `__metadata__` (a second tensor of one name is refused as it is indexed). serde's errors
+/// carry only a message, so what is wrong comes back through `failure`.
 struct HeaderVisitor<'a> {
-    duplicate: &'a mut Option<String>,
+    failure: &'a mut Option<SafetensorsError>,
+    data_len: Option<u64>,
 }
 
 impl<'de> Visitor<'de> for HeaderVisitor<'_> {
@@ -471,20 +487,34 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawHeader, A::Error> {
-        let mut tensors: Vec<(String, RawEntry)> = Vec::new();
+        let mut tensors: Vec<TensorEntry> = Vec::new();
         let mut metadata = None;
         // Tensor names are checked for duplicates as they are indexed; the metadata here.
         while let Some(key) = map.next_key::<String>()? {
             if key == "__metadata__" {
                 if metadata.is_some() {
-                    *self.duplicate = Some(key);
+                    *self.failure = Some(SafetensorsError::DuplicateName(key));
                     return Err(de::Error::custom("duplicate tensor name"));
                 }
                 // `null` is no metadata, as for the `safetensors` crate.
                 metadata = Some(map.next_value::<Option<BTreeMap<String, String>>>()?);
             } else {
+                // Checked and converted as it arrives, so that the raw entries and the
+                // checked ones are never all in memory at once.
+                if tensors.len() >= SafetensorsHeader::MAX_TENSORS {
+                    *self.failure = Some(SafetensorsError::TooManyTensors {
+                        max: SafetensorsHeader::MAX_TENSORS,
+                    });
+                    return Err(de::Error::custom("too many tensors"));
+                }
                 let entry: RawEntry = map.next_value()?;
-                tensors.push((key, entry));
+                match check_entry(key, entry, self.data_len) {
+                    Ok(t) => tensors.push(t),
+                    Err(e) => {
+                        *self.failure = Some(e);
+                        return Err(de::Error::custom("bad tensor entry"));
+                    }
+                }
             }
         }
         Ok(RawHeader {

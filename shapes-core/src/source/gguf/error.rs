@@ -188,4 +188,17 @@ pub enum GgufError {
         /// The file's length.
         file_len: u64,
     },
+    /// More tensors than [`GgufHeader::MAX_TENSORS`](super::GgufHeader::MAX_TENSORS) or
+    /// metadata entries than [`GgufHeader::MAX_METADATA`](super::GgufHeader::MAX_METADATA).
+    #[error(
+        "the GGUF header claims {count} {what}, more than the {max} accepted: a corrupt or hostile file"
+    )]
+    TooMany {
+        /// `tensors` or `metadata entries`.
+        what: &'static str,
+        /// The count in the file.
+        count: u64,
+        /// The limit.
+        max: u64,
+    },
 }

@@ -164,6 +164,12 @@ impl GgufHeader {
     /// The most dims a tensor may have: 8 (ggml's `GGML_MAX_DIMS` is 4; a few more are
     /// accepted for other writers of the format).
     pub const MAX_DIMS: usize = INLINE_RANK;
+    /// The most tensors a header may list: 2^20. Published GGUF files list at most a few
+    /// thousand.
+    pub const MAX_TENSORS: u64 = super::header::MAX_TENSORS as u64;
+    /// The most metadata entries a header may have: 2^16. Published files have about fifty
+    /// (the vocabulary is one entry, an array).
+    pub const MAX_METADATA: u64 = 1 << 16;
     /// The longest tensor name, in bytes: 63, as llama.cpp reads names into
     /// `GGML_MAX_NAME` (64) bytes with the terminating zero and refuses longer ones.
     pub const MAX_NAME_LEN: usize = 63;
@@ -333,16 +339,13 @@ impl ShapeSource for GgufHeader {
     }
 }
 
-// Field for field what `#[derive(Debug)]` printed before the entries and their indexes were
-// kept together in `Indexed`.
+// The entries in file order (the index by name is how they are found, not what they are).
 impl fmt::Debug for GgufHeader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GgufHeader")
             .field("version", &self.version)
             .field("metadata", &self.metadata.items())
-            .field("meta_index", self.metadata.index())
             .field("tensors", &self.tensors.items())
-            .field("index", self.tensors.index())
             .field("alignment", &self.alignment)
             .field("data_offset", &self.data_offset)
             .finish()

@@ -38,22 +38,29 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
     }
     let tensor_count = reader.len("the tensor count")?;
     let kv_count = reader.len("the metadata count")?;
+    for (what, count, max) in [
+        ("tensors", tensor_count, GgufHeader::MAX_TENSORS),
+        ("metadata entries", kv_count, GgufHeader::MAX_METADATA),
+    ] {
+        if count > max {
+            return Err(GgufError::TooMany { what, count, max });
+        }
+    }
 
     // Least on-disk size of one entry: a kv is key length + type + a 1-byte value; a tensor
     // info is name length + n_dims + type + offset.
     let len_prefix = reader.len_prefix_size();
     reader.check_count(kv_count, len_prefix + 4 + 1, "the metadata entries")?;
-    let mut metadata = Indexed::with_capacity(initial_capacity(kv_count));
+    let mut metadata = Vec::with_capacity(initial_capacity(kv_count));
     for _ in 0..kv_count {
         let key = reader.name("a metadata key")?;
         let at = reader.pos;
         let code = reader.u32("a metadata value type")?;
         let ty = GgufType::from_code(code).ok_or(GgufError::UnknownValueType { ty: code, at })?;
         let value = reader.value(ty, 0)?;
-        metadata
-            .push((key, value))
-            .map_err(|(key, _)| GgufError::DuplicateKey(key))?;
+        metadata.push((key, value));
     }
+    let metadata = Indexed::new(metadata).map_err(|(key, _)| GgufError::DuplicateKey(key))?;
 
     let alignment = match metadata.get("general.alignment").map(|(_, v)| v) {
         None => GgufHeader::DEFAULT_ALIGNMENT,
@@ -64,12 +71,11 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
     };
 
     reader.check_count(tensor_count, len_prefix + 4 + 4 + 8, "the tensor infos")?;
-    let mut tensors = Indexed::with_capacity(initial_capacity(tensor_count));
+    let mut tensors = Vec::with_capacity(initial_capacity(tensor_count));
     for _ in 0..tensor_count {
-        tensors
-            .push(reader.tensor_info()?)
-            .map_err(|t| GgufError::DuplicateName(t.name))?;
+        tensors.push(reader.tensor_info()?);
     }
+    let tensors = Indexed::new(tensors).map_err(|t| GgufError::DuplicateName(t.name))?;
 
     let data_offset = reader
         .pos
