@@ -20,6 +20,7 @@ mod expr_macro;
 mod fracast_weights;
 mod fuzz_replay;
 mod header_bad_files;
+mod hygiene;
 mod model_zoo;
 mod parse_conformance;
 mod plan_parity;
