@@ -64,7 +64,8 @@ fn field_check(
                 };
                 quote! {
                     let __s = #shape_call;
-                    let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
+                    let __d: &[::core::primitive::usize] =
+                        ::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s);
                     __cx.field(&#info);
                     #items
                 }
@@ -137,7 +138,7 @@ fn access_code(
             // one index, and the nesting depth stays put.
             quote! {
                 __cx.enter(#p::Segment::Index(0));
-                for (#i, #v) in (#expr).iter().enumerate() {
+                for (#i, #v) in ::core::iter::Iterator::enumerate(<[_]>::iter(&(#expr)[..])) {
                     __cx.index(#i);
                     #body
                 }

@@ -65,7 +65,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                     __cx.field(&#info);
                     let __e = __src.mark(__cx);
                     if let #p::Some(__d) = __src.tensor(__cx) {
-                        let __d: &[usize] = __d;
+                        let __d: &[::core::primitive::usize] = __d;
                         #items
                     }
                     __src.tag(__cx, __e);
