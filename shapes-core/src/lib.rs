@@ -43,7 +43,9 @@ pub use expr::{
 };
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
-pub use solve::{InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify};
+pub use solve::{
+    InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify, unify_partial,
+};
 pub use source::{Dims, Element, HasShape, ShapeSource, StaticShape};
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};

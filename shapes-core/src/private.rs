@@ -5,7 +5,7 @@ pub use crate::expr::Side;
 pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
-pub use crate::parse::{caret, is_identifier, parse_equation};
+pub use crate::parse::{caret, is_identifier, parse_constraints, parse_equation};
 pub use crate::source::{HasShape, StaticShape};
 pub use crate::verify::SourceCx;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};

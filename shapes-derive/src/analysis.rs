@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use shapes_core::__private::Side;
-use shapes_core::{DimExpr, Item, Pattern};
+use shapes_core::{ArithOp, DimExpr, Item, Pattern};
 use syn::LitStr;
 
 use crate::ctxt::Ctxt;
@@ -104,6 +104,17 @@ impl<'a> Scope<'a> {
         });
     }
 
+    /// A `where` comparison other than `=` (`head_dim <= 256`): its variables are uses, but it
+    /// determines none of them.
+    pub fn add_comparison(&mut self, lhs: &'a DimExpr, rhs: &'a DimExpr, lit: &LitStr) {
+        for side in [lhs, rhs] {
+            for v in dim_vars(side) {
+                self.note(v, lit);
+                self.dims.insert(v.to_owned());
+            }
+        }
+    }
+
     /// Every name, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.uses.keys().map(String::as_str)
@@ -134,17 +145,24 @@ impl<'a> Scope<'a> {
         loop {
             let before = known.len();
             for Equation { lhs, rhs } in &self.equations {
-                let lv = dim_vars(lhs);
-                let lu: Vec<&str> = lv.into_iter().filter(|v| !known.contains(*v)).collect();
+                // The distinct unknowns of each side (a power repeats its one unknown).
+                let unknown = |e: &'a DimExpr| -> Vec<&'a str> {
+                    let mut out: Vec<&str> = dim_vars(e)
+                        .into_iter()
+                        .filter(|v| !known.contains(*v))
+                        .collect();
+                    out.sort_unstable();
+                    out.dedup();
+                    out
+                };
+                let lu = unknown(lhs);
                 let found = match rhs {
                     None => match lu.as_slice() {
                         [one] if invertible(lhs, one) => Some(*one),
                         _ => None,
                     },
                     Some(rhs) => {
-                        let rv = dim_vars(rhs);
-                        let ru: Vec<&str> =
-                            rv.into_iter().filter(|v| !known.contains(*v)).collect();
+                        let ru = unknown(rhs);
                         match (lu.as_slice(), ru.as_slice()) {
                             ([one], []) if invertible(lhs, one) => Some(*one),
                             ([], [one]) if invertible(rhs, one) => Some(*one),
@@ -158,6 +176,27 @@ impl<'a> Scope<'a> {
             }
             if known.len() == before {
                 return known;
+            }
+        }
+    }
+
+    /// Rule (the derive and `#[check]` alike): a name used once, beside a name used more
+    /// often that is close enough to be what was meant (`d_modle` beside `d_model`), is a
+    /// likely typo. A name used once is otherwise correct code: it binds a value the caller
+    /// reads back (`h_wins`, `w_wins` in `(h_wins * window, w_wins * window)`), or is derived
+    /// by a `where` equation. `_name` and variadics are left alone.
+    pub fn check_likely_typos(&self, cx: &Ctxt) {
+        let much_used: Vec<&str> = self.names().filter(|n| self.uses(n) >= 2).collect();
+        for name in self.names() {
+            if self.uses(name) != 1 || name.starts_with('_') || self.is_variadic(name) {
+                continue;
+            }
+            let hint = suggest(name, &much_used);
+            if let (false, Some(lit)) = (hint.is_empty(), self.first_use(name)) {
+                cx.error_at(
+                    lit.span(),
+                    format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
+                );
             }
         }
     }
@@ -234,24 +273,42 @@ pub fn push_unique(out: &mut Vec<String>, name: &str) {
     }
 }
 
-/// Whether `e = known` determines `var` uniquely once every other variable is known: `var`
-/// occurs once and every operator between it and the top can be undone (no floor division
-/// or remainder).
+/// Whether `e = known` determines `var` uniquely once every other variable is known: every
+/// operator between `var` and the top can be undone (no floor division or remainder), as the
+/// runtime's arithmetic table (`shapes_core::ArithOp::invertible`) says; where `var` occurs
+/// more than once, the part holding every occurrence is a power of it (`c × var × var`),
+/// which has at most one whole root.
 pub fn invertible(e: &DimExpr, var: &str) -> bool {
-    if dim_vars(e).iter().filter(|v| **v == var).count() != 1 {
-        return false;
-    }
-    // Whether every operator between `var` and the top can be undone for the side `var` is
-    // on, as the runtime's arithmetic table (`shapes_core::ArithOp::invertible`) says.
-    fn path_ok(e: &DimExpr, var: &str) -> bool {
+    let count = |e: &DimExpr| dim_vars(e).iter().filter(|v| **v == var).count();
+    // A product of `var` and other factors: `coef × varⁿ`.
+    fn power_of(e: &DimExpr, var: &str) -> bool {
         match e {
-            DimExpr::Var(n) => n.as_str() == var,
-            DimExpr::Bin(op, l, r) if path_ok(l, var) => op.invertible(Side::Left),
-            DimExpr::Bin(op, _, r) if path_ok(r, var) => op.invertible(Side::Right),
-            _ => false,
+            DimExpr::Var(_) | DimExpr::Lit(_) => true,
+            DimExpr::Bin(ArithOp::Mul, l, r) => power_of(l, var) && power_of(r, var),
+            _ => !dim_vars(e).contains(&var) && unsupported(e).is_none(),
         }
     }
-    path_ok(e, var)
+    match count(e) {
+        0 => false,
+        1 => match e {
+            DimExpr::Var(n) => n.as_str() == var,
+            DimExpr::Bin(op, l, _) if count(l) == 1 => {
+                op.invertible(Side::Left) && invertible(l, var)
+            }
+            DimExpr::Bin(op, _, r) => op.invertible(Side::Right) && invertible(r, var),
+            _ => false,
+        },
+        _ => match e {
+            DimExpr::Bin(ArithOp::Mul, ..) if power_of(e, var) => true,
+            DimExpr::Bin(op, l, r) if count(r) == 0 => {
+                op.invertible(Side::Left) && invertible(l, var)
+            }
+            DimExpr::Bin(op, l, r) if count(l) == 0 => {
+                op.invertible(Side::Right) && invertible(r, var)
+            }
+            _ => false,
+        },
+    }
 }
 
 /// What in `e` the checker cannot evaluate against a dim, described for an error message.
@@ -316,8 +373,22 @@ mod tests {
             panic!("one dim")
         };
         assert_eq!(dim_vars(e), ["a", "b", "a"]);
-        assert!(!invertible(e, "a"), "`a` occurs twice");
+        assert!(!invertible(e, "a"), "`a` occurs twice, not as a power");
         assert!(invertible(e, "b"));
+        for (text, var, ok) in [
+            ("(z * z * z,)", "z", true),
+            ("(2 * z * z + 1,)", "z", true),
+            ("(z * y * z,)", "z", true),
+            ("(z * (z + 1),)", "z", false),
+            ("((h - k + 2 * p) // s + 1,)", "h", false),
+            ("(h - k + 2 * p + 1,)", "h", true),
+        ] {
+            let p = pattern(text);
+            let Item::Dim(e) = &p.items[0] else {
+                panic!("one dim")
+            };
+            assert_eq!(invertible(e, var), ok, "{text} for {var}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use quote::{format_ident, quote, quote_spanned};
 use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
-use crate::ast::{Field, WhereClause, span_of_field};
+use crate::ast::{Constraint, Field, WhereClause, span_of_field};
 
 /// The pieces every generated item needs.
 pub struct Codegen {
@@ -90,6 +90,25 @@ impl Codegen {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
                     __cx.where_eq(&#ln, &#rn, __map);
+                }
+            })
+            .collect()
+    }
+
+    /// The checks of the struct-level `where` comparisons other than `=`, after the
+    /// equations.
+    pub fn constraint_checks(&self, constraints: &[Constraint]) -> Vec<TokenStream> {
+        let p = &self.private_path;
+        constraints
+            .iter()
+            .map(|(l, op, r, _)| {
+                let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
+                let (le, re) = (self.slot_expr(l), self.slot_expr(r));
+                let op = cmp_op(*op);
+                quote! {
+                    static #ln: #p::SlotExpr = #le;
+                    static #rn: #p::SlotExpr = #re;
+                    __cx.where_cmp(#p::CmpOp::#op, &#ln, &#rn, __map);
                 }
             })
             .collect()

@@ -88,7 +88,8 @@ fn own_vars(input: &Input<'_>) -> Vec<String> {
             pattern_vars(pattern, &mut own);
         }
     }
-    for (l, r, _) in &input.wheres {
+    let compared = input.constraints.iter().map(|(l, _, r, _)| (l, r));
+    for (l, r) in input.wheres.iter().map(|(l, r, _)| (l, r)).chain(compared) {
         for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
             push_unique(&mut own, v);
         }

@@ -19,7 +19,8 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
         .iter()
         .map(|f| field_check(g, krate, f, &mut bound))
         .collect();
-    let wheres = g.where_checks(&input.wheres);
+    let mut wheres = g.where_checks(&input.wheres);
+    wheres.extend(g.constraint_checks(&input.constraints));
     let slots = g.slot_lets();
     quote! {
         #[inline]

@@ -22,7 +22,8 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         .iter()
         .map(|f| field_source(g, krate, f))
         .collect();
-    let wheres = g.where_checks(&input.wheres);
+    let mut wheres = g.where_checks(&input.wheres);
+    wheres.extend(g.constraint_checks(&input.constraints));
     quote! {
         fn check_source_in(
             __cx: &mut #p::Checker,

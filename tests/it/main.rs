@@ -25,5 +25,6 @@ mod model_zoo;
 mod parse_conformance;
 mod plan_parity;
 mod print_roundtrip;
+mod semantics;
 mod solve_conformance;
 mod verify_source;

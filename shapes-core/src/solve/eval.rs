@@ -2,7 +2,7 @@
 //! computed (numpy semantics, see [`ops`](super::ops)), constraints are decided when closed.
 //! Whatever still depends on an unknown stays symbolic.
 
-use super::arith::fold;
+use super::arith::{fold, natural_dim};
 use super::error::{InferError, InferErrorKind, bad_op, err};
 use super::ops;
 use super::size;
@@ -256,8 +256,8 @@ fn pattern_value(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
     let mut items = Vec::with_capacity(p.items.len());
     for item in &p.items {
         match item {
-            Item::Dim(d) => items.push(Item::Dim(dim_value(d, s)?)),
-            Item::Broadcast(d) => items.push(Item::Broadcast(dim_value(d, s)?)),
+            Item::Dim(d) => items.push(Item::Dim(natural_dim(dim_value(d, s)?)?)),
+            Item::Broadcast(d) => items.push(Item::Broadcast(natural_dim(dim_value(d, s)?)?)),
             Item::Any | Item::Ellipsis => items.push(item.clone()),
             Item::Variadic(n) => splice(&mut items, item, n, s)?,
         }

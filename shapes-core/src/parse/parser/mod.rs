@@ -80,6 +80,9 @@ impl Failure {
 /// What a rule returns: its result, or how it failed.
 type PResult<T> = Result<T, Failure>;
 
+/// `lhs op rhs` with the byte offset of `op`: one comparison of a `where` clause.
+pub(crate) type Constraint = (DimExpr, CmpOp, DimExpr, usize);
+
 /// Of two failed alternatives, the one that got further (the first on a tie); a fatal one
 /// always wins.
 fn furthest(first: Failure, second: Failure) -> Failure {
@@ -225,6 +228,14 @@ fn too_deep_to_print(input: &str, offset: usize) -> ParseError {
 pub(crate) fn parse_equation(input: &str) -> Result<(DimExpr, CmpOp, DimExpr, usize), ParseError> {
     let mut p = Parser::new(input)?;
     let out = p.equation().and_then(|eq| p.end().map(|()| eq));
+    out.map_err(|f| f.into_error(input))
+}
+
+/// Parses `equation { ( "," | "&&" | "∧" ) equation }` (see
+/// [`crate::parse::parse_constraints`]).
+pub(crate) fn parse_constraints(input: &str) -> Result<Vec<Constraint>, ParseError> {
+    let mut p = Parser::new(input)?;
+    let out = p.constraints().and_then(|eqs| p.end().map(|()| eqs));
     out.map_err(|f| f.into_error(input))
 }
 
