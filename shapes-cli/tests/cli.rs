@@ -1,0 +1,365 @@
+//! The `shapes` binary run as a process: on the shipped fracast checkpoint, and on files the
+//! tests write with the published shapes of a Llama-family model (GQA), Qwen2, GPT-2 and
+//! BERT, each also corrupted in one way.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::*;
+
+fn fracast(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/fracast")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// Whether `out` has a line that reads `want` with runs of spaces taken as one.
+fn has_line(out: &str, want: &str) -> bool {
+    let norm = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let want = norm(want);
+    out.lines().any(|l| norm(l) == want)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// A checkpoint file and a config.json beside it, in a fresh directory.
+fn hf_dir(name: &str, tensors: &Tensors, config: &str) -> PathBuf {
+    let d = dir(name);
+    write_safetensors(&d.join("model.safetensors"), tensors);
+    std::fs::write(d.join("config.json"), config).expect("config");
+    d.join("model.safetensors")
+}
+
+#[test]
+fn the_fixture_matches_its_spec_with_the_config_bound() {
+    let (code, out, err) = shapes(&[
+        "check",
+        &fracast("fracast_model.safetensors"),
+        "--spec",
+        &fracast("fracast.toml"),
+        "--config",
+        &fracast("fracast_config.json"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("OK: the checkpoint matches the spec"), "{out}");
+    assert!(
+        has_line(&out, "d_model 64 fracast_config.json `model.d_model`"),
+        "{out}"
+    );
+    assert!(
+        has_line(&out, "n_in_features 7 Fracast.core.in_proj.weight axis 1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_corrupted_fixture_names_the_tensor() {
+    let d = dir("fracast_corrupt");
+    let src = shapes::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
+        .expect("the fixture reads");
+    let tensors: Tensors = src
+        .tensors()
+        .iter()
+        .map(|t| {
+            let dims = if t.name == "head.fc_blocks.1.dw_weight" {
+                vec![64, 1, 4]
+            } else {
+                t.shape.dims().to_vec()
+            };
+            (t.name.clone(), dims)
+        })
+        .collect();
+    let path = d.join("fracast_corrupt.safetensors");
+    write_safetensors(&path, &tensors);
+    let (code, out, _) = shapes(&[
+        "check",
+        s(&path),
+        "--spec",
+        &fracast("fracast.toml"),
+        "--config",
+        &fracast("fracast_config.json"),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "Fracast.head.fc_blocks[1].dw_weight (tensor \"head.fc_blocks.1.dw_weight\"): axis 2 expected head_fc_kernel = 3, found 4"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_llama_gqa_checkpoint_is_recognised_and_checked() {
+    let path = hf_dir("smollm", &SMOLLM_135M.hf(), &SMOLLM_135M.config("llama"));
+    let (code, out, err) = shapes(&["inspect", s(&path)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        has_line(
+            &out,
+            "model.layers.{0..29}.self_attn.q_proj.weight F16 (576, 576) ×30"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "d_model = 576, heads = 9, kv_heads = 3, head_dim = 64, n_layers = 30, d_ff = 1536, vocab = 49152, tied embeddings"
+        ),
+        "{out}"
+    );
+    let (code, out, err) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("lm_head.weight: absent, tied to model.embed_tokens.weight"),
+        "{out}"
+    );
+    assert!(
+        has_line(&out, "kv_heads 3 config.json `num_key_value_heads`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_llama_with_one_corrupted_tensor_names_it() {
+    let t = reshaped(
+        SMOLLM_135M.hf(),
+        "model.layers.7.self_attn.k_proj.weight",
+        &[256, 576],
+    );
+    let path = hf_dir("smollm_corrupt", &t, &SMOLLM_135M.config("llama"));
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("MISMATCH: 1 error"), "{out}");
+    assert!(
+        out.contains(
+            "Llama.model.layers[7].self_attn.k_proj.weight (tensor \"model.layers.7.self_attn.k_proj.weight\"): axis 0 expected kv_heads * head_dim = 3 * 64 = 192, found 256"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_wrong_config_is_named_by_its_key() {
+    let config = SMOLLM_135M
+        .config("llama")
+        .replace("\"intermediate_size\":1536", "\"intermediate_size\":2048");
+    let path = hf_dir("smollm_config", &SMOLLM_135M.hf(), &config);
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "config disagrees: config.json `intermediate_size` = 2048, but the tensors give d_ff = 1536 (bound by Llama.model.layers[0].mlp.gate_proj.weight axis 0)"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_renamed_tensor_gets_a_did_you_mean() {
+    let t = renamed(
+        SMOLLM_135M.hf(),
+        "model.layers.3.mlp.up_proj.weight",
+        "model.layers.3.mlp.upproj.weight",
+    );
+    let path = hf_dir("smollm_renamed", &t, &SMOLLM_135M.config("llama"));
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "hint: `model.layers.3.mlp.up_proj.weight` is missing: did you mean `model.layers.3.mlp.upproj.weight`?"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_untied_head_that_is_missing_is_an_error() {
+    let config = SMOLLM_135M.config("llama").replace(
+        "\"tie_word_embeddings\":true",
+        "\"tie_word_embeddings\":false",
+    );
+    let path = hf_dir("smollm_untied", &SMOLLM_135M.hf(), &config);
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "error: `lm_head.weight` is missing, and config.json `tie_word_embeddings` = false says it is not tied"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn qwen2_as_gguf_binds_its_dims_from_the_metadata() {
+    let d = dir("qwen2_gguf");
+    let path = d.join("qwen2.gguf");
+    write_gguf(&path, &QWEN2_0_5B.gguf_meta("qwen2"), &QWEN2_0_5B.gguf(), 0);
+    let (code, out, err) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        has_line(&out, "vocab 151936 GGUF `tokenizer.ggml.tokens`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("output.weight: absent, tied to token_embd.weight"),
+        "{out}"
+    );
+
+    let bad = d.join("qwen2_bad.gguf");
+    let t = reshaped(QWEN2_0_5B.gguf(), "blk.11.attn_k.bias", &[64]);
+    write_gguf(&bad, &QWEN2_0_5B.gguf_meta("qwen2"), &t, 0);
+    let (code, out, _) = shapes(&["check", s(&bad)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("(tensor \"blk.11.attn_k.bias\"): axis 0 expected kv_heads * head_dim = 2 * 64 = 128, found 64"), "{out}");
+}
+
+#[test]
+fn gpt2_is_checked_with_its_conv1d_layout() {
+    let path = hf_dir("gpt2", &gpt2_small(), GPT2_CONFIG);
+    let (code, out, err) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(has_line(&out, "head_dim 64 solving GPT2"), "{out}");
+    // c_attn written as a Linear (out, in) instead of Conv1D's (in, out).
+    let t = reshaped(gpt2_small(), "h.4.attn.c_attn.weight", &[2304, 768]);
+    let path = hf_dir("gpt2_bad", &t, GPT2_CONFIG);
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("(tensor \"h.4.attn.c_attn.weight\")"), "{out}");
+}
+
+#[test]
+fn bert_needs_its_heads_from_the_config() {
+    let path = hf_dir("bert", &bert_base(), BERT_CONFIG);
+    let (code, out, err) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        has_line(&out, "n_layers 12 config.json `num_hidden_layers`"),
+        "{out}"
+    );
+    let t = reshaped(
+        bert_base(),
+        "encoder.layer.5.intermediate.dense.bias",
+        &[3000],
+    );
+    let path = hf_dir("bert_bad", &t, BERT_CONFIG);
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("(tensor \"encoder.layer.5.intermediate.dense.bias\"): axis 0 expected d_ff = 3072, found 3000"), "{out}");
+    // Without a config, `heads` shows in no shape: a clear usage error.
+    let d = dir("bert_no_config");
+    write_safetensors(&d.join("model.safetensors"), &bert_base());
+    let (code, _, err) = shapes(&["check", s(&d.join("model.safetensors")), "--arch", "bert"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`heads` shows in no tensor's shape"), "{err}");
+    let (code, out, err) = shapes(&[
+        "check",
+        s(&d.join("model.safetensors")),
+        "--arch",
+        "bert",
+        "--set",
+        "heads=12",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn a_file_that_is_no_checkpoint_exits_2() {
+    let d = dir("not_a_checkpoint");
+    let path = d.join("notes.txt");
+    std::fs::write(&path, "these are not weights\n").expect("write");
+    let (code, out, err) = shapes(&["check", s(&path), "--arch", "llama"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.starts_with(&format!(
+            "error: {}: not a checkpoint this tool reads (not GGUF, and as safetensors:",
+            path.display()
+        )),
+        "{err}"
+    );
+    let (code, _, err) = shapes(&["check", "/nonexistent/model.safetensors"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("/nonexistent/model.safetensors: No such file"),
+        "{err}"
+    );
+    let (code, _, _) = shapes(&["check"]);
+    assert_eq!(code, 2, "bad usage exits 2");
+}
+
+#[test]
+fn the_json_report_parses_back() {
+    let t = reshaped(
+        SMOLLM_135M.hf(),
+        "model.layers.7.self_attn.k_proj.weight",
+        &[256, 576],
+    );
+    let t = renamed(t, "model.norm.weight", "model.nrm.weight");
+    let path = hf_dir("smollm_json", &t, &SMOLLM_135M.config("llama"));
+    let (code, out, _) = shapes(&["check", s(&path), "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["ok"], false);
+    assert_eq!(
+        v["errors"][0]["tensor"],
+        "model.layers.7.self_attn.k_proj.weight"
+    );
+    assert_eq!(v["errors"][0]["axis"], 0);
+    assert_eq!(v["missing"][0], "model.norm.weight");
+    assert_eq!(v["unexpected"][0], "model.nrm.weight");
+    assert_eq!(v["suggestions"][0]["did_you_mean"], "model.nrm.weight");
+    assert_eq!(v["given"][0]["source"], "config.json `hidden_size`");
+
+    let good = hf_dir(
+        "smollm_json_ok",
+        &SMOLLM_135M.hf(),
+        &SMOLLM_135M.config("llama"),
+    );
+    let (code, out, _) = shapes(&["check", s(&good), "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["ok"], true);
+    let heads = v["bindings"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["variable"] == "head_dim"))
+        .expect("head_dim bound");
+    assert_eq!(heads["value"], 64);
+}
+
+#[test]
+fn a_bad_spec_points_at_its_line_and_column() {
+    let d = dir("bad_spec");
+    let spec = d.join("bad.toml");
+    std::fs::write(&spec, "name = \"M\"\n[tensors]\n\"w\" = \"(d_out d_in)\"\n").expect("write");
+    let (code, _, err) = shapes(&[
+        "check",
+        &fracast("fracast_model.safetensors"),
+        "--spec",
+        s(&spec),
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}:3:15: in the pattern of `w`: expected ',' or ')', found 'd_in' at byte 7\n   3 | \"w\" = \"(d_out d_in)\"\n     |               ^\n",
+            spec.display()
+        )
+    );
+    std::fs::write(&spec, "[tensors]\n\"w\" = { block = \"lin\", rename = { d_ot = \"d\" } }\n[blocks.lin]\n\"weight\" = \"(d_out, d_in)\"\n").expect("write");
+    let (code, _, err) = shapes(&[
+        "check",
+        &fracast("fracast_model.safetensors"),
+        "--spec",
+        s(&spec),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            ":2:17: `rename` names `d_ot`, which block `lin` does not use (did you mean `d_out`?)"
+        ),
+        "{err}"
+    );
+}
