@@ -24,6 +24,17 @@ fn origin_text(o: &Origin, var: &str, out: &Outcome) -> String {
     }
 }
 
+/// An error's text with each given value's source in place of "the caller".
+fn given_sources(text: &str, out: &Outcome) -> String {
+    let mut text = text.to_owned();
+    for g in out.given.iter().filter(|g| g.source != "--set") {
+        let from = format!("{} = {} bound by the caller", g.var, g.value);
+        let to = format!("{} = {} from {}", g.var, g.value, g.source);
+        text = text.replace(&from, &to);
+    }
+    text
+}
+
 /// The table of bindings: variable, value, where it came from.
 pub fn table(b: &Bindings, out: &Outcome) -> String {
     let rows: Vec<[String; 3]> = b
@@ -116,15 +127,17 @@ pub fn text(opened: &Opened, out: &Outcome, style: Style) -> String {
             for d in &out.disagreements {
                 let _ = writeln!(
                     s,
-                    "\n{} {} = {}, but the tensors give {} = {} (bound by {}): {} error{} below follow from it",
-                    style.bad("config disagrees:"),
+                    "\n{} {} = {}, but the tensors give {} = {} (bound by {})",
+                    style.bad(&format!(
+                        "{} error{}, one cause:",
+                        d.errors,
+                        if d.errors == 1 { "" } else { "s" }
+                    )),
                     d.source,
                     d.stated,
                     d.var,
                     d.found,
                     d.bound_by,
-                    d.errors,
-                    if d.errors == 1 { "" } else { "s" }
                 );
             }
             let mismatches: Vec<_> = errors.mismatches().collect();
@@ -134,7 +147,7 @@ pub fn text(opened: &Opened, out: &Outcome, style: Style) -> String {
                 SHOWN_WHEN_EXPLAINED
             };
             for e in mismatches.iter().take(shown) {
-                let text = e.to_string();
+                let text = given_sources(&e.to_string(), out);
                 let mut lines = text.lines();
                 if let Some(first) = lines.next() {
                     let _ = writeln!(s, "\n{} {first}", style.bad("-"));
@@ -233,7 +246,7 @@ pub fn json(opened: &Opened, out: &Outcome) -> Value {
                         "path": e.path.to_string(),
                         "tensor": e.tensor,
                         "axis": e.axis,
-                        "message": e.to_string(),
+                        "message": given_sources(&e.to_string(), out),
                     })
                 })
                 .collect();

@@ -2,6 +2,7 @@
 //! tests write with the published shapes of a Llama-family model (GQA), Qwen2, GPT-2 and
 //! BERT, each also corrupted in one way.
 
+mod parity;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -152,8 +153,12 @@ fn a_wrong_config_is_named_by_its_key() {
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains(
-            "config disagrees: config.json `intermediate_size` = 2048, but the tensors give d_ff = 1536 (bound by Llama.model.layers[0].mlp.gate_proj.weight axis 0)"
+            "90 errors, one cause: config.json `intermediate_size` = 2048, but the tensors give d_ff = 1536 (bound by Llama.model.layers[0].mlp.gate_proj.weight axis 0)"
         ),
+        "{out}"
+    );
+    assert!(
+        out.contains("d_ff = 2048 from config.json `intermediate_size`"),
         "{out}"
     );
 }
