@@ -368,3 +368,52 @@ fn a_bad_spec_points_at_its_line_and_column() {
         "{err}"
     );
 }
+
+/// Every ```text block of the README that starts with `$ shapes …` is what that command prints
+/// (fixture paths run from the repository root; the SmolLM-135M files are written by this
+/// test).
+#[test]
+fn the_readme_shows_what_the_command_prints() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let files = dir("readme");
+    let bad_config = SMOLLM_135M
+        .config("llama")
+        .replace("\"intermediate_size\":1536", "\"intermediate_size\":2048");
+    for (name, config) in [
+        ("SmolLM-135M", SMOLLM_135M.config("llama")),
+        ("SmolLM-135M-bad-config", bad_config),
+    ] {
+        let to = files.join(name);
+        std::fs::create_dir_all(&to).expect("dir");
+        write_safetensors(&to.join("model.safetensors"), &SMOLLM_135M.hf());
+        std::fs::write(to.join("config.json"), config).expect("config");
+    }
+    let mut checked = 0;
+    let mut rest = readme.as_str();
+    while let Some(start) = rest.find("```text\n$ shapes ") {
+        let block = &rest[start + "```text\n".len()..];
+        let end = block.find("\n```").expect("a closed block");
+        let (command, expected) = block[..end].split_once('\n').expect("output lines");
+        let args: Vec<&str> = command
+            .trim_start_matches("$ shapes ")
+            .split_whitespace()
+            .collect();
+        let cwd = if args.iter().any(|a| a.starts_with("tests/")) {
+            root.clone()
+        } else {
+            files.clone()
+        };
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shapes"))
+            .args(&args)
+            .current_dir(&cwd)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.trim_end(), expected, "README block `{command}`");
+        checked += 1;
+        rest = &block[end..];
+    }
+    assert_eq!(checked, 3, "the README's three command blocks");
+}
