@@ -83,7 +83,7 @@ for i in range(layers):
     tensors += [(f"{b}.attn_norm.weight", [d]), (f"{b}.attn_q.weight", [d, d]), (f"{b}.attn_k.weight", [kv * hd, d]),
                 (f"{b}.attn_v.weight", [kv * hd, d]), (f"{b}.attn_output.weight", [d, d]), (f"{b}.ffn_norm.weight", [d]),
                 (f"{b}.ffn_gate.weight", [ff, d]), (f"{b}.ffn_up.weight", [ff, d]), (f"{b}.ffn_down.weight", [d, ff])]
-tensors += [("output_norm.weight", [d]), ("output.weight", [vocab, d])]
+tensors += [("output_norm.weight", [d])]  # output tied to token_embd
 meta = [("general.architecture", 8, s("llama"))]
 for k, v in [("embedding_length", d), ("block_count", layers), ("feed_forward_length", ff),
              ("attention.head_count", heads), ("attention.head_count_kv", kv)]:

@@ -417,3 +417,59 @@ fn the_readme_shows_what_the_command_prints() {
     }
     assert_eq!(checked, 3, "the README's three command blocks");
 }
+
+#[test]
+fn non_strict_allows_tensors_the_spec_does_not_describe() {
+    let mut t = SMOLLM_135M.hf();
+    t.push(("model.layers.0.self_attn.extra_scale".into(), vec![9]));
+    let path = hf_dir("smollm_extra", &t, &SMOLLM_135M.config("llama"));
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("unexpected tensors (1):\n  model.layers.0.self_attn.extra_scale"),
+        "{out}"
+    );
+    let (code, out, _) = shapes(&["check", s(&path), "--non-strict"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, _, err) = shapes(&["check", s(&path), "--arch", "mamba"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "no built-in architecture `mamba`: the built-ins are llama, mistral, qwen2, gpt2, bert"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = shapes(&["check", s(&path), "--set", "head=9"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--set head: the spec Llama has no variable `head` (did you mean `heads`?)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn inspect_shows_gguf_metadata_by_length() {
+    let d = dir("inspect_gguf");
+    let path = d.join("smollm.gguf");
+    write_gguf(
+        &path,
+        &SMOLLM_135M.gguf_meta("llama"),
+        &SMOLLM_135M.gguf(),
+        0,
+    );
+    let (code, out, err) = shapes(&["inspect", s(&path)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(": GGUF v3, 272 tensors"), "{out}");
+    assert!(
+        has_line(&out, "tokenizer.ggml.tokens = [49152 × String]"),
+        "{out}"
+    );
+    assert!(
+        has_line(&out, "blk.{0..29}.attn_k.weight F16 (192, 576) ×30"),
+        "{out}"
+    );
+    assert!(
+        out.contains("heads = 9, kv_heads = 3, head_dim = 64, n_layers = 30"),
+        "{out}"
+    );
+}
