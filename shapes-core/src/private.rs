@@ -8,6 +8,7 @@ pub use crate::expr::{
 pub use crate::parse::{caret, is_identifier, parse_equation};
 pub use crate::source::{HasShape, StaticShape};
 pub use crate::verify::SourceCx;
+pub use crate::verify::analysis;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{
     Checker, FieldInfo, ItemChecks, MAX_VARS, Segment, Shaped, Slot, SlotExpr, SlotMap, StaticItem,

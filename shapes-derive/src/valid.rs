@@ -23,7 +23,7 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
         check_where_literals(cx, clause, &mut literals);
     }
     let scope = scope_of(input);
-    scope.check_variadic_dims(cx);
+    analysis::check_variadic_dims(&scope, cx);
     if input.shares_scope_with_nested() {
         // A nested struct may use, bind or solve any name; the rules below would guess.
         return;
@@ -39,7 +39,7 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     let mut scope = Scope::default();
     for field in &input.fields {
         if let Some(lit) = &field.attr.count {
-            scope.add_count(lit);
+            scope.add_count(&lit.value(), lit);
         }
         if let Kind::Tensor { pattern, lit } = &field.kind {
             scope.add_pattern(pattern, lit);

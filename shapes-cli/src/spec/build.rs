@@ -139,15 +139,19 @@ fn plan_nodes(
 pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
     let err = |span: &Range<usize>, msg: String| SpecError::span(src.file, src.text, span, msg);
     // Every pattern parsed first, so that an error points at its spot in the file.
+    let mut patterns = Vec::with_capacity(spec.entries.len());
     for e in &spec.entries {
-        if let Err(p) = shapes::parse_pattern(&e.pattern) {
-            let at = e.text_start.map_or(e.span.start, |s| s + p.offset());
-            return Err(SpecError::at(
-                src.file,
-                src.text,
-                at,
-                format!("in the pattern of `{}`: {}", e.name, p.message()),
-            ));
+        match shapes::parse_pattern(&e.pattern) {
+            Ok(p) => patterns.push(p),
+            Err(p) => {
+                let at = e.text_start.map_or(e.span.start, |s| s + p.offset());
+                return Err(SpecError::at(
+                    src.file,
+                    src.text,
+                    at,
+                    format!("in the pattern of `{}`: {}", e.name, p.message()),
+                ));
+            }
         }
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -175,6 +179,13 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
         }
         wheres.push(w.as_str());
     }
+    let equations: Vec<(shapes::DimExpr, shapes::DimExpr)> = spec
+        .wheres
+        .iter()
+        .filter_map(|(w, _)| shapes::__private::parse_equation(w).ok())
+        .map(|(l, _, r, _)| (l, r))
+        .collect();
+    super::analysis::check(src, &spec, &patterns, &equations)?;
     for t in &spec.tied {
         if !spec.entries.iter().any(|e| e.name == t.to) {
             let span = spec
@@ -215,27 +226,6 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
             .map_or(0..0, |x| x.span.clone());
         err(&span, e.to_string())
     })?;
-    let vars = plan.variables();
-    let known = |v: &str| vars.contains(&v);
-    for (v, _, span) in &spec.config {
-        if !known(v) {
-            let hint = shapes::__private::closest(v, vars)
-                .map(|c| format!(" (did you mean `{c}`?)"))
-                .unwrap_or_default();
-            return Err(err(
-                span,
-                format!("[config] binds `{v}`, which no pattern or `where` uses{hint}"),
-            ));
-        }
-    }
-    for (v, span) in &spec.given {
-        if !known(v) {
-            return Err(err(
-                span,
-                format!("`{v}` is given but no pattern or `where` uses it"),
-            ));
-        }
-    }
     Ok(Compiled {
         name: spec.name,
         plan,

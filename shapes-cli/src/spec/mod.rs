@@ -23,6 +23,7 @@
 //! "up_proj.weight" = "(d_ff, d_model)"
 //! ```
 
+mod analysis;
 mod build;
 mod error;
 mod toml_in;

@@ -473,3 +473,37 @@ fn inspect_shows_gguf_metadata_by_length() {
         "{out}"
     );
 }
+
+#[test]
+fn a_spec_is_analysed_like_a_derived_struct() {
+    let d = dir("spec_analysis");
+    let spec = d.join("s.toml");
+    let run = |text: &str| {
+        std::fs::write(&spec, text).expect("write");
+        let (code, _, err) = shapes(&[
+            "check",
+            &fracast("fracast_model.safetensors"),
+            "--spec",
+            s(&spec),
+        ]);
+        assert_eq!(code, 2, "{err}");
+        err
+    };
+    let err = run("[tensors]\n\"w\" = \"(heads * head_dim, d_model)\"\n");
+    assert!(
+        err.contains(":2:7: `head_dim`, `heads` can never be solved from the tensors: they only appear inside arithmetic with other unknowns. Declare one with given = [\"head_dim\"]"),
+        "{err}"
+    );
+    let err = run("[tensors]\n\"a\" = \"(d_model, d_model)\"\n\"b\" = \"(d_modle,)\"\n");
+    assert!(
+        err.contains(
+            ":3:7: `d_modle` is used only once, so nothing checks it (did you mean `d_model`?)"
+        ),
+        "{err}"
+    );
+    let err = run("given = [\"head\"]\n[tensors]\n\"a\" = \"(heads, 4)\"\n");
+    assert!(
+        err.contains(":1:10: `given` names `head`, which no tensor uses (did you mean `heads`?)"),
+        "{err}"
+    );
+}
