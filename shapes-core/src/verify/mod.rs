@@ -26,8 +26,8 @@ mod static_check;
 mod suggest;
 mod vars;
 
-pub use bindings::{Binding, Bindings, Value};
-pub use by_name::{SourceCx, SourceOptions};
+pub use bindings::{Binding, Bindings, Tie, Value};
+pub use by_name::{ConfigKey, SourceCx, SourceOptions};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use checker::Checker;
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};

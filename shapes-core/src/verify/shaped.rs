@@ -3,7 +3,7 @@
 //! Every one of them drives the one [`Checker`] through [`Checker::run`].
 
 use super::bindings::Bindings;
-use super::by_name::{SourceCx, SourceOptions};
+use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrors};
 use super::vars::{SlotMap, VarTable};
@@ -66,6 +66,11 @@ pub trait Shaped {
     /// The struct's name, the root of error paths.
     #[doc(hidden)]
     const NAME: &'static str;
+
+    /// The variables bound from checkpoint keys (`#[shapes(config(…))]`), for
+    /// `verify_source` on a source that states keys.
+    #[doc(hidden)]
+    const CONFIG: &'static [ConfigKey] = &[];
 
     /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`.
     #[doc(hidden)]
@@ -275,7 +280,8 @@ fn verify_source<S: Shaped + ?Sized>(
     src: &dyn ShapeSource,
     options: &SourceOptions,
 ) -> Result<Bindings, ShapeErrors> {
+    let pre = stated(options.pre(), S::CONFIG, src, S::NAME)?;
     let mut scx = SourceCx::new(src);
-    let result = run_source::<S>(&mut scx, options.pre(), true);
+    let result = run_source::<S>(&mut scx, &pre, true);
     scx.report(S::NAME, result, options.is_strict())
 }
