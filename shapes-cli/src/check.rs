@@ -1,27 +1,30 @@
-//! `shapes check`: a checkpoint against a spec, with the sizes its config and metadata state
-//! bound first and checked against the tensors; a config that disagrees with the weights is
-//! named as the cause of the mismatches it makes.
+//! `shapes check`: a checkpoint against a spec. The spec's plan binds the sizes the
+//! checkpoint's config and metadata state (`Plan::bind_from`) and checks them against the
+//! tensors; a stated value the tensors alone contradict is named as the one cause of the
+//! mismatches it makes.
 
 use std::path::Path;
 
 use shapes::{Bindings, ShapeErrors, ShapeSource, SourceOptions};
 
 use crate::arch;
-use crate::open::{Opened, Stated};
+use crate::open::{Opened, Without};
 use crate::spec::{self, Compiled, SpecText};
 
 /// A failure that is not a mismatch: exit code 2.
 pub struct Fail(pub String);
 
-/// A value given before checking: from the config or metadata, or from `--set`.
+/// A value given before checking: stated by the checkpoint, or by `--set`.
 pub struct Given {
     pub var: String,
     pub value: usize,
-    /// `config.json `hidden_size``, `GGUF `llama.block_count``, `--set`.
+    /// ``config `hidden_size` ``, ``metadata `llama.block_count` ``, `--set`.
     pub source: String,
+    /// The keys the spec binds it from (empty for `--set`).
+    pub keys: Vec<String>,
 }
 
-/// A config value the tensors contradict.
+/// A stated value the tensors contradict.
 pub struct Disagreement {
     pub var: String,
     pub stated: usize,
@@ -39,16 +42,12 @@ pub struct Outcome {
     pub given: Vec<Given>,
     pub result: Result<Bindings, ShapeErrors>,
     pub disagreements: Vec<Disagreement>,
-    /// Absent tensors that are tied to another: (tensor, tied to).
-    pub tied: Vec<(String, String)>,
-    /// Absent tensors the config says are not tied: (tensor, the key's source).
-    pub untied_missing: Vec<(String, String)>,
 }
 
 impl Outcome {
     /// Whether the checkpoint matches.
     pub fn ok(&self) -> bool {
-        self.result.is_ok() && self.untied_missing.is_empty()
+        self.result.is_ok()
     }
 }
 
@@ -98,39 +97,31 @@ pub fn load_spec(
     Ok((shown, compiled))
 }
 
-/// The values the checkpoint's config and metadata state for the spec's variables, then
-/// `--set` (which wins).
+/// The values the checkpoint states for the spec's variables, then `--set` (which wins).
 pub fn givens(opened: &Opened, spec: &Compiled, sets: &[(String, usize)]) -> Vec<Given> {
-    let mut out: Vec<Given> = Vec::new();
-    for (var, keys) in &spec.config {
-        let found = keys.iter().find_map(|k| match opened.lookup(k) {
-            Some(l) => match l.value {
-                Stated::Size(v) => Some((v, l.source)),
-                Stated::Bool(_) => None,
-            },
-            None => None,
-        });
-        if let Some((value, source)) = found {
-            out.push(Given {
+    let mut out: Vec<Given> = spec
+        .config
+        .iter()
+        .filter_map(|(var, keys)| {
+            let (value, entry) = opened.stated_size(keys)?;
+            Some(Given {
                 var: var.clone(),
                 value,
-                source,
-            });
-        }
-    }
+                source: format!("{} `{}`", entry.place, entry.key),
+                keys: keys.clone(),
+            })
+        })
+        .collect();
     for (var, value) in sets {
         out.retain(|g| g.var != *var);
         out.push(Given {
             var: var.clone(),
             value: *value,
             source: "--set".into(),
+            keys: Vec::new(),
         });
     }
     out
-}
-
-fn bindings<'a>(given: impl Iterator<Item = &'a Given>) -> Bindings {
-    given.fold(Bindings::new(), |b, g| b.bind(g.var.clone(), g.value))
 }
 
 /// Checks `opened` against `spec`.
@@ -167,52 +158,37 @@ pub fn run(
             )));
         }
     }
-    let src = &opened.header;
-    let check = |pre: Bindings| {
-        spec.plan
-            .verify_source_options(src, SourceOptions::new().strict(strict).bindings(pre))
+    let pre = sets.iter().fold(Bindings::new(), |b, (var, value)| {
+        b.bind(var.clone(), *value)
+    });
+    let check = |src: &dyn ShapeSource| {
+        spec.plan.verify_source_options(
+            src,
+            SourceOptions::new().strict(strict).bindings(pre.clone()),
+        )
     };
-    let result = check(bindings(given.iter()));
+    let result = check(opened);
     let mut disagreements = Vec::new();
     if let Err(errors) = &result {
         // A stated value that the tensors alone contradict: checking without it passes.
-        for (i, g) in given.iter().enumerate() {
-            if g.source == "--set" {
-                continue;
-            }
-            let others = given
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i)
-                .map(|(_, g)| g);
-            if let Ok(b) = check(bindings(others))
+        for g in given.iter().filter(|g| !g.keys.is_empty()) {
+            let without = Without {
+                opened,
+                keys: &g.keys,
+            };
+            if let Ok(b) = check(&without)
                 && let Some(found) = b.get(&g.var)
                 && found != g.value
             {
-                let bound_by = b.origin(&g.var).map_or_else(String::new, |o| o.to_string());
                 disagreements.push(Disagreement {
                     var: g.var.clone(),
                     stated: g.value,
                     source: g.source.clone(),
                     found,
-                    bound_by,
+                    bound_by: b.origin(&g.var).map_or_else(String::new, |o| o.to_string()),
                     errors: errors.len(),
                 });
             }
-        }
-    }
-    let mut tied = Vec::new();
-    let mut untied_missing = Vec::new();
-    for t in &spec.tied {
-        if src.shape_of(&t.name).is_some() {
-            continue;
-        }
-        let flag = t.key.as_deref().and_then(|k| opened.lookup(k));
-        match flag {
-            Some(l) if l.value == Stated::Bool(false) => {
-                untied_missing.push((t.name.clone(), l.source));
-            }
-            _ => tied.push((t.name.clone(), t.to.clone())),
         }
     }
     Ok(Outcome {
@@ -221,7 +197,5 @@ pub fn run(
         given,
         result,
         disagreements,
-        tied,
-        untied_missing,
     })
 }

@@ -3,12 +3,11 @@
 
 use std::fmt::Write;
 
-use shapes::{ShapeSource, SourceOptions};
+use shapes::SourceOptions;
 
 use crate::arch;
-use crate::check;
 use crate::fold::fold;
-use crate::open::{Opened, Stated};
+use crate::open::Opened;
 use crate::spec::{self, SpecText};
 
 /// The dims `inspect` shows first, in this order, when the spec binds them.
@@ -33,13 +32,9 @@ fn architecture(opened: &Opened) -> Option<String> {
         return Some(format!("architecture: {name} (no built-in spec)"));
     };
     let compiled = spec::compile(&SpecText { file: &shown, text }).ok()?;
-    let given = check::givens(opened, &compiled, &[]);
-    let pre = given.iter().fold(shapes::Bindings::new(), |b, g| {
-        b.bind(g.var.clone(), g.value)
-    });
     let result = compiled
         .plan
-        .verify_source_options(&opened.header, SourceOptions::new().bindings(pre));
+        .verify_source_options(opened, SourceOptions::new());
     let mut s = format!("architecture: {name} ({shown})\n  ");
     match result {
         Ok(b) => {
@@ -47,17 +42,8 @@ fn architecture(opened: &Opened) -> Option<String> {
                 .iter()
                 .filter_map(|v| Some(format!("{v} = {}", b.get(v)?)))
                 .collect();
-            for t in &compiled.tied {
-                if opened.header.shape_of(&t.name).is_none() {
-                    let untied = t
-                        .key
-                        .as_deref()
-                        .and_then(|k| opened.lookup(k))
-                        .is_some_and(|l| l.value == Stated::Bool(false));
-                    if !untied {
-                        parts.push("tied embeddings".into());
-                    }
-                }
+            if !b.tied().is_empty() {
+                parts.push("tied embeddings".into());
             }
             s.push_str(&parts.join(", "));
         }
@@ -77,7 +63,7 @@ fn architecture(opened: &Opened) -> Option<String> {
 pub fn text(opened: &Opened) -> String {
     let tensors = opened.tensors();
     let names: Vec<&str> = tensors.iter().map(|t| t.name).collect();
-    let folded = fold(&names, |i| (tensors[i].dtype.clone(), tensors[i].shape));
+    let folded = fold(&names, |i| (tensors[i].dtype, tensors[i].shape));
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -93,7 +79,7 @@ pub fn text(opened: &Opened) -> String {
             let _ = writeln!(s, "  {k} = {v}");
         }
     }
-    if let Some((path, _)) = &opened.config {
+    if let Some((path, _)) = opened.config_json() {
         let _ = writeln!(s, "config: {}", path.display());
     }
     if let Some(a) = architecture(opened) {
@@ -105,7 +91,7 @@ pub fn text(opened: &Opened) -> String {
             let t = &tensors[f.first];
             [
                 f.name.clone(),
-                t.dtype.clone(),
+                t.dtype.to_owned(),
                 dims(t.shape),
                 if f.count > 1 {
                     format!("×{}", f.count)

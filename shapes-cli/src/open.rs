@@ -1,123 +1,132 @@
-//! Opening a checkpoint: the one place that knows the file formats. Everything else sees a
-//! [`Opened`]: a `ShapeSource`, each tensor's dtype, the metadata and the config beside it.
+//! Opening a checkpoint: the one place that knows about files. `Checkpoint::open` reads every
+//! format (safetensors, sharded by index or directory, GGUF and split GGUF, `.npz`, PyTorch
+//! zip); this module adds `--config` and answers the keys a spec binds variables from.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use shapes::{GgufHeader, GgufValue, SafetensorsHeader, ShapeSource};
-
-/// The tensors of a checkpoint, read from its header.
-pub enum Header {
-    /// A safetensors file.
-    Safetensors(SafetensorsHeader),
-    /// A GGUF file.
-    Gguf(GgufHeader),
-}
-
-impl ShapeSource for Header {
-    fn shape_of(&self, name: &str) -> Option<&[usize]> {
-        match self {
-            Header::Safetensors(h) => h.shape_of(name),
-            Header::Gguf(h) => h.shape_of(name),
-        }
-    }
-    fn tensor_names(&self) -> Vec<&str> {
-        match self {
-            Header::Safetensors(h) => h.tensor_names(),
-            Header::Gguf(h) => h.tensor_names(),
-        }
-    }
-}
+use shapes::{
+    Checkpoint, CheckpointFormat, ConfigEntry, ConfigPlace, ConfigValue, GgufValue, ShapeSource,
+};
 
 /// One tensor as `inspect` lists it.
 pub struct TensorInfo<'a> {
     pub name: &'a str,
-    pub dtype: String,
+    pub dtype: &'a str,
     pub shape: &'a [usize],
 }
 
-/// An opened checkpoint.
+/// An opened checkpoint, and the `config.json` given with `--config`, if any.
 pub struct Opened {
     pub path: PathBuf,
-    pub header: Header,
-    /// `config.json` beside the weights (or the one given with `--config`).
-    pub config: Option<(PathBuf, Value)>,
+    pub ckpt: Checkpoint,
+    config: Option<(PathBuf, Value)>,
+}
+
+impl ShapeSource for Opened {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.ckpt.shape_of(name)
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        self.ckpt.tensor_names()
+    }
+    fn config(&self, key: &str) -> Option<ConfigEntry> {
+        self.lookup(key)
+    }
+}
+
+/// A source that hides some keys: the check without one stated value.
+pub struct Without<'a> {
+    pub opened: &'a Opened,
+    pub keys: &'a [String],
+}
+
+impl ShapeSource for Without<'_> {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.opened.shape_of(name)
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        self.opened.tensor_names()
+    }
+    fn config(&self, key: &str) -> Option<ConfigEntry> {
+        if self.keys.iter().any(|k| k == key) {
+            return None;
+        }
+        self.opened.lookup(key)
+    }
 }
 
 impl Opened {
-    /// The format's name, as `inspect` prints it.
+    /// The format's name, and the number of files when there are several.
     pub fn format(&self) -> String {
-        match &self.header {
-            Header::Safetensors(_) => "safetensors".into(),
-            Header::Gguf(h) => format!("GGUF v{}", h.version()),
+        match self.ckpt.files().len() {
+            0 | 1 => self.ckpt.format().to_string(),
+            n => format!("{}, {n} files", self.ckpt.format()),
         }
     }
 
     /// Whether tensor names follow GGUF's scheme (`blk.0.attn_q.weight`).
     pub fn is_gguf(&self) -> bool {
-        matches!(self.header, Header::Gguf(_))
+        matches!(
+            self.ckpt.format(),
+            CheckpointFormat::Gguf | CheckpointFormat::SplitGguf
+        )
     }
 
-    /// Every tensor, in the file's order.
+    /// Every tensor, in the files' order.
     pub fn tensors(&self) -> Vec<TensorInfo<'_>> {
-        match &self.header {
-            Header::Safetensors(h) => h
-                .tensors()
-                .iter()
-                .map(|t| TensorInfo {
-                    name: &t.name,
-                    dtype: format!("{:?}", t.dtype),
-                    shape: t.shape.dims(),
-                })
-                .collect(),
-            Header::Gguf(h) => h
-                .tensors()
-                .iter()
-                .map(|t| TensorInfo {
-                    name: &t.name,
-                    dtype: t
-                        .ggml_type
-                        .name()
-                        .map_or_else(|| format!("type {}", t.ggml_type.0), str::to_owned),
-                    shape: t.shape.dims(),
-                })
-                .collect(),
+        self.ckpt
+            .tensors()
+            .iter()
+            .map(|t| TensorInfo {
+                name: &t.name,
+                dtype: &t.dtype,
+                shape: t.shape.dims(),
+            })
+            .collect()
+    }
+
+    /// The config.json read: the one given with `--config`, else the one beside the weights.
+    pub fn config_json(&self) -> Option<(&Path, &Value)> {
+        match &self.config {
+            Some((p, v)) => Some((p, v)),
+            None => Some((self.ckpt.config_path()?, self.ckpt.config_json()?)),
         }
     }
 
     /// The metadata worth showing: safetensors' `__metadata__`, GGUF's `general.*` and
     /// architecture keys (arrays by their length: a vocabulary is 50k strings).
     pub fn metadata(&self) -> Vec<(String, String)> {
-        match &self.header {
-            Header::Safetensors(h) => h
-                .metadata()
+        if self.is_gguf() {
+            let arch = self.ckpt.architecture().map(|a| format!("{a}."));
+            return self
+                .ckpt
+                .gguf_metadata()
                 .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            Header::Gguf(h) => {
-                let arch = h.architecture().map(|a| format!("{a}."));
-                h.metadata()
-                    .iter()
-                    .filter(|(k, _)| {
-                        k.starts_with("general.")
-                            || arch.as_deref().is_some_and(|a| k.starts_with(a))
-                            || k.starts_with("tokenizer.ggml.tokens")
-                    })
-                    .map(|(k, v)| (k.clone(), gguf_text(v)))
-                    .collect()
-            }
+                .filter(|(k, _)| {
+                    k.starts_with("general.")
+                        || arch.as_deref().is_some_and(|a| k.starts_with(a))
+                        || k == "tokenizer.ggml.tokens"
+                })
+                .map(|(k, v)| (k.clone(), gguf_text(v)))
+                .collect();
         }
+        self.ckpt
+            .metadata()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     /// The architecture the file or its config names: GGUF `general.architecture`, else
     /// config.json's `model_type`, else its first `architectures` entry.
     pub fn architecture(&self) -> Option<String> {
-        if let Header::Gguf(h) = &self.header
-            && let Some(a) = h.architecture()
+        if self.is_gguf()
+            && let Some(a) = self.ckpt.architecture()
         {
             return Some(a.to_owned());
         }
-        let (_, config) = self.config.as_ref()?;
+        let (_, config) = self.config_json()?;
         if let Some(t) = config.get("model_type").and_then(Value::as_str) {
             return Some(t.to_owned());
         }
@@ -128,85 +137,80 @@ impl Opened {
             .map(str::to_owned)
     }
 
-    /// The value a key states, for binding a variable: a config.json key (a dotted path into
-    /// nested objects), else GGUF metadata (`{arch}` replaced by `general.architecture`), else
-    /// safetensors `__metadata__`. A list or an array states its length.
-    pub fn lookup(&self, key: &str) -> Option<Lookup> {
-        if let Some((path, config)) = &self.config {
+    /// What the checkpoint states under `key`: the config.json (a dotted key reaches into
+    /// nested objects), else the GGUF metadata (`{arch}` is `general.architecture`), else
+    /// safetensors `__metadata__`. A list states its length (a vocabulary's tokens, the
+    /// quantiles of a forecaster); `null` states nothing.
+    pub fn lookup(&self, key: &str) -> Option<ConfigEntry> {
+        let arch = self.architecture();
+        let key = match &arch {
+            Some(a) => key.replace("{arch}", a),
+            None => key.to_owned(),
+        };
+        if let Some((_, config)) = self.config_json() {
             let mut v = Some(config);
             for part in key.split('.') {
                 v = v.and_then(|v| v.get(part));
             }
-            if let Some(v) = v {
-                let file = path
-                    .file_name()
-                    .map_or_else(|| path.display().to_string(), |f| f.display().to_string());
-                return json_value(v).map(|value| Lookup {
+            if let Some(value) = v.and_then(json_value) {
+                return Some(ConfigEntry {
+                    key,
                     value,
-                    source: format!("{file} `{key}`"),
+                    place: ConfigPlace::ConfigJson,
                 });
             }
         }
-        match &self.header {
-            Header::Gguf(h) => {
-                let key = match h.architecture() {
-                    Some(a) => key.replace("{arch}", a),
-                    None => key.to_owned(),
-                };
-                let v = h.meta(&key)?;
-                let value = match v.as_array() {
-                    Some(a) => Stated::Size(usize::try_from(a.len()).ok()?),
-                    None => match v.as_bool() {
-                        Some(b) => Stated::Bool(b),
-                        None => Stated::Size(v.as_usize()?),
-                    },
-                };
-                Some(Lookup {
-                    value,
-                    source: format!("GGUF `{key}`"),
-                })
+        let value = if self.is_gguf() {
+            let (_, v) = self.ckpt.gguf_metadata().iter().find(|(k, _)| *k == key)?;
+            match v.as_array() {
+                Some(a) => ConfigValue::Size(usize::try_from(a.len()).ok()?),
+                None => match (v.as_bool(), v.as_usize()) {
+                    (Some(b), _) => ConfigValue::Bool(b),
+                    (None, Some(n)) => ConfigValue::Size(n),
+                    (None, None) => ConfigValue::Other(gguf_text(v)),
+                },
             }
-            Header::Safetensors(h) => {
-                let v = h.metadata().get(key)?;
-                let value = match v.as_str() {
-                    "true" => Stated::Bool(true),
-                    "false" => Stated::Bool(false),
-                    s => Stated::Size(s.parse().ok()?),
-                };
-                Some(Lookup {
-                    value,
-                    source: format!("__metadata__ `{key}`"),
-                })
+        } else {
+            match self.ckpt.metadata().get(&key)?.as_str() {
+                "true" => ConfigValue::Bool(true),
+                "false" => ConfigValue::Bool(false),
+                s => match s.parse() {
+                    Ok(n) => ConfigValue::Size(n),
+                    Err(_) => ConfigValue::Other(s.to_owned()),
+                },
             }
-        }
+        };
+        Some(ConfigEntry {
+            key,
+            value,
+            place: ConfigPlace::Metadata,
+        })
+    }
+
+    /// The size stated under the first of `keys` that has one.
+    pub fn stated_size(&self, keys: &[String]) -> Option<(usize, ConfigEntry)> {
+        keys.iter().find_map(|k| {
+            let e = self.lookup(k)?;
+            match e.value {
+                ConfigValue::Size(n) => Some((n, e)),
+                _ => None,
+            }
+        })
     }
 }
 
-/// What a key states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stated {
-    /// A size (or a list's length).
-    Size(usize),
-    /// A flag (`tie_word_embeddings`).
-    Bool(bool),
-}
-
-/// A value found for a key, and where (`config.json `hidden_size``).
-#[derive(Debug, Clone)]
-pub struct Lookup {
-    pub value: Stated,
-    pub source: String,
-}
-
-fn json_value(v: &Value) -> Option<Stated> {
+fn json_value(v: &Value) -> Option<ConfigValue> {
     match v {
-        Value::Bool(b) => Some(Stated::Bool(*b)),
-        Value::Array(a) => Some(Stated::Size(a.len())),
-        Value::Number(n) => n
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .map(Stated::Size),
-        _ => None,
+        Value::Null => None,
+        Value::Bool(b) => Some(ConfigValue::Bool(*b)),
+        Value::Array(a) => Some(ConfigValue::Size(a.len())),
+        Value::Number(n) => Some(
+            n.as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .map_or_else(|| ConfigValue::Other(n.to_string()), ConfigValue::Size),
+        ),
+        Value::String(s) => Some(ConfigValue::Other(s.clone())),
+        Value::Object(_) => Some(ConfigValue::Other("{…}".into())),
     }
 }
 
@@ -229,55 +233,21 @@ fn gguf_text(v: &GgufValue) -> String {
     format!("{v:?}")
 }
 
-/// Opens `path`: detects the format from the first bytes (GGUF's magic, else a safetensors
-/// header), and reads `config` or a `config.json` beside the file.
+/// Opens `path` (anything `Checkpoint::open` takes), with `config` instead of the config.json
+/// beside the weights when given.
 pub fn open(path: &Path, config: Option<&Path>) -> Result<Opened, String> {
-    let shown = path.display();
-    if path.is_dir() {
-        return Err(format!(
-            "{shown}: a directory; give the checkpoint file (.safetensors or .gguf)"
-        ));
-    }
-    let mut magic = [0u8; 4];
-    {
-        use std::io::Read;
-        let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-        let n = f.read(&mut magic).map_err(|e| format!("{shown}: {e}"))?;
-        if n < 4 {
-            return Err(format!(
-                "{shown}: not a checkpoint ({n} bytes; expected a safetensors or GGUF file)"
-            ));
-        }
-    }
-    let header = if &magic == b"GGUF" {
-        Header::Gguf(GgufHeader::read_path(path).map_err(|e| format!("{shown}: GGUF: {e}"))?)
-    } else {
-        Header::Safetensors(SafetensorsHeader::read_path(path).map_err(|e| {
-            format!("{shown}: not a checkpoint this tool reads (not GGUF, and as safetensors: {e})")
-        })?)
-    };
+    let ckpt = Checkpoint::open(path).map_err(|e| e.to_string())?;
     let config = match config {
-        Some(c) => Some(read_config(c)?),
-        None => {
-            let beside = path
-                .parent()
-                .map_or_else(|| PathBuf::from("config.json"), |p| p.join("config.json"));
-            if beside.is_file() {
-                Some(read_config(&beside)?)
-            } else {
-                None
-            }
+        Some(c) => {
+            let text = std::fs::read_to_string(c).map_err(|e| format!("{}: {e}", c.display()))?;
+            let value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", c.display()))?;
+            Some((c.to_owned(), value))
         }
+        None => None,
     };
     Ok(Opened {
         path: path.to_owned(),
-        header,
+        ckpt,
         config,
     })
-}
-
-fn read_config(path: &Path) -> Result<(PathBuf, Value), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((path.to_owned(), value))
 }

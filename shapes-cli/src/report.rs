@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use serde_json::{Value, json};
-use shapes::{Bindings, Origin, ShapeSource};
+use shapes::{Bindings, Origin, ShapeErrorKind, ShapeSource};
 
 use crate::check::Outcome;
 use crate::fold::fold_names;
@@ -13,37 +13,22 @@ use crate::style::Style;
 /// How many mismatches are listed in full when one config value explains them all.
 const SHOWN_WHEN_EXPLAINED: usize = 3;
 
-fn origin_text(o: &Origin, var: &str, out: &Outcome) -> String {
+fn origin_text(o: &Origin) -> String {
     match o {
-        Origin::Given => out
-            .given
-            .iter()
-            .find(|g| g.var == var)
-            .map_or_else(|| o.to_string(), |g| g.source.clone()),
+        Origin::Given => "--set".into(),
         _ => o.to_string(),
     }
 }
 
-/// An error's text with each given value's source in place of "the caller".
-fn given_sources(text: &str, out: &Outcome) -> String {
-    let mut text = text.to_owned();
-    for g in out.given.iter().filter(|g| g.source != "--set") {
-        let from = format!("{} = {} bound by the caller", g.var, g.value);
-        let to = format!("{} = {} from {}", g.var, g.value, g.source);
-        text = text.replace(&from, &to);
-    }
-    text
-}
-
 /// The table of bindings: variable, value, where it came from.
-pub fn table(b: &Bindings, out: &Outcome) -> String {
+pub fn table(b: &Bindings) -> String {
     let rows: Vec<[String; 3]> = b
         .iter()
         .map(|x| {
             [
                 x.name.to_string(),
                 x.value.to_string(),
-                origin_text(&x.origin, &x.name, out),
+                origin_text(&x.origin),
             ]
         })
         .collect();
@@ -92,29 +77,17 @@ pub fn text(opened: &Opened, out: &Outcome, style: Style) -> String {
         "{}: {}, {} tensors",
         opened.path.display(),
         opened.format(),
-        opened.header.tensor_names().len()
+        opened.tensor_names().len()
     );
     let _ = writeln!(s, "spec: {} ({})", out.spec_name, out.spec_file);
-    for t in &out.untied_missing {
-        let _ = writeln!(
-            s,
-            "{} `{}` is missing, and {} = false says it is not tied",
-            style.bad("error:"),
-            t.0,
-            t.1
-        );
-    }
     match &out.result {
-        Ok(b) if out.untied_missing.is_empty() => {
+        Ok(b) => {
             let _ = writeln!(s, "{}: the checkpoint matches the spec", style.ok("OK"));
-            for (t, to) in &out.tied {
-                let _ = writeln!(s, "{}", style.dim(&format!("{t}: absent, tied to {to}")));
+            for t in b.tied() {
+                let _ = writeln!(s, "{}", style.dim(&t.to_string()));
             }
             let _ = writeln!(s);
-            s.push_str(&table(b, out));
-        }
-        Ok(_) => {
-            let _ = writeln!(s, "{}", style.bad("MISMATCH"));
+            s.push_str(&table(b));
         }
         Err(errors) => {
             let n = errors.len();
@@ -147,7 +120,7 @@ pub fn text(opened: &Opened, out: &Outcome, style: Style) -> String {
                 SHOWN_WHEN_EXPLAINED
             };
             for e in mismatches.iter().take(shown) {
-                let text = given_sources(&e.to_string(), out);
+                let text = e.to_string();
                 let mut lines = text.lines();
                 if let Some(first) = lines.next() {
                     let _ = writeln!(s, "\n{} {first}", style.bad("-"));
@@ -158,6 +131,15 @@ pub fn text(opened: &Opened, out: &Outcome, style: Style) -> String {
             }
             if mismatches.len() > shown {
                 let _ = writeln!(s, "\n… and {} more", mismatches.len() - shown);
+            }
+            // A head the config says is not tied, yet absent: its own message, then listed
+            // with the missing tensors.
+            for e in errors
+                .errors()
+                .iter()
+                .filter(|e| matches!(e.kind, ShapeErrorKind::Untied { .. }))
+            {
+                let _ = writeln!(s, "\n{} {e}", style.bad("-"));
             }
             let missing = errors.missing_tensors();
             let unexpected = errors.unexpected_tensors();
@@ -214,24 +196,27 @@ pub fn json(opened: &Opened, out: &Outcome) -> Value {
     let mut report = json!({
         "path": opened.path.display().to_string(),
         "format": opened.format(),
-        "tensors": opened.header.tensor_names().len(),
+        "tensors": opened.tensor_names().len(),
         "spec": { "name": out.spec_name, "file": out.spec_file },
         "ok": out.ok(),
         "given": out.given.iter().map(|g| json!({
             "variable": g.var, "value": g.value, "source": g.source,
         })).collect::<Vec<_>>(),
-        "tied": out.tied.iter().map(|(t, to)| json!({ "tensor": t, "tied_to": to })).collect::<Vec<_>>(),
-        "untied_missing": out.untied_missing.iter().map(|(t, k)| json!({ "tensor": t, "key": k })).collect::<Vec<_>>(),
     });
     match &out.result {
         Ok(b) => {
+            report["tied"] = b
+                .tied()
+                .iter()
+                .map(|t| json!({ "tensor": t.tensor, "tied_to": t.to }))
+                .collect();
             report["bindings"] = b
                 .iter()
                 .map(|x| {
                     json!({
                         "variable": x.name,
                         "value": value_json(&x.value),
-                        "bound_by": origin_text(&x.origin, &x.name, out),
+                        "bound_by": origin_text(&x.origin),
                     })
                 })
                 .collect();
@@ -240,13 +225,20 @@ pub fn json(opened: &Opened, out: &Outcome) -> Value {
             let missing = errors.missing_tensors();
             let unexpected = errors.unexpected_tensors();
             report["errors"] = errors
-                .mismatches()
+                .errors()
+                .iter()
+                .filter(|e| {
+                    !matches!(
+                        e.kind,
+                        ShapeErrorKind::Missing { .. } | ShapeErrorKind::Unexpected { .. }
+                    )
+                })
                 .map(|e| {
                     json!({
                         "path": e.path.to_string(),
                         "tensor": e.tensor,
                         "axis": e.axis,
-                        "message": given_sources(&e.to_string(), out),
+                        "message": e.to_string(),
                     })
                 })
                 .collect();

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use shapes::{Plan, PlanErrorKind, PlanNode};
 
-use super::{Entry, Spec, SpecError, SpecText, Tied};
+use super::{Entry, Spec, SpecError, SpecText};
 
 /// A spec ready to check checkpoints.
 pub struct Compiled {
@@ -16,7 +16,6 @@ pub struct Compiled {
     /// variable ← keys tried in order.
     pub config: Vec<(String, Vec<String>)>,
     pub given: Vec<String>,
-    pub tied: Vec<Tied>,
 }
 
 /// A node of the tree the placeholders make.
@@ -111,7 +110,11 @@ fn plan_nodes(
         .filter_map(|t| match t {
             Tree::Tensor(i) => {
                 let e = entries.get(*i)?;
-                let node = PlanNode::tensor(leaf_name(&e.name), e.pattern.clone());
+                let leaf = leaf_name(&e.name);
+                if let Some((to, key)) = &e.tied {
+                    return Some(PlanNode::tied(leaf, e.pattern.clone(), to, key.as_deref()));
+                }
+                let node = PlanNode::tensor(leaf, e.pattern.clone());
                 Some(if e.optional { node.optional() } else { node })
             }
             Tree::Repeat {
@@ -187,12 +190,21 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
         .collect();
     super::analysis::check(src, &spec, &patterns, &equations)?;
     for t in &spec.tied {
+        let span = spec
+            .entries
+            .iter()
+            .find(|e| e.name == t.name)
+            .map_or(0..0, |e| e.span.clone());
+        if t.name.contains('{') {
+            return Err(err(
+                &span,
+                format!(
+                    "`{}`: a tied tensor is named in full, outside repeated blocks",
+                    t.name
+                ),
+            ));
+        }
         if !spec.entries.iter().any(|e| e.name == t.to) {
-            let span = spec
-                .entries
-                .iter()
-                .find(|e| e.name == t.name)
-                .map_or(0..0, |e| e.span.clone());
             return Err(err(
                 &span,
                 format!(
@@ -218,7 +230,7 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
             ),
         ));
     }
-    let plan = Plan::build(&spec.name, &nodes, &wheres).map_err(|e| {
+    let mut plan = Plan::build(&spec.name, &nodes, &wheres).map_err(|e| {
         let span = spec
             .entries
             .iter()
@@ -226,6 +238,12 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
             .map_or(0..0, |x| x.span.clone());
         err(&span, e.to_string())
     })?;
+    for (var, keys, span) in &spec.config {
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        plan = plan
+            .bind_from(var, &keys)
+            .map_err(|e| err(span, e.to_string()))?;
+    }
     Ok(Compiled {
         name: spec.name,
         plan,
@@ -235,7 +253,6 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
             .map(|(v, keys, _)| (v, keys))
             .collect(),
         given: spec.given.into_iter().map(|(g, _)| g).collect(),
-        tied: spec.tied,
     })
 }
 

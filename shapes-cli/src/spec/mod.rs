@@ -50,6 +50,8 @@ pub struct Entry {
     /// The byte in the file where the pattern's text starts, when it is written literally
     /// (no escapes, no rename): a parse error's offset is added to it.
     pub text_start: Option<usize>,
+    /// For a tied tensor: the tensor it is tied to, and the key that states the tie.
+    pub tied: Option<(String, Option<String>)>,
 }
 
 /// A tensor that may be absent because it shares another's storage.
@@ -57,8 +59,6 @@ pub struct Entry {
 pub struct Tied {
     pub name: String,
     pub to: String,
-    /// The config or metadata key that says whether they are tied.
-    pub key: Option<String>,
 }
 
 /// A parsed spec (blocks expanded), before compiling.

@@ -296,15 +296,17 @@ impl<'i> Expand<'_, 'i> {
                 if !local.is_empty() {
                     return Err(cx.err(&v.span(), "`rename` applies to a block, not a tensor"));
                 }
+                self.tensor(name, pattern, span, optional, renames)?;
                 if let Some(to) = tied {
-                    optional = true;
+                    if let Some(e) = self.spec.entries.last_mut() {
+                        e.tied = Some((to.clone(), tie_key));
+                    }
                     self.spec.tied.push(Tied {
                         name: name.to_owned(),
                         to,
-                        key: tie_key,
                     });
                 }
-                self.tensor(name, pattern, span, optional, renames)
+                Ok(())
             }
             (None, Some((block, span))) => {
                 if tied.is_some() || tie_key.is_some() {
@@ -338,6 +340,7 @@ impl<'i> Expand<'_, 'i> {
             optional,
             span,
             text_start,
+            tied: None,
         });
         Ok(())
     }
