@@ -504,3 +504,62 @@ fn a_spec_is_analysed_like_a_derived_struct() {
         "{err}"
     );
 }
+
+#[test]
+fn a_sharded_bert_is_checked_by_its_index_or_its_directory() {
+    let d = dir("bert_sharded");
+    let t = bert_base();
+    let (a, b) = t.split_at(t.len() / 2);
+    let mut map = Vec::new();
+    for (file, part) in [
+        ("model-00001-of-00002.safetensors", a),
+        ("model-00002-of-00002.safetensors", b),
+    ] {
+        write_safetensors(&d.join(file), part);
+        map.extend(part.iter().map(|(n, _)| format!("\"{n}\":\"{file}\"")));
+    }
+    std::fs::write(
+        d.join("model.safetensors.index.json"),
+        format!("{{\"metadata\":{{}},\"weight_map\":{{{}}}}}", map.join(",")),
+    )
+    .expect("index");
+    std::fs::write(d.join("config.json"), BERT_CONFIG).expect("config");
+    for path in [d.join("model.safetensors.index.json"), d.clone()] {
+        let (code, out, err) = shapes(&["check", s(&path)]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(
+            out.contains(": sharded safetensors, 2 files, 199 tensors"),
+            "{out}"
+        );
+    }
+    std::fs::remove_file(d.join("model-00002-of-00002.safetensors")).expect("remove");
+    let (code, _, err) = shapes(&["check", s(&d)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("model-00002-of-00002.safetensors"), "{err}");
+}
+
+#[test]
+fn a_split_gguf_is_checked_from_any_part() {
+    let d = dir("smollm_split");
+    let t = SMOLLM_135M.gguf();
+    let (a, b) = t.split_at(t.len() / 2);
+    let mut meta = SMOLLM_135M.gguf_meta("llama");
+    meta.push(("split.no".into(), Meta::U32(0)));
+    meta.push(("split.count".into(), Meta::U32(2)));
+    meta.push(("split.tensors.count".into(), Meta::U32(t.len() as u32)));
+    write_gguf(&d.join("smollm-00001-of-00002.gguf"), &meta, a, 0);
+    let second = vec![
+        ("split.no".to_string(), Meta::U32(1)),
+        ("split.count".to_string(), Meta::U32(2)),
+    ];
+    write_gguf(&d.join("smollm-00002-of-00002.gguf"), &second, b, 0);
+    for part in ["smollm-00001-of-00002.gguf", "smollm-00002-of-00002.gguf"] {
+        let (code, out, err) = shapes(&["check", s(&d.join(part))]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains(": split GGUF, 2 files, 272 tensors"), "{out}");
+        assert!(
+            has_line(&out, "n_layers 30 metadata `llama.block_count`"),
+            "{out}"
+        );
+    }
+}
