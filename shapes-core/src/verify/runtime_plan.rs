@@ -707,7 +707,11 @@ impl Plan {
                 children,
             } => {
                 let mark = src.push(prefix);
-                cx.enter(Segment::Field(field));
+                // A group without a prefix adds no level to the paths either.
+                let named = !prefix.is_empty();
+                if named {
+                    cx.enter(Segment::Field(field));
+                }
                 let body = |cx: &mut Checker, src: &mut SourceCx<'_>| {
                     for child in children {
                         self.node(child, cx, src);
@@ -732,7 +736,9 @@ impl Plan {
                         }
                     }
                 }
-                cx.leave();
+                if named {
+                    cx.leave();
+                }
                 src.pop(mark);
             }
         }

@@ -58,6 +58,56 @@ use crate::source::ShapeSource;
 /// let err = s.verify_with(Bindings::new().bind("n_blocks", 4)).unwrap_err();
 /// assert!(err.to_string().starts_with("Stack.blocks: axis 0 expected n_blocks = 4, found 3"));
 /// ```
+///
+/// | key | on | meaning |
+/// |---|---|---|
+/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
+/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
+///
+/// # Struct attribute keys (`#[shapes(…)]`)
+///
+/// | key | meaning |
+/// |---|---|
+/// | `where = "a = b * c"` | an equation between variables |
+/// | `given = "a, b"` | variables the caller binds ([`verify_with`](Shaped::verify_with)) |
+/// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`](crate::Checkpoint)'s `config.json`, then its metadata), as a given value whose origin names the key; `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. |
+/// | `crate = "path"` | where the `shapes` crate is |
+///
+/// A Llama-style model whose config binds its dims, and whose output head may be tied to the
+/// embedding:
+///
+/// ```
+/// use shapes::{Checkpoint, Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// #[shapes(config(d_model = "hidden_size | {arch}.embedding_length", vocab = "vocab_size"))]
+/// struct Lm {
+///     #[shape("(vocab, d_model)", name = "embed.weight")]
+///     embed: Shape,
+///     #[shape("(vocab, d_model)", name = "lm_head.weight", tied = "embed.weight", tie_key = "tie_word_embeddings")]
+///     head: Option<Shape>,
+/// }
+///
+/// # let dir = std::env::temp_dir().join(format!("shapes-doc-tied-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let json = br#"{"embed.weight":{"dtype":"F32","shape":[10,4],"data_offsets":[0,160]}}"#;
+/// let mut file = (json.len() as u64).to_le_bytes().to_vec();
+/// file.extend_from_slice(json);
+/// file.extend_from_slice(&[0u8; 160]);
+/// std::fs::write(dir.join("model.safetensors"), file).unwrap();
+/// std::fs::write(dir.join("config.json"), r#"{"hidden_size": 4, "vocab_size": 12, "tie_word_embeddings": true}"#).unwrap();
+///
+/// let err = Lm::verify_source(&Checkpoint::open(&dir)?).unwrap_err();
+/// assert!(err.errors()[0].to_string().starts_with(
+///     "Lm.embed: config `vocab_size` = 12, but \"embed.weight\" axis 0 is 10"
+/// ));
+/// # std::fs::write(dir.join("config.json"), r#"{"hidden_size": 4, "vocab_size": 10, "tie_word_embeddings": true}"#).unwrap();
+/// // With a config that agrees: the head is reported as tied.
+/// let b = Lm::verify_source(&Checkpoint::open(&dir)?).unwrap();
+/// assert_eq!(b.tied()[0].to.as_str(), "embed.weight");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), shapes::CheckpointError>(())
+/// ```
 pub trait Shaped {
     /// Every variable of this struct's scope: its own, then its nested structs' (transitively).
     #[doc(hidden)]
