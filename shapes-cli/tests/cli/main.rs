@@ -563,3 +563,39 @@ fn a_split_gguf_is_checked_from_any_part() {
         );
     }
 }
+
+#[path = "../../../tests/common/ckpt_files.rs"]
+mod ckpt_files;
+
+#[test]
+fn npz_and_pytorch_copies_of_the_fixture_are_checked() {
+    let d = dir("fracast_formats");
+    let header = shapes::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
+        .expect("the fixture reads");
+    let tensors: Tensors = header
+        .tensors()
+        .iter()
+        .map(|t| (t.name.clone(), t.shape.dims().to_vec()))
+        .collect();
+    let spec = fracast("fracast.toml");
+    let config = fracast("fracast_config.json");
+    let npz = d.join("fracast.npz");
+    ckpt_files::npz(&npz, &tensors, true);
+    let pt = d.join("fracast.pt");
+    ckpt_files::pt(&pt, &tensors);
+    for (path, format) in [(&npz, "numpy .npz"), (&pt, "PyTorch zip")] {
+        let (code, out, err) = shapes(&["check", s(path), "--spec", &spec, "--config", &config]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains(&format!(": {format}, 47 tensors")), "{out}");
+    }
+    let bad = d.join("fracast_bad.pt");
+    ckpt_files::pt(&bad, &reshaped(tensors, "head.queries", &[24, 64]));
+    let (code, out, _) = shapes(&["check", s(&bad), "--spec", &spec, "--config", &config]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "Fracast.head.queries: config `model.horizon` = 48, but \"head.queries\" axis 0 is 24"
+        ),
+        "{out}"
+    );
+}
