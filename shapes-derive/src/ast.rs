@@ -18,6 +18,8 @@ pub struct Input<'a> {
     pub constraints: Vec<Constraint>,
     /// The names of the `given = "a, b"` keys, each with its attribute string.
     pub given: Vec<(String, LitStr)>,
+    /// `config(var = "key | key")`: each variable, its keys in order, and the key string.
+    pub config: Vec<(syn::Ident, Vec<String>, LitStr)>,
 }
 
 /// A `where = "lhs = rhs"` equation: both sides, parsed, and the attribute string.
@@ -201,6 +203,18 @@ impl<'a> Input<'a> {
                     .collect::<Vec<_>>()
             })
             .collect();
+        let config = attrs
+            .config
+            .iter()
+            .map(|(var, lit)| {
+                let keys = lit
+                    .value()
+                    .split('|')
+                    .map(|k| k.trim().to_owned())
+                    .collect();
+                (var.clone(), keys, lit.clone())
+            })
+            .collect();
         Some(Input {
             ident: &input.ident,
             generics: &input.generics,
@@ -208,6 +222,7 @@ impl<'a> Input<'a> {
             wheres,
             constraints,
             given,
+            config,
         })
     }
 

@@ -54,6 +54,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         .filter_map(|f| static_check(&g, f))
         .collect();
     let source_fn = expand_source::check_source_fn(&g, krate, input);
+    let config = config_keys(&p, input);
     let ident = input.ident;
     let name = ident.to_string();
     let generics = bounded_generics(input, krate);
@@ -63,6 +64,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
             const VARS: #p::VarTable = #vars;
             const NAME: &'static ::core::primitive::str = #name;
+            #config
             #check_fn
             #source_fn
         }
@@ -77,6 +79,34 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
             #items
         };
     }
+}
+
+/// `CONFIG`: the `config(var = "key | key")` bindings, each variable asserted (when the
+/// impl is used) to be in `VARS`, which holds the nested structs' names too.
+fn config_keys(p: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
+    if input.config.is_empty() {
+        return None;
+    }
+    let entries = input.config.iter().map(|(var, keys, _)| {
+        let name = var.to_string();
+        quote!(#p::ConfigKey { var: #name, keys: &[#(#keys),*] })
+    });
+    let checks = input.config.iter().map(|(var, _, _)| {
+        let name = var.to_string();
+        let message = format!(
+            "#[shapes(config({name} = …))]: `{name}` is not a variable of {} or of the structs nested in its scope",
+            input.ident
+        );
+        // ok (the `assert!`): evaluated at compile time where the impl is used; a failure is
+        // a compile error, never a panic.
+        quote_spanned!(var.span()=> ::core::assert!(Self::VARS.index_of(#name).is_some(), #message);)
+    });
+    Some(quote! {
+        const CONFIG: &'static [#p::ConfigKey] = {
+            #(#checks)*
+            &[#(#entries),*]
+        };
+    })
 }
 
 /// The struct's own variables in slot order: the fields' patterns, then the `where` clauses,

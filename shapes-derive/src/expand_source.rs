@@ -71,7 +71,28 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                     __src.tag(__cx, __e);
                 }
             };
-            let body = walk(g, &f.access, 0, count.as_ref(), &leaf);
+            // A tied tensor: absent is allowed when the tie holds (see `SourceCx::tie`).
+            let tp = quote!(__tp);
+            let body = match (&f.attr.tied, &f.access) {
+                (Some(to), Access::Option(inner)) => {
+                    let inner = walk(g, inner, 1, None, &leaf);
+                    let to = to.value();
+                    let key = match &f.attr.tie_key {
+                        Some(k) => {
+                            let k = k.value();
+                            quote!(#p::Some(#k))
+                        }
+                        None => quote!(#p::None),
+                    };
+                    quote! {
+                        __cx.field(&#info);
+                        if __src.present() || __src.tie(__cx, #tp, #to, #key) {
+                            #inner
+                        }
+                    }
+                }
+                _ => walk(g, &f.access, 0, count.as_ref(), &leaf),
+            };
             // The locals are interpolated at the call site: spelled inside `quote_spanned!` they
             // would take the field's hygiene and miss the parameters when the struct comes out of
             // a `macro_rules!` (tests/adversarial.rs, `ten_thousand_fields_verify`).
@@ -79,6 +100,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
             quote_spanned! {span=>
                 {
                     #info_static
+                    let #tp = #src.prefix_mark();
                     let __m = #src.push(#tensor_name);
                     #enter
                     #body

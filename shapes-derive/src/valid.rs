@@ -28,7 +28,8 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
         check_supported_where(cx, lhs, rhs, lit);
     }
     let scope = scope_of(input);
-    scope.check_variadic_dims(cx);
+    analysis::check_variadic_dims(&scope, cx);
+    check_config(cx, input, &scope);
     if input.shares_scope_with_nested() {
         // A nested struct may use, bind or solve any name; the rules below would guess.
         return;
@@ -45,7 +46,7 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     let mut scope = Scope::default();
     for field in &input.fields {
         if let Some(lit) = &field.attr.count {
-            scope.add_count(lit);
+            scope.add_count(&lit.value(), lit);
         }
         if let Kind::Tensor { pattern, lit } = &field.kind {
             scope.add_pattern(pattern, lit);
@@ -98,6 +99,41 @@ fn check_where_literals<'a>(
             _ => {
                 literals.insert(v.as_str(), *n);
             }
+        }
+    }
+}
+
+/// Rule: `config(var = "key | key")` names a variable of the struct (of its own patterns;
+/// with a nested struct in the scope, a name it uses is checked when the impl is used) and
+/// non-empty keys, each variable once.
+fn check_config(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let names: Vec<&str> = scope.names().collect();
+    let mut seen: Vec<String> = Vec::new();
+    for (var, keys, lit) in &input.config {
+        let name = var.to_string();
+        if seen.contains(&name) {
+            cx.error_at(
+                var.span(),
+                format!(
+                    "`config` binds `{name}` twice: list its keys in one string, separated by `|`"
+                ),
+            );
+        }
+        seen.push(name.clone());
+        if scope.uses(&name) == 0 && !input.shares_scope_with_nested() {
+            cx.error_at(
+                var.span(),
+                format!(
+                    "`config` binds `{name}`, which no field uses{}",
+                    suggest(&name, &names)
+                ),
+            );
+        }
+        if keys.iter().any(String::is_empty) {
+            cx.error_at(
+                lit.span(),
+                "a config key cannot be empty: write keys separated by `|`, as in \"hidden_size | {arch}.embedding_length\"",
+            );
         }
     }
 }
@@ -173,6 +209,28 @@ fn check_source_keys(cx: &Ctxt, input: &Input<'_>) {
             && lit.value().is_empty()
         {
             cx.error_at(lit.span(), "a tensor name cannot be empty");
+        }
+        if let Some(lit) = &f.attr.tied {
+            let optional =
+                matches!(&f.access, Access::Option(inner) if matches!(**inner, Access::Leaf(_)));
+            if nested || !optional {
+                cx.error_at(
+                    lit.span(),
+                    "`tied` applies to an `Option` tensor field (the checkpoint may leave it out when it shares another tensor's weights)",
+                );
+            }
+            if lit.value().is_empty() {
+                cx.error_at(
+                    lit.span(),
+                    "`tied` names the tensor it shares weights with; it cannot be empty",
+                );
+            }
+        }
+        if let (Some(lit), None) = (&f.attr.tie_key, &f.attr.tied) {
+            cx.error_at(
+                lit.span(),
+                "`tie_key` states the tie of a `tied = \"…\"` field; this field has no `tied`",
+            );
         }
         if let Some(lit) = &f.attr.count {
             let mut access = &f.access;

@@ -15,7 +15,7 @@
 use core::fmt;
 
 use super::bindings::Bindings;
-use super::by_name::{SourceCx, SourceOptions};
+use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::ShapeErrors;
 use super::item_checks::ItemChecks;
@@ -59,6 +59,21 @@ pub enum PlanNode {
         /// What the group holds.
         children: Vec<PlanNode>,
     },
+    /// A tensor that a checkpoint may leave out because it shares the weights of another (an
+    /// output head tied to the token embedding): when present it is checked like a
+    /// [`Tensor`](Self::Tensor); when absent, the absence is allowed unless the checkpoint
+    /// states under `key` that the tie is off (`tie_word_embeddings = false`), is reported in
+    /// [`Bindings::tied`], and the pattern is checked against the shape of `to`.
+    Tied {
+        /// The name in the source, joined to the enclosing prefixes with `.`.
+        name: String,
+        /// The pattern.
+        pattern: String,
+        /// The tensor it is tied to, under the same enclosing prefixes.
+        to: String,
+        /// The checkpoint key that states whether the tie is on (`tie_word_embeddings`).
+        key: Option<String>,
+    },
 }
 
 impl PlanNode {
@@ -90,6 +105,34 @@ impl PlanNode {
         }
     }
 
+    /// A tensor that may be absent because tied to `to` (a name under the same prefixes),
+    /// the tie stated by the checkpoint key `key` when given: see [`PlanNode::Tied`].
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Plan, PlanNode, Shape};
+    /// let plan = Plan::build("Lm", &[
+    ///     PlanNode::tensor("embed.weight", "(vocab, d_model)"),
+    ///     PlanNode::tied("lm_head.weight", "(vocab, d_model)", "embed.weight", Some("tie_word_embeddings")),
+    /// ], &[]).unwrap();
+    /// let src = BTreeMap::from([("embed.weight".to_string(), Shape::from([100, 8]))]);
+    /// let b = plan.verify_source(&src).unwrap();
+    /// assert_eq!(b.tied()[0].to_string(), "lm_head.weight is tied to embed.weight (absent from the checkpoint)");
+    /// ```
+    pub fn tied(
+        name: impl Into<String>,
+        pattern: impl Into<String>,
+        to: impl Into<String>,
+        key: Option<&str>,
+    ) -> Self {
+        PlanNode::Tied {
+            name: name.into(),
+            pattern: pattern.into(),
+            to: to.into(),
+            key: key.map(str::to_owned),
+        }
+    }
+
     /// This group repeated as `prefix.0`, `prefix.1`, …, the count bound to `count` if given.
     /// A tensor becomes a group of one repeated tensor named by its own name.
     ///
@@ -116,6 +159,12 @@ impl PlanNode {
                 repeat: count,
                 optional: false,
                 children: vec![PlanNode::tensor("", pattern)],
+            },
+            tied @ PlanNode::Tied { .. } => PlanNode::Group {
+                prefix: String::new(),
+                repeat: count,
+                optional: false,
+                children: vec![tied],
             },
         }
     }
@@ -145,6 +194,8 @@ impl PlanNode {
                 optional: true,
                 children: vec![PlanNode::tensor("", pattern)],
             },
+            // Optional already: absent is allowed when tied.
+            tied @ PlanNode::Tied { .. } => tied,
         }
     }
 }
@@ -173,6 +224,15 @@ pub enum PlanErrorKind {
     TooManyVariables,
     /// A count that is not a variable name.
     BadCount(String),
+    /// A variable bound from checkpoint keys ([`Plan::bind_from`]) that no pattern uses.
+    UnknownVariable {
+        /// The name given.
+        name: String,
+        /// The closest variable of the plan, if one is close.
+        suggestion: Option<String>,
+    },
+    /// [`Plan::bind_from`] without any key.
+    NoKeys,
 }
 
 impl fmt::Display for PlanError {
@@ -187,6 +247,16 @@ impl fmt::Display for PlanError {
             PlanErrorKind::NotAnEquation => f.write_str("only `=` is supported in a where clause"),
             PlanErrorKind::TooManyVariables => {
                 write!(f, "more than {MAX_VARS} shape variables in one plan")
+            }
+            PlanErrorKind::UnknownVariable { name, suggestion } => {
+                write!(f, "{name:?} is not a variable of the plan")?;
+                match suggestion {
+                    Some(s) => write!(f, " (did you mean {s:?}?)"),
+                    None => Ok(()),
+                }
+            }
+            PlanErrorKind::NoKeys => {
+                f.write_str("a variable bound from keys needs at least one key")
             }
             PlanErrorKind::BadCount(c) => {
                 write!(
@@ -232,6 +302,12 @@ enum Node {
         name: String,
         checks: Checks,
     },
+    Tied {
+        name: String,
+        checks: Checks,
+        to: String,
+        key: Option<String>,
+    },
     Group {
         prefix: String,
         field: &'static str,
@@ -272,6 +348,7 @@ pub struct Plan {
     map: SlotMap,
     nodes: Vec<Node>,
     wheres: Vec<(CmpOp, &'static SlotExpr, &'static SlotExpr)>,
+    keys: Vec<ConfigKey>,
 }
 
 impl fmt::Debug for Plan {
@@ -281,6 +358,7 @@ impl fmt::Debug for Plan {
             .field("variables", &self.variables())
             .field("nodes", &self.nodes)
             .field("wheres", &self.wheres)
+            .field("keys", &self.keys)
             .finish()
     }
 }
@@ -378,6 +456,21 @@ impl Builder {
                     checks: self.checks(field, pattern, &here)?,
                 })
             }
+            PlanNode::Tied {
+                name,
+                pattern,
+                to,
+                key,
+            } => {
+                let here = join(at, name);
+                let field = leak(name);
+                Ok(Node::Tied {
+                    name: name.clone(),
+                    checks: self.checks(field, pattern, &here)?,
+                    to: to.clone(),
+                    key: key.clone(),
+                })
+            }
             PlanNode::Group {
                 prefix,
                 repeat,
@@ -466,7 +559,64 @@ impl Plan {
             map: table.identity(),
             nodes,
             wheres: compiled,
+            keys: Vec::new(),
         })
+    }
+
+    /// This plan with `var` bound from the first of `keys` that a checkpoint states (its
+    /// `config.json`, its metadata), when `verify_source` runs on a source that states keys
+    /// (a [`Checkpoint`](crate::Checkpoint)): a given value, checked against the tensors, its
+    /// origin naming the key. `{arch}` in a key stands for the checkpoint's architecture
+    /// (GGUF `general.architecture`, or `model_type` in `config.json`); a dotted key also
+    /// reaches into nested objects of `config.json` (`text_config.hidden_size`). A value the
+    /// caller binds in [`SourceOptions`] wins over the checkpoint's.
+    ///
+    /// ```
+    /// use shapes::{Plan, PlanNode};
+    /// let plan = Plan::build("Mlp", &[PlanNode::tensor("up.weight", "(d_ff, d_model)")], &[])
+    ///     .unwrap()
+    ///     .bind_from("d_ff", &["intermediate_size", "{arch}.feed_forward_length"])
+    ///     .unwrap();
+    /// assert_eq!(plan.key_bindings().next(), Some(("d_ff", &["intermediate_size", "{arch}.feed_forward_length"][..])));
+    /// let err = plan.bind_from("d_mdoel", &["hidden_size"]).unwrap_err();
+    /// assert_eq!(err.to_string(), "bind_from: \"d_mdoel\" is not a variable of the plan (did you mean \"d_model\"?)");
+    /// ```
+    pub fn bind_from(mut self, var: &str, keys: &[&str]) -> Result<Plan, PlanError> {
+        let error = |kind| PlanError {
+            at: "bind_from".to_owned(),
+            kind,
+        };
+        let Some(i) = self.table.index_of(var) else {
+            return Err(error(PlanErrorKind::UnknownVariable {
+                name: var.to_owned(),
+                suggestion: crate::verify::suggest::closest(var, self.table.names()),
+            }));
+        };
+        if keys.is_empty() {
+            return Err(error(PlanErrorKind::NoKeys));
+        }
+        let keys: Vec<&'static str> = keys.iter().map(|k| leak(k)).collect();
+        let key = ConfigKey {
+            var: self.table.name(i),
+            keys: Box::leak(keys.into_boxed_slice()),
+        };
+        self.keys.retain(|k| k.var != key.var);
+        self.keys.push(key);
+        Ok(self)
+    }
+
+    /// The variables bound from checkpoint keys, each with its keys in the order they are
+    /// tried (see [`bind_from`](Self::bind_from)).
+    ///
+    /// ```
+    /// use shapes::{Plan, PlanNode};
+    /// let plan = Plan::build("M", &[PlanNode::tensor("w", "(a,)")], &[]).unwrap();
+    /// assert_eq!(plan.key_bindings().count(), 0);
+    /// ```
+    pub fn key_bindings(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, &'static [&'static str])> + '_ {
+        self.keys.iter().map(|k| (k.var, k.keys))
     }
 
     /// The plan's variables, in order of first appearance.
@@ -511,8 +661,9 @@ impl Plan {
         options: SourceOptions,
     ) -> Result<Bindings, ShapeErrors> {
         let src = &src;
+        let pre = stated(options.pre(), &self.keys, src, self.root)?;
         let mut scx = SourceCx::new(src);
-        let result = Checker::new(self.table, self.root, options.pre())
+        let result = Checker::new(self.table, self.root, &pre)
             .run(true, |cx| self.check_source_in(cx, &mut scx));
         scx.report(self.root, result, options.is_strict())
     }
@@ -534,6 +685,19 @@ impl Plan {
                 self.tensor(checks, cx, src);
                 src.pop(mark);
             }
+            Node::Tied {
+                name,
+                checks,
+                to,
+                key,
+            } => {
+                let mark = src.push(name);
+                cx.field(checks.info);
+                if src.present() || src.tie(cx, mark, to, key.as_deref()) {
+                    self.tensor(checks, cx, src);
+                }
+                src.pop(mark);
+            }
             Node::Group {
                 prefix,
                 field,
@@ -542,7 +706,11 @@ impl Plan {
                 children,
             } => {
                 let mark = src.push(prefix);
-                cx.enter(Segment::Field(field));
+                // A group without a prefix adds no level to the paths either.
+                let named = !prefix.is_empty();
+                if named {
+                    cx.enter(Segment::Field(field));
+                }
                 let body = |cx: &mut Checker, src: &mut SourceCx<'_>| {
                     for child in children {
                         self.node(child, cx, src);
@@ -567,7 +735,9 @@ impl Plan {
                         }
                     }
                 }
-                cx.leave();
+                if named {
+                    cx.leave();
+                }
                 src.pop(mark);
             }
         }

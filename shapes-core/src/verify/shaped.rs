@@ -3,7 +3,7 @@
 //! Every one of them drives the one [`Checker`] through [`Checker::run`].
 
 use super::bindings::Bindings;
-use super::by_name::{SourceCx, SourceOptions};
+use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrors};
 use super::vars::{SlotMap, VarTable};
@@ -43,6 +43,8 @@ use crate::source::ShapeSource;
 /// | `name = "…"` | tensor field | its name in a checkpoint ([`verify_source`](Shaped::verify_source)); the field's name by default |
 /// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
 /// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …) |
+/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
+/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
 ///
 /// ```
 /// use shapes::{Bindings, Shape, Shaped};
@@ -68,6 +70,7 @@ use crate::source::ShapeSource;
 /// |---|---|
 /// | `where = "…"` | constraints between variables: one or more comparisons `lhs op rhs`, separated by `,` or `&&` |
 /// | `given = "a, b"` | variables the caller binds through [`verify_with`](Shaped::verify_with) (a comma-separated list) |
+/// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`](crate::Checkpoint)'s `config.json`, then its metadata), as a given value whose origin names the key; `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. |
 /// | `crate = "path"` | the path generated code names the library by, when it is not `::shapes` |
 ///
 /// A `where` comparison has the dim grammar of the patterns on both sides (`+ - * / // %`
@@ -114,6 +117,42 @@ use crate::source::ShapeSource;
 /// let err = attn(3).verify_with(Bindings::new().bind("window", 7)).unwrap_err();
 /// assert!(err.to_string().contains("heads % kv_heads = 4 % 3 = 1"), "{err}");
 /// ```
+///
+/// A Llama-style model whose config binds its dims, and whose output head may be tied to the
+/// embedding:
+///
+/// ```
+/// use shapes::{Checkpoint, Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// #[shapes(config(d_model = "hidden_size | {arch}.embedding_length", vocab = "vocab_size"))]
+/// struct Lm {
+///     #[shape("(vocab, d_model)", name = "embed.weight")]
+///     embed: Shape,
+///     #[shape("(vocab, d_model)", name = "lm_head.weight", tied = "embed.weight", tie_key = "tie_word_embeddings")]
+///     head: Option<Shape>,
+/// }
+///
+/// # let dir = std::env::temp_dir().join(format!("shapes-doc-tied-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let json = br#"{"embed.weight":{"dtype":"F32","shape":[10,4],"data_offsets":[0,160]}}"#;
+/// let mut file = (json.len() as u64).to_le_bytes().to_vec();
+/// file.extend_from_slice(json);
+/// file.extend_from_slice(&[0u8; 160]);
+/// std::fs::write(dir.join("model.safetensors"), file).unwrap();
+/// std::fs::write(dir.join("config.json"), r#"{"hidden_size": 4, "vocab_size": 12, "tie_word_embeddings": true}"#).unwrap();
+///
+/// let err = Lm::verify_source(&Checkpoint::open(&dir)?).unwrap_err();
+/// assert!(err.errors()[0].to_string().starts_with(
+///     "Lm.embed: config `vocab_size` = 12, but \"embed.weight\" axis 0 is 10"
+/// ));
+/// # std::fs::write(dir.join("config.json"), r#"{"hidden_size": 4, "vocab_size": 10, "tie_word_embeddings": true}"#).unwrap();
+/// // With a config that agrees: the head is reported as tied.
+/// let b = Lm::verify_source(&Checkpoint::open(&dir)?).unwrap();
+/// assert_eq!(b.tied()[0].to.as_str(), "embed.weight");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), shapes::CheckpointError>(())
+/// ```
 pub trait Shaped {
     /// Every variable of this struct's scope: its own, then its nested structs' (transitively).
     #[doc(hidden)]
@@ -122,6 +161,11 @@ pub trait Shaped {
     /// The struct's name, the root of error paths.
     #[doc(hidden)]
     const NAME: &'static str;
+
+    /// The variables bound from checkpoint keys (`#[shapes(config(…))]`), for
+    /// `verify_source` on a source that states keys.
+    #[doc(hidden)]
+    const CONFIG: &'static [ConfigKey] = &[];
 
     /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`.
     #[doc(hidden)]
@@ -331,7 +375,8 @@ fn verify_source<S: Shaped + ?Sized>(
     src: &dyn ShapeSource,
     options: &SourceOptions,
 ) -> Result<Bindings, ShapeErrors> {
+    let pre = stated(options.pre(), S::CONFIG, src, S::NAME)?;
     let mut scx = SourceCx::new(src);
-    let result = run_source::<S>(&mut scx, options.pre(), true);
+    let result = run_source::<S>(&mut scx, &pre, true);
     scx.report(S::NAME, result, options.is_strict())
 }

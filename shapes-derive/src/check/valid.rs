@@ -21,8 +21,8 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) {
     let unsolved_args = analysis::name_list(&unsolved);
     let first_unsolved = unsolved.first().and_then(|n| scope.first_use(n)).cloned();
     let ret_names = ret.map(|c| scope.add_pattern(&c.pattern, &c.lit));
-    scope.check_variadic_dims(cx);
-    scope.check_likely_typos(cx);
+    analysis::check_variadic_dims(&scope, cx);
+    analysis::check_likely_typos(&scope, cx);
 
     // Rule: each variable of the arguments is determined by the arguments alone.
     if let Some(lit) = first_unsolved {

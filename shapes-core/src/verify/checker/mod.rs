@@ -110,6 +110,9 @@ impl Checker {
                         Value::Size(n) => self.set(slot, *n, 0, OriginKind::Given),
                         Value::Shape(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
                     };
+                    if !matches!(b.origin, Origin::Given) {
+                        self.out.set_stated(slot.to_u8(), b.origin);
+                    }
                 }
                 None => {
                     let error = self.error(
@@ -294,6 +297,11 @@ impl Checker {
             }
             _ => self.defer(&[lhs, rhs], map, None),
         }
+    }
+
+    /// Records that the tensor `tie.tensor` is absent because tied to another.
+    pub(crate) fn note_tie(&mut self, tie: super::bindings::Tie) {
+        self.out.push_tie(tie);
     }
 
     /// Binds `slot` to `value` as the value `field` had at `axis`: how the bindings a lean
