@@ -43,7 +43,9 @@ pub use expr::{
 };
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
-pub use solve::{InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify};
+pub use solve::{
+    InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify, unify_partial,
+};
 #[cfg(feature = "checkpoint")]
 pub use source::{Checkpoint, CheckpointError, CheckpointFormat, CheckpointTensor};
 pub use source::{

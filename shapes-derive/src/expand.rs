@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::ast::{Access, Field, Input, Kind, is_data_array};
-use crate::codegen::{Codegen, crate_tokens, renames};
+use crate::codegen::{Codegen, crate_tokens, local_guards, renames};
 use crate::ctxt::Ctxt;
 use crate::{attr, expand_memory, expand_source, fallback, valid};
 
@@ -59,16 +59,25 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let name = ident.to_string();
     let generics = bounded_generics(input, krate);
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
-    quote! {
+    let items = quote! {
         #[automatically_derived]
         impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
             const VARS: #p::VarTable = #vars;
-            const NAME: &'static str = #name;
+            const NAME: &'static ::core::primitive::str = #name;
             #config
             #check_fn
             #source_fn
         }
         #(#static_checks)*
+    };
+    // In an anonymous const, so the guards of the locals' names shadow the user's items for
+    // the generated code only.
+    let guards = local_guards(&items, &[]);
+    quote! {
+        const _: () = {
+            #guards
+            #items
+        };
     }
 }
 
@@ -109,7 +118,8 @@ fn own_vars(input: &Input<'_>) -> Vec<String> {
             pattern_vars(pattern, &mut own);
         }
     }
-    for (l, r, _) in &input.wheres {
+    let compared = input.constraints.iter().map(|(l, _, r, _)| (l, r));
+    for (l, r) in input.wheres.iter().map(|(l, r, _)| (l, r)).chain(compared) {
         for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
             push_unique(&mut own, v);
         }

@@ -22,7 +22,8 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         .iter()
         .map(|f| field_source(g, krate, f))
         .collect();
-    let wheres = g.where_checks(&input.wheres);
+    let mut wheres = g.where_checks(&input.wheres);
+    wheres.extend(g.constraint_checks(&input.constraints));
     quote! {
         fn check_source_in(
             __cx: &mut #p::Checker,
@@ -64,7 +65,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                     __cx.field(&#info);
                     let __e = __src.mark(__cx);
                     if let #p::Some(__d) = __src.tensor(__cx) {
-                        let __d: &[usize] = __d;
+                        let __d: &[::core::primitive::usize] = __d;
                         #items
                     }
                     __src.tag(__cx, __e);

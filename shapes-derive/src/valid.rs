@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 
 use shapes_core::DimExpr;
+use syn::LitStr;
 
-use crate::analysis::{self, Scope, dim_vars, suggest, unsupported};
+use crate::analysis::{self, Scope, suggest, unsupported};
 use crate::ast::{Access, Input, Kind, WhereClause};
 use crate::ctxt::Ctxt;
 
@@ -19,19 +20,24 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
     // Clause by clause, so each clause's errors come together, in source order.
     let mut literals = BTreeMap::new();
     for clause in &input.wheres {
-        check_supported_where(cx, clause);
+        let (lhs, rhs, lit) = clause;
+        check_supported_where(cx, lhs, rhs, lit);
         check_where_literals(cx, clause, &mut literals);
     }
+    for (lhs, _, rhs, lit) in &input.constraints {
+        check_supported_where(cx, lhs, rhs, lit);
+    }
     let scope = scope_of(input);
-    scope.check_variadic_dims(cx);
+    analysis::check_variadic_dims(&scope, cx);
     check_config(cx, input, &scope);
     if input.shares_scope_with_nested() {
         // A nested struct may use, bind or solve any name; the rules below would guess.
         return;
     }
     check_given_names(cx, input, &scope);
-    check_where_names(cx, input, &scope);
-    check_single_use(cx, input, &scope);
+    // A name only a `where` clause uses is fine when the clause determines it
+    // (`height = rows * window`): `check_solvable` says when it does not.
+    analysis::check_likely_typos(&scope, cx);
     check_solvable(cx, input, &scope);
 }
 
@@ -40,7 +46,7 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     let mut scope = Scope::default();
     for field in &input.fields {
         if let Some(lit) = &field.attr.count {
-            scope.add_count(lit);
+            scope.add_count(&lit.value(), lit);
         }
         if let Kind::Tensor { pattern, lit } = &field.kind {
             scope.add_pattern(pattern, lit);
@@ -48,6 +54,9 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     }
     for (lhs, rhs, lit) in &input.wheres {
         scope.add_equation(lhs, rhs, lit);
+    }
+    for (lhs, _, rhs, lit) in &input.constraints {
+        scope.add_comparison(lhs, rhs, lit);
     }
     scope
 }
@@ -62,8 +71,8 @@ fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
     }
 }
 
-/// Rule: so does each side of a `where` clause.
-fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &WhereClause) {
+/// Rule: so does each side of a `where` equation or comparison.
+fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) {
     for side in [lhs, rhs] {
         if let Some(what) = unsupported(side) {
             cx.error_at(
@@ -141,60 +150,6 @@ fn check_given_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
                     suggest(name, &names)
                 ),
             );
-        }
-    }
-}
-
-/// Rule: every name in a `where` clause is used somewhere else too; used only there, it
-/// constrains nothing a field holds.
-fn check_where_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
-    let names: Vec<&str> = scope.names().collect();
-    for (lhs, rhs, lit) in &input.wheres {
-        for v in dim_vars(lhs).into_iter().chain(dim_vars(rhs)) {
-            if scope.uses(v) == 1 {
-                cx.error_at(
-                    lit.span(),
-                    format!(
-                        "the where clause names `{v}`, which no field uses{}",
-                        suggest(v, &names)
-                    ),
-                );
-            }
-        }
-    }
-}
-
-/// Rule: a name used once in the fields, when another name is close enough to be what was
-/// meant, is a likely typo. A bare dim used once binds a value nobody checks, and an
-/// expression's lone variable is usually a typo for another name; but a lone name is often
-/// deliberate (it is reported in the bindings), so it is flagged only with a suggestion.
-/// `_name`, variadics and names in `where` clauses ([`check_where_names`]) are left alone.
-fn check_single_use(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
-    let names: Vec<&str> = scope.names().collect();
-    let in_where = |name: &str| {
-        input.wheres.iter().any(|(l, r, _)| {
-            dim_vars(l)
-                .into_iter()
-                .chain(dim_vars(r))
-                .any(|v| v == name)
-        })
-    };
-    for &name in &names {
-        if scope.uses(name) != 1
-            || name.starts_with('_')
-            || scope.is_variadic(name)
-            || in_where(name)
-        {
-            continue;
-        }
-        if let Some(lit) = scope.first_use(name) {
-            let hint = suggest(name, &names);
-            if !hint.is_empty() {
-                cx.error_at(
-                    lit.span(),
-                    format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
-                );
-            }
         }
     }
 }

@@ -7,7 +7,11 @@
 //! driver) and `call` (a checked call's lean success path); `by_name` (the source side of a
 //! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points, and
 //! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
+//! Beside them, `analysis`: the static analysis of a scope's variables (which are used once,
+//! which can ever be determined) that the derive and spec files share.
 
+#[doc(hidden)]
+pub mod analysis;
 mod bindings;
 mod by_name;
 mod call;

@@ -22,8 +22,8 @@ use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
-use crate::expr::{DimExpr, Item, Pattern};
-use crate::parse::{ParseError, parse_equation, parse_pattern};
+use crate::expr::{CmpOp, DimExpr, Item, Pattern};
+use crate::parse::{ParseError, parse_constraints, parse_pattern};
 use crate::source::ShapeSource;
 
 /// One node of a [`Plan`], as a spec describes it.
@@ -217,7 +217,8 @@ pub enum PlanErrorKind {
     Parse(ParseError),
     /// An item that cannot be checked against a tensor (`D`, `Π`, `Σ`, indexing).
     Unsupported(&'static str),
-    /// A `where` equation uses a comparison other than `=`.
+    /// Kept for compatibility; no longer produced: a `where` clause may compare with `≠`,
+    /// `<`, `≤`, `>`, `≥` as well as `=`.
     NotAnEquation,
     /// More variables than one scope holds.
     TooManyVariables,
@@ -346,7 +347,7 @@ pub struct Plan {
     table: &'static VarTable,
     map: SlotMap,
     nodes: Vec<Node>,
-    wheres: Vec<(&'static SlotExpr, &'static SlotExpr)>,
+    wheres: Vec<(CmpOp, &'static SlotExpr, &'static SlotExpr)>,
     keys: Vec<ConfigKey>,
 }
 
@@ -525,8 +526,10 @@ fn join(prefix: &str, part: &str) -> String {
 }
 
 impl Plan {
-    /// Builds the plan of a model called `root` from its `nodes` and its `where` equations
-    /// (`"d_model = heads * head_dim"`): every pattern parsed, every variable given a slot.
+    /// Builds the plan of a model called `root` from its `nodes` and its `where` constraints
+    /// (`"d_model = heads * head_dim"`, `"heads % kv_heads = 0, head_dim <= 256"`): every
+    /// pattern parsed, every variable given a slot. An equation may determine a variable; the
+    /// other comparisons are checked once their variables are bound.
     ///
     /// ```
     /// use shapes::{Plan, PlanNode};
@@ -541,17 +544,13 @@ impl Plan {
         let mut compiled = Vec::with_capacity(wheres.len());
         for text in wheres {
             let at = || format!("where {text:?}");
-            let (lhs, op, rhs, _) = parse_equation(text).map_err(|e| PlanError {
+            let all = parse_constraints(text).map_err(|e| PlanError {
                 at: at(),
                 kind: PlanErrorKind::Parse(e),
             })?;
-            if op != crate::expr::CmpOp::Eq {
-                return Err(PlanError {
-                    at: at(),
-                    kind: PlanErrorKind::NotAnEquation,
-                });
+            for (lhs, op, rhs, _) in all {
+                compiled.push((op, b.expr(&lhs, &at())?, b.expr(&rhs, &at())?));
             }
-            compiled.push((b.expr(&lhs, &at())?, b.expr(&rhs, &at())?));
         }
         let table: &'static VarTable = Box::leak(Box::new(b.table));
         Ok(Plan {
@@ -674,8 +673,8 @@ impl Plan {
         for node in &self.nodes {
             self.node(node, cx, src);
         }
-        for (lhs, rhs) in &self.wheres {
-            cx.where_eq(lhs, rhs, &self.map);
+        for (op, lhs, rhs) in &self.wheres {
+            cx.where_cmp(*op, lhs, rhs, &self.map);
         }
     }
 

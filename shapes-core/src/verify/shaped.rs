@@ -43,6 +43,8 @@ use crate::source::ShapeSource;
 /// | `name = "…"` | tensor field | its name in a checkpoint ([`verify_source`](Shaped::verify_source)); the field's name by default |
 /// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
 /// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …) |
+/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
+/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
 ///
 /// ```
 /// use shapes::{Bindings, Shape, Shaped};
@@ -59,19 +61,62 @@ use crate::source::ShapeSource;
 /// assert!(err.to_string().starts_with("Stack.blocks: axis 0 expected n_blocks = 4, found 3"));
 /// ```
 ///
-/// | key | on | meaning |
-/// |---|---|---|
-/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
-/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
+/// # Struct attributes
 ///
-/// # Struct attribute keys (`#[shapes(…)]`)
+/// `#[shapes(…)]` on the struct takes these keys; each may be given several times (or in
+/// several `#[shapes(…)]` attributes), and every occurrence counts.
 ///
 /// | key | meaning |
 /// |---|---|
-/// | `where = "a = b * c"` | an equation between variables |
-/// | `given = "a, b"` | variables the caller binds ([`verify_with`](Shaped::verify_with)) |
+/// | `where = "…"` | constraints between variables: one or more comparisons `lhs op rhs`, separated by `,` or `&&` |
+/// | `given = "a, b"` | variables the caller binds through [`verify_with`](Shaped::verify_with) (a comma-separated list) |
 /// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`](crate::Checkpoint)'s `config.json`, then its metadata), as a given value whose origin names the key; `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. |
-/// | `crate = "path"` | where the `shapes` crate is |
+/// | `crate = "path"` | the path generated code names the library by, when it is not `::shapes` |
+///
+/// A `where` comparison has the dim grammar of the patterns on both sides (`+ - * / // %`
+/// on names and numbers) and one of `=`, `!=` (`≠`), `<`, `<=` (`≤`), `>`, `>=` (`≥`): the
+/// comparisons of a `{ e | pred }` predicate. An equation (`=`) may determine a variable it
+/// has the only unknown of, like a dim does: `height = rows * window` determines `rows`, which
+/// may then appear in no field at all (it is read back from the bindings). Every other
+/// comparison is checked once its variables are bound, and a failure names the comparison and
+/// the field each variable was bound by. Divisibility is `heads % kv_heads = 0`.
+///
+/// A `where` may name any variable of the struct's scope (its fields' patterns, `count`
+/// keys, `given` names, nested structs sharing the scope) and new ones it determines. Every
+/// variable must be determined, by a dim of its own, by solving a dim or an equation once
+/// the others are known, or by `given`; otherwise the derive is a compile error naming it.
+/// A name used once beside a much-used name it is close to (`d_modle` beside `d_model`) is a
+/// compile error as a likely typo; write `_d_modle` if it is meant.
+///
+/// Arithmetic is computed over the integers, overflow-checked: a step may go below zero
+/// (`(h - k + 2 * p) // s + 1` with `h < k`); only a dim's final value (and a variable
+/// solved for) must be a size. A power of one unknown (`z * z * z`) is solved by its whole
+/// root.
+///
+/// ```
+/// use shapes::{Bindings, Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// #[shapes(given = "window", where = "height = rows * window")]
+/// #[shapes(where = "heads % kv_heads = 0, head_dim <= 256 && c != 0")]
+/// struct Attn {
+///     #[shape("(height, c)")] x: Shape,
+///     #[shape("(c, heads * head_dim)")] q: Shape,
+///     #[shape("(c, kv_heads * head_dim)")] k: Shape,
+///     #[shape("(heads,)")] scale: Shape,
+/// }
+///
+/// let attn = |kv: usize| Attn {
+///     x: Shape::from([56, 64]),
+///     q: Shape::from([64, 64]),
+///     k: Shape::from([64, kv * 16]),
+///     scale: Shape::from([4]),
+/// };
+/// let b = attn(2).verify_with(Bindings::new().bind("window", 7)).unwrap();
+/// assert_eq!((b.get("rows"), b.get("head_dim")), (Some(8), Some(16)));
+/// let err = attn(3).verify_with(Bindings::new().bind("window", 7)).unwrap_err();
+/// assert!(err.to_string().contains("heads % kv_heads = 4 % 3 = 1"), "{err}");
+/// ```
 ///
 /// A Llama-style model whose config binds its dims, and whose output head may be tied to the
 /// embedding:

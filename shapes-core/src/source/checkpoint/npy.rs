@@ -294,7 +294,7 @@ pub(super) fn single(path: &Path, name: &str, h: NpyHeader) -> Result<Checkpoint
     let mut parts = Parts::new();
     let file = parts.file(path.to_path_buf());
     parts.tensor(file, name.to_owned(), h.shape, h.dtype)?;
-    Ok(parts.finish(CheckpointFormat::Npy, Default::default(), None))
+    parts.finish(CheckpointFormat::Npy, Default::default(), None)
 }
 
 /// A `.npz` archive: each `NAME.npy` member is the tensor `NAME`.
@@ -333,7 +333,7 @@ pub(super) fn open_npz<R: Read + Seek>(
         })?;
         parts.tensor(file, name, h.shape, h.dtype)?;
     }
-    Ok(parts.finish(CheckpointFormat::Npz, Default::default(), None))
+    parts.finish(CheckpointFormat::Npz, Default::default(), None)
 }
 
 #[cfg(test)]

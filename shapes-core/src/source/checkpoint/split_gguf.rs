@@ -67,7 +67,7 @@ pub(super) fn single(path: &Path, h: GgufHeader) -> Result<Checkpoint, Checkpoin
     }
     let mut parts = Parts::new();
     add(&mut parts, path, &h)?;
-    Ok(parts.finish(CheckpointFormat::Gguf, Default::default(), Some(h)))
+    parts.finish(CheckpointFormat::Gguf, Default::default(), Some(h))
 }
 
 /// A GGUF file: one part of a split checkpoint (then every part is read), or a whole one.
@@ -120,7 +120,7 @@ pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
         }
     }
     let first = first.unwrap_or(given);
-    let total = parts.tensors.items().len();
+    let total = parts.tensors.len();
     if let Some(stated) = first.meta("split.tensors.count").and_then(|v| v.as_usize())
         && stated != total
     {
@@ -129,5 +129,5 @@ pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
             format!("split.tensors.count = {stated}, but the {count} parts hold {total} tensors"),
         ));
     }
-    Ok(parts.finish(CheckpointFormat::SplitGguf, Default::default(), Some(first)))
+    parts.finish(CheckpointFormat::SplitGguf, Default::default(), Some(first))
 }

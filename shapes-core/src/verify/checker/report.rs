@@ -4,7 +4,7 @@
 use smallvec::SmallVec;
 
 use super::{Checker, PATH_DEPTH};
-use crate::expr::Step;
+use crate::expr::{CmpOp, Step};
 use crate::shape::Shape;
 use crate::verify::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
 use crate::verify::path::{FieldPath, Segment};
@@ -150,10 +150,23 @@ impl Checker {
         step: Step,
         at: Option<(&[usize], usize)>,
     ) {
-        let mut text = String::new();
-        expr.write(&mut text, &|v| self.leaf_name(map, v));
-        let detail = format!("{text} = {target} has no whole solution ({step})");
-        self.arith_failure(detail, at.map(|(d, _)| d), at.map(|(_, a)| a));
+        self.push(|cx| {
+            let mut text = String::new();
+            expr.write(&mut text, &|v| cx.leaf_name(map, v));
+            let detail = format!("{text} = {target} has no whole solution ({step})");
+            // Where each known variable of the equation was bound.
+            let known: Vec<Slot> = cx
+                .expr_slots(&[expr], map)
+                .into_iter()
+                .filter(|&s| cx.value(s).is_some())
+                .collect();
+            cx.error(
+                at.map(|(_, a)| a),
+                at.map(|(d, _)| d),
+                ShapeErrorKind::Arithmetic { detail },
+                cx.provenance(known),
+            )
+        });
     }
 
     pub(super) fn leaf_name(&self, map: &SlotMap, local: u8) -> String {
@@ -244,6 +257,41 @@ impl Checker {
                 cx.describe(lhs, map, a),
                 cx.describe(rhs, map, b)
             );
+            let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
+            cx.error(None, None, ShapeErrorKind::Where { detail }, prov)
+        });
+    }
+
+    /// `head_dim <= 256 does not hold: head_dim = 512`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn where_violated(
+        &mut self,
+        op: CmpOp,
+        lhs: &SlotExpr,
+        rhs: &SlotExpr,
+        map: &SlotMap,
+        a: usize,
+        b: usize,
+    ) {
+        self.push(|cx| {
+            let (mut l, mut r) = (String::new(), String::new());
+            lhs.write(&mut l, &|v| cx.leaf_name(map, v));
+            rhs.write(&mut r, &|v| cx.leaf_name(map, v));
+            let sym = match op {
+                CmpOp::Eq => "=",
+                CmpOp::Ne => "!=",
+                CmpOp::Lt => "<",
+                CmpOp::Le => "<=",
+                CmpOp::Gt => ">",
+                CmpOp::Ge => ">=",
+            };
+            let values: Vec<String> = [(lhs, a, &l), (rhs, b, &r)]
+                .into_iter()
+                .filter(|(e, _, _)| !matches!(e, SlotExpr::Lit(_)))
+                .map(|(e, v, _)| cx.describe(e, map, v))
+                .collect();
+            let detail = format!("{l} {sym} {r} does not hold: {}", values.join(", "));
             let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
             cx.error(None, None, ShapeErrorKind::Where { detail }, prov)
         });
