@@ -18,6 +18,12 @@
 //! `SHAPES_BENCH_SAFETENSORS=/path/model.safetensors` and `SHAPES_BENCH_GGUF=/path/model.gguf`
 //! use real files instead.
 //!
+//! The `checkpoint_open` group times `Checkpoint::open` + a plan's `verify_source` (dims bound
+//! from the config or the GGUF metadata) against reading the same files' bytes, in the same
+//! run, on files written into a temp dir in its setup: a BERT-base checkpoint in 4 F16 shards
+//! with its index and `config.json` (199 tensors, 220 MB), and a 100 MB GGUF whose metadata
+//! holds a 50k-token vocabulary (tokens, scores, merges) with a tied output.
+//!
 //! Whole-file reads here come from the page cache (the file was just written or read), so they
 //! measure memory bandwidth, not a disk: a cold read from an SSD or a network drive is slower,
 //! and the header path's advantage larger.
@@ -29,7 +35,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use shapes::{GgufHeader, SafetensorsHeader, ShapeSource};
+use shapes::{Checkpoint, GgufHeader, Plan, PlanNode, SafetensorsHeader, ShapeSource};
+
+#[path = "../tests/common/ckpt_files.rs"]
+mod ckpt_files;
 
 const VOCAB: usize = 30522;
 const D: usize = 768;
@@ -335,5 +344,186 @@ fn checkpoint(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, checkpoint);
+/// BERT-base's plan, its dims bound from the config.
+fn bert_plan() -> Plan {
+    let layer = vec![
+        PlanNode::tensor("attention.self.query.weight", "(d_model, d_model)"),
+        PlanNode::tensor("attention.self.query.bias", "(d_model,)"),
+        PlanNode::tensor("attention.self.key.weight", "(d_model, d_model)"),
+        PlanNode::tensor("attention.self.key.bias", "(d_model,)"),
+        PlanNode::tensor("attention.self.value.weight", "(d_model, d_model)"),
+        PlanNode::tensor("attention.self.value.bias", "(d_model,)"),
+        PlanNode::tensor("attention.output.dense.weight", "(d_model, d_model)"),
+        PlanNode::tensor("attention.output.dense.bias", "(d_model,)"),
+        PlanNode::tensor("attention.output.LayerNorm.weight", "(d_model,)"),
+        PlanNode::tensor("attention.output.LayerNorm.bias", "(d_model,)"),
+        PlanNode::tensor("intermediate.dense.weight", "(d_ff, d_model)"),
+        PlanNode::tensor("intermediate.dense.bias", "(d_ff,)"),
+        PlanNode::tensor("output.dense.weight", "(d_model, d_ff)"),
+        PlanNode::tensor("output.dense.bias", "(d_model,)"),
+        PlanNode::tensor("output.LayerNorm.weight", "(d_model,)"),
+        PlanNode::tensor("output.LayerNorm.bias", "(d_model,)"),
+    ];
+    let embeddings = vec![
+        PlanNode::tensor("word_embeddings.weight", "(vocab, d_model)"),
+        PlanNode::tensor("position_embeddings.weight", "(max_pos, d_model)"),
+        PlanNode::tensor("token_type_embeddings.weight", "(types, d_model)"),
+        PlanNode::tensor("LayerNorm.weight", "(d_model,)"),
+        PlanNode::tensor("LayerNorm.bias", "(d_model,)"),
+    ];
+    Plan::build(
+        "Bert",
+        &[PlanNode::group(
+            "bert",
+            vec![
+                PlanNode::group("embeddings", embeddings),
+                PlanNode::group("encoder.layer", layer).repeated(Some("n_layers")),
+                PlanNode::tensor("pooler.dense.weight", "(d_model, d_model)"),
+                PlanNode::tensor("pooler.dense.bias", "(d_model,)"),
+            ],
+        )],
+        &[],
+    )
+    .and_then(|p| p.bind_from("d_model", &["hidden_size"]))
+    .and_then(|p| p.bind_from("d_ff", &["intermediate_size"]))
+    .and_then(|p| p.bind_from("n_layers", &["num_hidden_layers"]))
+    .and_then(|p| p.bind_from("vocab", &["vocab_size"]))
+    .unwrap()
+}
+
+/// A Llama-architecture plan for GGUF names, its dims bound from the metadata, the output
+/// tied to the embedding.
+fn gguf_plan() -> Plan {
+    let layer = vec![
+        PlanNode::tensor("attn_q.weight", "(d_model, d_model)"),
+        PlanNode::tensor("attn_k.weight", "(d_model, d_model)"),
+        PlanNode::tensor("attn_v.weight", "(d_model, d_model)"),
+        PlanNode::tensor("attn_output.weight", "(d_model, d_model)"),
+        PlanNode::tensor("ffn_gate.weight", "(d_ff, d_model)"),
+        PlanNode::tensor("ffn_up.weight", "(d_ff, d_model)"),
+        PlanNode::tensor("ffn_down.weight", "(d_model, d_ff)"),
+        PlanNode::tensor("attn_norm.weight", "(d_model,)"),
+        PlanNode::tensor("ffn_norm.weight", "(d_model,)"),
+    ];
+    Plan::build(
+        "Gguf",
+        &[
+            PlanNode::tensor("token_embd.weight", "(vocab, d_model)"),
+            PlanNode::group("blk", layer).repeated(Some("n_layers")),
+            PlanNode::tensor("output_norm.weight", "(d_model,)"),
+            PlanNode::tied(
+                "output.weight",
+                "(vocab, d_model)",
+                "token_embd.weight",
+                None,
+            ),
+        ],
+        &[],
+    )
+    .and_then(|p| p.bind_from("d_model", &["{arch}.embedding_length"]))
+    .and_then(|p| p.bind_from("d_ff", &["{arch}.feed_forward_length"]))
+    .and_then(|p| p.bind_from("n_layers", &["{arch}.block_count"]))
+    .unwrap()
+}
+
+fn checkpoint_open(c: &mut Criterion) {
+    use ckpt_files::Gv;
+    let bert_dir = ckpt_files::TempDir::new("bench-bert-4-shards");
+    let shards = ckpt_files::sharded(bert_dir.path(), &bert_base(12), 4);
+    let config = r#"{"model_type":"bert","hidden_size":768,"intermediate_size":3072,"num_hidden_layers":12,"num_attention_heads":12,"vocab_size":30522}"#;
+    std::fs::write(bert_dir.join("config.json"), config).unwrap();
+    let shard_paths: Vec<PathBuf> = shards.iter().map(|s| bert_dir.join(s)).collect();
+    let bert = bert_plan();
+
+    let gguf_dir = ckpt_files::TempDir::new("bench-gguf-50k-vocab");
+    let (vocab, d, ff, layers) = (50_257usize, 768usize, 3072usize, 2usize);
+    let mut tensors: Vec<ckpt_files::Tensor> = vec![("token_embd.weight".into(), vec![vocab, d])];
+    for i in 0..layers {
+        for (n, dims) in [
+            ("attn_q", vec![d, d]),
+            ("attn_k", vec![d, d]),
+            ("attn_v", vec![d, d]),
+            ("attn_output", vec![d, d]),
+            ("ffn_gate", vec![ff, d]),
+            ("ffn_up", vec![ff, d]),
+            ("ffn_down", vec![d, ff]),
+            ("attn_norm", vec![d]),
+            ("ffn_norm", vec![d]),
+        ] {
+            tensors.push((format!("blk.{i}.{n}.weight"), dims));
+        }
+    }
+    tensors.push(("output_norm.weight".into(), vec![d]));
+    let meta: Vec<(String, Gv)> = vec![
+        ("general.architecture".into(), Gv::Str("llama".into())),
+        ("llama.embedding_length".into(), Gv::U32(d as u32)),
+        ("llama.feed_forward_length".into(), Gv::U32(ff as u32)),
+        ("llama.block_count".into(), Gv::U32(layers as u32)),
+        ("llama.attention.head_count".into(), Gv::U32(12)),
+        ("tokenizer.ggml.model".into(), Gv::Str("gpt2".into())),
+        (
+            "tokenizer.ggml.tokens".into(),
+            Gv::StrArray((0..vocab).map(|i| format!("token{i}")).collect()),
+        ),
+        (
+            "tokenizer.ggml.scores".into(),
+            Gv::F32Array((0..vocab).map(|i| i as f32).collect()),
+        ),
+        (
+            "tokenizer.ggml.merges".into(),
+            Gv::StrArray((0..50_000).map(|i| format!("t{i} k{i}")).collect()),
+        ),
+    ];
+    let gguf_path = gguf_dir.join("model.gguf");
+    ckpt_files::gguf(&gguf_path, &meta, &tensors);
+    let gguf = gguf_plan();
+    eprintln!(
+        "checkpoint_open: BERT-base in 4 shards ({:.0} MB), GGUF {}",
+        shard_paths
+            .iter()
+            .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+            .sum::<u64>() as f64
+            / 1e6,
+        describe(&gguf_path)
+    );
+    // Both verify before anything is timed.
+    let b = bert
+        .verify_source(&Checkpoint::open(bert_dir.path()).unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.get("n_layers"), Some(12));
+    let b = gguf
+        .verify_source(&Checkpoint::open(&gguf_path).unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.tied().len(), 1);
+
+    let mut g = c.benchmark_group("checkpoint_open");
+    g.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    g.bench_function("bert_4_shards_open_and_verify", |b| {
+        b.iter(|| {
+            let ckpt = Checkpoint::open(black_box(bert_dir.path())).unwrap();
+            bert.verify_source(&ckpt).unwrap().len()
+        })
+    });
+    g.bench_function("bert_4_shards_read_bytes", |b| {
+        b.iter(|| {
+            shard_paths
+                .iter()
+                .map(|p| std::fs::read(black_box(p)).unwrap().len())
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("gguf_100mb_50k_vocab_open_and_verify", |b| {
+        b.iter(|| {
+            let ckpt = Checkpoint::open(black_box(&gguf_path)).unwrap();
+            gguf.verify_source(&ckpt).unwrap().len()
+        })
+    });
+    g.bench_function("gguf_100mb_50k_vocab_read_bytes", |b| {
+        b.iter(|| std::fs::read(black_box(&gguf_path)).unwrap().len())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, checkpoint, checkpoint_open);
 criterion_main!(benches);

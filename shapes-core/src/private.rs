@@ -6,6 +6,8 @@ pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
 pub use crate::parse::{caret, is_identifier, parse_constraints, parse_equation};
+#[cfg(feature = "checkpoint")]
+pub use crate::source::checkpoint_fuzz;
 pub use crate::source::{HasShape, StaticShape};
 pub use crate::verify::analysis;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};

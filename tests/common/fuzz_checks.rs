@@ -1154,6 +1154,180 @@ fn small_rank_shape(bytes: &mut Bytes<'_>) -> Shape {
     (0..rank).map(|_| bytes.dim()).collect()
 }
 
+// ----- checkpoint readers (PyTorch pickle, numpy header, Checkpoint::from_bytes) -------------
+
+/// The checkpoint readers: the first byte picks the mode. 0 mod 3: raw bytes through
+/// `Checkpoint::from_bytes` (zip archives, npy, pickles inside, safetensors, GGUF). 1 mod 3: a
+/// PyTorch state-dict pickle built from the bytes, read back exactly, then mutated. 2 mod 3:
+/// a `.npy` header built from the bytes, read back exactly, then mutated.
+pub fn check_checkpoint(data: &[u8]) {
+    match data.split_first() {
+        Some((mode, rest)) if mode % 3 == 1 => check_pickle_structured(rest),
+        Some((mode, rest)) if mode % 3 == 2 => check_npy_structured(rest),
+        Some((_, rest)) => check_checkpoint_bytes(rest),
+        None => check_checkpoint_bytes(data),
+    }
+}
+
+/// Never a panic; whatever is accepted is self-consistent: names unique and found by
+/// `shape_of`, element counts that fit `i64`.
+pub fn check_checkpoint_bytes(data: &[u8]) {
+    if let Ok(c) = shapes::Checkpoint::from_bytes(data) {
+        let mut names = std::collections::HashSet::new();
+        for t in c.tensors() {
+            assert!(names.insert(t.name.as_str()), "duplicate {:?}", t.name);
+            assert_eq!(c.shape_of(&t.name), Some(t.shape.dims()));
+            let n = t.shape.numel().expect("an element count that fits");
+            assert!(i64::try_from(n).is_ok());
+        }
+    } else if let Err(e) = shapes::Checkpoint::from_bytes(data) {
+        assert!(e.to_string().starts_with("<memory>"), "{e}");
+        assert_eq!(format!("{e:?}"), e.to_string());
+    }
+}
+
+fn small_name(bytes: &mut Bytes<'_>) -> String {
+    let len = usize::from(bytes.byte() % 12) + 1;
+    (0..len)
+        .map(|_| char::from(b"abcxyz._019"[usize::from(bytes.byte()) % 11]))
+        .collect()
+}
+
+fn small_dims(bytes: &mut Bytes<'_>) -> Vec<usize> {
+    let rank = usize::from(bytes.byte() % 5);
+    (0..rank).map(|_| usize::from(bytes.byte() % 9)).collect()
+}
+
+/// The pickle `torch.save` writes for these tensors (protocol 2, `OrderedDict`,
+/// `_rebuild_tensor_v2`, persistent ids), with `memo_bin` choosing BINPUT or LONG_BINPUT.
+pub fn torch_state_dict_pickle(tensors: &[(String, Vec<usize>)], long_memo: bool) -> Vec<u8> {
+    fn unicode(p: &mut Vec<u8>, s: &str) {
+        p.push(b'X');
+        p.extend((s.len() as u32).to_le_bytes());
+        p.extend(s.as_bytes());
+    }
+    let mut memo = 0u32;
+    let mut put = |p: &mut Vec<u8>| {
+        if long_memo {
+            p.push(b'r');
+            p.extend(memo.to_le_bytes());
+        } else {
+            p.push(b'q');
+            p.push(memo as u8);
+        }
+        memo += 1;
+    };
+    let mut p = vec![0x80, 2];
+    p.extend(b"ccollections\nOrderedDict\n");
+    put(&mut p);
+    p.extend([b')', b'R']);
+    put(&mut p);
+    p.push(b'(');
+    for (key, (name, dims)) in tensors.iter().enumerate() {
+        unicode(&mut p, name);
+        p.extend(b"ctorch._utils\n_rebuild_tensor_v2\n");
+        put(&mut p);
+        p.extend([b'(', b'(']);
+        unicode(&mut p, "storage");
+        p.extend(b"ctorch\nHalfStorage\n");
+        put(&mut p);
+        unicode(&mut p, &key.to_string());
+        unicode(&mut p, "cpu");
+        p.push(b'J');
+        p.extend((dims.iter().product::<usize>() as i32).to_le_bytes());
+        p.extend([b't', b'Q', b'K', 0, b'(']);
+        for d in dims {
+            p.push(b'K');
+            p.push(*d as u8);
+        }
+        p.extend([b't', b')', 0x89, b'N', b't', b'R']);
+        put(&mut p);
+    }
+    p.extend([b'u', b'.']);
+    p
+}
+
+pub fn check_pickle_structured(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let n = usize::from(bytes.byte() % 6);
+    let mut tensors: Vec<(String, Vec<usize>)> = Vec::new();
+    for _ in 0..n {
+        let name = small_name(&mut bytes);
+        let dims = small_dims(&mut bytes);
+        // A later tensor of the same name replaces the earlier one in a dict; keep them unique.
+        if !tensors.iter().any(|(t, _)| *t == name) {
+            tensors.push((name, dims));
+        }
+    }
+    let long = bytes.byte() % 2 == 1;
+    let mut pickle = torch_state_dict_pickle(&tensors, long);
+    let read = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle)
+        .unwrap_or_else(|e| panic!("a valid pickle refused: {e}"));
+    let got: Vec<(String, Vec<usize>)> = read
+        .iter()
+        .map(|(n, s, d)| {
+            assert_eq!(d, "F16");
+            (n.clone(), s.dims().to_vec())
+        })
+        .collect();
+    assert_eq!(got, tensors);
+    // Mutations: never a panic; what is accepted is sane.
+    while !pickle.is_empty() {
+        let at = bytes.u64() as usize % pickle.len();
+        let b = bytes.byte();
+        if b == 0 {
+            break;
+        }
+        pickle[at] = b;
+        if let Ok(ts) = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle) {
+            for (_, s, _) in ts {
+                assert!(s.numel().is_some_and(|n| i64::try_from(n).is_ok()));
+            }
+        }
+    }
+    let rest = bytes.rest();
+    let _ = shapes::__private::checkpoint_fuzz::pickle_tensors(rest);
+}
+
+pub fn check_npy_structured(data: &[u8]) {
+    let mut bytes = Bytes::new(data);
+    let dims = small_dims(&mut bytes);
+    let shape = match dims.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!(
+            "({})",
+            dims.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let version = 1 + bytes.byte() % 3;
+    let dict = format!("{{'descr': '<i8', 'fortran_order': True, 'shape': {shape}, }}   \n");
+    let mut npy = b"\x93NUMPY".to_vec();
+    npy.extend([version, 0]);
+    if version == 1 {
+        npy.extend((dict.len() as u16).to_le_bytes());
+    } else {
+        npy.extend((dict.len() as u32).to_le_bytes());
+    }
+    npy.extend(dict.as_bytes());
+    let (dtype, s) = shapes::__private::checkpoint_fuzz::npy_header(&npy)
+        .unwrap_or_else(|e| panic!("a valid header refused: {e}"));
+    assert_eq!((dtype.as_str(), s.dims()), ("I64", dims.as_slice()));
+    while !npy.is_empty() {
+        let at = bytes.u64() as usize % npy.len();
+        let b = bytes.byte();
+        if b == 0 {
+            break;
+        }
+        npy[at] = b;
+        if let Ok((_, s)) = shapes::__private::checkpoint_fuzz::npy_header(&npy) {
+            assert!(s.rank() <= 64);
+        }
+    }
+}
+
 // ----- the solver, free-form ------------------------------------------------------------------
 
 /// Writes a random expression of the shape language (ASCII spelling) into `out`, every

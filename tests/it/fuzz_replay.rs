@@ -66,3 +66,8 @@ fn solver_seeds() {
 fn solver_free_seeds() {
     replay("solver_free", 1, fuzz_checks::check_solver_free);
 }
+
+#[test]
+fn checkpoint_seeds() {
+    replay("checkpoint", 5, fuzz_checks::check_checkpoint);
+}

@@ -26,6 +26,9 @@ pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 pub use self::safetensors::{SafetensorsError, SafetensorsHeader, TensorEntry};
 
 #[cfg(feature = "checkpoint")]
+#[doc(hidden)]
+pub use self::checkpoint::fuzz as checkpoint_fuzz;
+#[cfg(feature = "checkpoint")]
 pub use self::checkpoint::{Checkpoint, CheckpointError, CheckpointFormat, CheckpointTensor};
 
 #[cfg(feature = "gguf")]

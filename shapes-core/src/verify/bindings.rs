@@ -215,7 +215,7 @@ impl Bindings {
     }
 
     /// The tensors a checkpoint leaves out because they are tied to another, as declared by
-    /// the struct or plan (see [`PlanNode::tied_to`](crate::PlanNode::tied_to)).
+    /// the struct or plan (see [`PlanNode::tied`](crate::PlanNode::tied)).
     ///
     /// ```
     /// assert!(shapes::Bindings::new().tied().is_empty());

@@ -57,32 +57,80 @@ pub(super) fn open_file(path: &Path) -> Result<Checkpoint, CheckpointError> {
         return npy::open_npy(path);
     }
     if head.starts_with(LEGACY_TORCH_MAGIC) {
-        return Err(CheckpointError::Unsupported {
-            path: path.to_path_buf(),
-            detail: "PyTorch's legacy (pre-1.6, non-zip) format is not read: re-save it with \
-                     torch.save in a current PyTorch, or convert it to safetensors"
-                .into(),
-        });
+        return Err(legacy(path));
     }
     // A safetensors file starts with its header length, then `{`.
     if head.get(8) == Some(&b'{') || name.ends_with(".safetensors") {
         return sharded::single(path);
     }
-    Err(CheckpointError::Unrecognized {
+    Err(unrecognized(path, &head))
+}
+
+/// What [`Checkpoint::from_bytes`] reads: a single-file checkpoint held in memory, told by its
+/// first bytes; errors name the file `<memory>`.
+pub(super) fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
+    let path = Path::new(MEMORY);
+    let head = bytes.get(..16).unwrap_or(bytes);
+    if head.starts_with(b"GGUF") {
+        let h = crate::source::GgufHeader::from_bytes(bytes).map_err(|source| {
+            CheckpointError::Gguf {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        return split_gguf::single(path, h);
+    }
+    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+            .map_err(|e| CheckpointError::malformed(path, format!("bad zip archive: {e}")))?;
+        return zip_checkpoint(path, archive);
+    }
+    if head.starts_with(npy::MAGIC) {
+        let h = npy::read_header(bytes).map_err(|e| CheckpointError::malformed(path, e))?;
+        return npy::single(path, "array", h);
+    }
+    if head.starts_with(LEGACY_TORCH_MAGIC) {
+        return Err(legacy(path));
+    }
+    if head.get(8) == Some(&b'{') {
+        let h = crate::source::SafetensorsHeader::from_bytes(bytes).map_err(|source| {
+            CheckpointError::Safetensors {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        return sharded::from_header(path, &h);
+    }
+    Err(unrecognized(path, head))
+}
+
+/// The name errors give a checkpoint read from memory.
+const MEMORY: &str = "<memory>";
+
+fn legacy(path: &Path) -> CheckpointError {
+    CheckpointError::Unsupported {
+        path: path.to_path_buf(),
+        detail: "PyTorch's legacy (pre-1.6, non-zip) format is not read: re-save it with \
+                 torch.save in a current PyTorch, or convert it to safetensors"
+            .into(),
+    }
+}
+
+fn unrecognized(path: &Path, head: &[u8]) -> CheckpointError {
+    CheckpointError::Unrecognized {
         path: path.to_path_buf(),
         detail: format!(
             "not a checkpoint this reader knows: it starts with {:?}, not a safetensors header, \
              \"GGUF\", a zip archive (.npz, PyTorch) or a numpy header",
-            String::from_utf8_lossy(head.get(..8).unwrap_or(&head))
+            String::from_utf8_lossy(head.get(..8).unwrap_or(head))
         ),
-    })
+    }
 }
 
-/// A zip archive: PyTorch's when it has a `data.pkl`, numpy's otherwise.
-fn open_zip(path: &Path) -> Result<Checkpoint, CheckpointError> {
-    let file = std::fs::File::open(path).map_err(|e| CheckpointError::io(path, e))?;
-    let archive = zip::ZipArchive::new(std::io::BufReader::new(file))
-        .map_err(|e| CheckpointError::malformed(path, format!("bad zip archive: {e}")))?;
+fn zip_checkpoint<R: std::io::Read + std::io::Seek>(
+    path: &Path,
+    archive: zip::ZipArchive<R>,
+) -> Result<Checkpoint, CheckpointError> {
     let is_torch = archive
         .file_names()
         .any(|n| n.is_ok_and(|n| n == "data.pkl" || n.ends_with("/data.pkl")));
@@ -91,6 +139,14 @@ fn open_zip(path: &Path) -> Result<Checkpoint, CheckpointError> {
     } else {
         npy::open_npz(path, archive)
     }
+}
+
+/// A zip archive: PyTorch's when it has a `data.pkl`, numpy's otherwise.
+fn open_zip(path: &Path) -> Result<Checkpoint, CheckpointError> {
+    let file = std::fs::File::open(path).map_err(|e| CheckpointError::io(path, e))?;
+    let archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+        .map_err(|e| CheckpointError::malformed(path, format!("bad zip archive: {e}")))?;
+    zip_checkpoint(path, archive)
 }
 
 fn open_dir(dir: &Path) -> Result<Checkpoint, CheckpointError> {

@@ -158,6 +158,27 @@ impl Checkpoint {
         detect::open(path.as_ref())
     }
 
+    /// Reads a single-file checkpoint held in memory (safetensors, GGUF, `.npy`, `.npz`,
+    /// PyTorch zip), told by its first bytes; errors name it `<memory>`. There is no
+    /// `config.json`, and a part of a split GGUF or a sharded checkpoint needs
+    /// [`open`](Self::open).
+    ///
+    /// ```
+    /// use shapes::{Checkpoint, ShapeSource};
+    /// let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+    /// npy.extend((dict.len() as u16).to_le_bytes());
+    /// npy.extend(dict.as_bytes());
+    /// let c = Checkpoint::from_bytes(&npy)?;
+    /// assert_eq!(c.shape_of("array"), Some(&[2, 3][..]));
+    /// let e = Checkpoint::from_bytes(b"hello, world").unwrap_err();
+    /// assert!(e.to_string().starts_with("<memory>: not a checkpoint this reader knows"));
+    /// # Ok::<(), shapes::CheckpointError>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
+        detect::from_bytes(bytes)
+    }
+
     /// The format it was read from.
     ///
     /// ```no_run
@@ -388,5 +409,22 @@ impl IndexedParts {
             gguf,
             config: None,
         }
+    }
+}
+
+/// The hand-written readers on bytes, for the fuzz targets (through `__private`).
+#[doc(hidden)]
+pub mod fuzz {
+    use crate::shape::Shape;
+
+    /// The tensors (name, shape, dtype) of a pickled PyTorch state dict.
+    pub fn pickle_tensors(data: &[u8]) -> Result<Vec<(String, Shape, String)>, String> {
+        super::pickle::tensors(data)
+            .map(|ts| ts.into_iter().map(|t| (t.name, t.shape, t.dtype)).collect())
+    }
+
+    /// The dtype and shape of a `.npy` array's header.
+    pub fn npy_header(data: &[u8]) -> Result<(String, Shape), String> {
+        super::npy::read_header(data).map(|h| (h.dtype, h.shape))
     }
 }

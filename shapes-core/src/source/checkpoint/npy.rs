@@ -286,9 +286,14 @@ pub(super) fn open_npy(path: &Path) -> Result<Checkpoint, CheckpointError> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    single(path, &name, h)
+}
+
+/// A checkpoint of the one array `h`, called `name`.
+pub(super) fn single(path: &Path, name: &str, h: NpyHeader) -> Result<Checkpoint, CheckpointError> {
     let mut parts = Parts::new();
     let file = parts.file(path.to_path_buf());
-    parts.tensor(file, name, h.shape, h.dtype)?;
+    parts.tensor(file, name.to_owned(), h.shape, h.dtype)?;
     parts.finish(CheckpointFormat::Npy, Default::default(), None)
 }
 

@@ -33,9 +33,16 @@ fn add(parts: &mut Parts, path: &Path, h: &SafetensorsHeader) -> Result<(), Chec
 
 /// One `.safetensors` file.
 pub(super) fn single(path: &Path) -> Result<Checkpoint, CheckpointError> {
-    let h = header(path)?;
+    from_header(path, &header(path)?)
+}
+
+/// One `.safetensors` file whose header is read.
+pub(super) fn from_header(
+    path: &Path,
+    h: &SafetensorsHeader,
+) -> Result<Checkpoint, CheckpointError> {
     let mut parts = Parts::new();
-    add(&mut parts, path, &h)?;
+    add(&mut parts, path, h)?;
     parts.finish(CheckpointFormat::Safetensors, h.metadata().clone(), None)
 }
 

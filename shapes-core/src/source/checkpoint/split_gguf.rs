@@ -54,22 +54,28 @@ fn split_count(h: &GgufHeader) -> Option<usize> {
     h.meta("split.count").and_then(|v| v.as_usize())
 }
 
+/// A whole GGUF checkpoint in one file (a part of a split one is an error: its other parts
+/// are needed).
+pub(super) fn single(path: &Path, h: GgufHeader) -> Result<Checkpoint, CheckpointError> {
+    if let Some(n) = split_count(&h).filter(|&n| n > 1) {
+        return Err(split_error(
+            path,
+            format!(
+                "split.count = {n}, but the name is not NAME-0000N-of-0000M.gguf, so its other parts cannot be found: keep the names gguf-split gave them"
+            ),
+        ));
+    }
+    let mut parts = Parts::new();
+    add(&mut parts, path, &h)?;
+    parts.finish(CheckpointFormat::Gguf, Default::default(), Some(h))
+}
+
 /// A GGUF file: one part of a split checkpoint (then every part is read), or a whole one.
 pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let given = header(path)?;
     let Some((stem, no, count)) = part_of(name) else {
-        if let Some(n) = split_count(&given).filter(|&n| n > 1) {
-            return Err(split_error(
-                path,
-                format!(
-                    "split.count = {n}, but the name is not NAME-0000N-of-0000M.gguf, so its other parts cannot be found: keep the names gguf-split gave them"
-                ),
-            ));
-        }
-        let mut parts = Parts::new();
-        add(&mut parts, path, &given)?;
-        return parts.finish(CheckpointFormat::Gguf, Default::default(), Some(given));
+        return single(path, given);
     };
     if count == 0 || no == 0 || no > count || count > MAX_PARTS {
         return Err(split_error(
