@@ -26,6 +26,9 @@ pub struct FieldAttr {
     /// `count = "n_layers"`: the variable bound to the number of elements of a `Vec`, array or
     /// slice field.
     pub count: Option<LitStr>,
+    /// `min = 2`: in a checkpoint, a collection field has at least this many elements (1
+    /// when not given).
+    pub min: Option<syn::LitInt>,
     /// The attribute itself, for errors about it as a whole.
     pub span: Option<Span>,
 }
@@ -41,7 +44,7 @@ pub struct StructAttr {
     pub crate_path: Option<syn::Path>,
 }
 
-const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`";
+const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`";
 const STRUCT_KEYS: &str = "`where = \"…\"`, `given = \"…\"`, `crate = \"…\"`";
 
 pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {
@@ -127,6 +130,20 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
                             content.parse::<Token![,]>()?;
                         }
                     }
+                }
+                "min" => {
+                    input.parse::<Token![=]>()?;
+                    let v: syn::LitInt = input.parse().map_err(|e| {
+                        syn::Error::new(
+                            e.span(),
+                            "`min` takes a number of elements, like `min = 1`",
+                        )
+                    })?;
+                    if out.min.is_some() {
+                        return Err(syn::Error::new(key.span(), "`min` is given twice"));
+                    }
+                    v.base10_parse::<usize>()?;
+                    out.min = Some(v);
                 }
                 "name" | "prefix" | "count" => {
                     input.parse::<Token![=]>()?;

@@ -24,5 +24,6 @@ mod model_zoo;
 mod parse_conformance;
 mod plan_parity;
 mod print_roundtrip;
+mod reports;
 mod solve_conformance;
 mod verify_source;

@@ -15,7 +15,7 @@ use crate::shape::Shape;
 
 /// Why a safetensors header could not be read. Every variant says what is wrong and, where
 /// there is one, which tensor.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum SafetensorsError {
     /// Reading failed.
@@ -371,6 +371,13 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
             }
         }
         Ok(RawHeader { tensors, metadata })
+    }
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for SafetensorsError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
     }
 }
 

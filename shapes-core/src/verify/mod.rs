@@ -13,6 +13,7 @@ mod by_name;
 mod call;
 mod checker;
 mod error;
+mod fold;
 mod item_checks;
 mod path;
 mod plan;
@@ -20,6 +21,7 @@ mod runtime_plan;
 mod shaped;
 mod static_check;
 mod suggest;
+mod summary;
 mod vars;
 
 pub use bindings::{Binding, Bindings, Value};

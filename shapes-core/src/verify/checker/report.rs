@@ -3,19 +3,19 @@
 
 use smallvec::SmallVec;
 
-use super::{Checker, PATH_DEPTH};
+use super::Checker;
 use crate::expr::Step;
 use crate::shape::Shape;
 use crate::verify::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
-use crate::verify::path::{FieldPath, Segment};
+use crate::verify::path::{FieldPath, OriginKind, Segment};
 use crate::verify::plan::SlotExpr;
 use crate::verify::vars::{Slot, SlotMap};
 
 impl Checker {
     pub(super) fn current_path(&self) -> FieldPath {
-        // ok: `min(PATH_DEPTH)` keeps the range inside `path`.
-        let mut segments: SmallVec<[Segment; 6]> =
-            SmallVec::from_slice(&self.path[..self.depth.min(PATH_DEPTH)]);
+        // `path` holds at least `depth` levels (`enter` grows it); `get` keeps this total.
+        let levels = self.path.get(..self.depth).unwrap_or(&self.path);
+        let mut segments: SmallVec<[Segment; 6]> = SmallVec::from_slice(levels);
         if !self.field.name.is_empty() {
             segments.push(Segment::Field(self.field.name));
         }
@@ -150,10 +150,19 @@ impl Checker {
         step: Step,
         at: Option<(&[usize], usize)>,
     ) {
-        let mut text = String::new();
-        expr.write(&mut text, &|v| self.leaf_name(map, v));
-        let detail = format!("{text} = {target} has no whole solution ({step})");
-        self.arith_failure(detail, at.map(|(d, _)| d), at.map(|(_, a)| a));
+        self.push(|cx| {
+            let mut text = String::new();
+            expr.write(&mut text, &|v| cx.leaf_name(map, v));
+            let detail = format!("{text} = {target} has no whole solution ({step})");
+            // Where each variable already known was bound: the other side of the conflict.
+            let known = cx.provenance(cx.expr_slots(&[expr], map));
+            cx.error(
+                at.map(|(_, a)| a),
+                at.map(|(d, _)| d),
+                ShapeErrorKind::Arithmetic { detail },
+                known,
+            )
+        });
     }
 
     pub(super) fn leaf_name(&self, map: &SlotMap, local: u8) -> String {
@@ -328,6 +337,77 @@ impl Checker {
     #[inline(never)]
     pub(crate) fn source_error(&mut self, kind: impl FnOnce() -> ShapeErrorKind) {
         self.push(|cx| cx.error(None, None, kind(), Vec::new()));
+    }
+
+    /// Binds a list's element count `n` (`count = "…"`) to `slot`; when `slot` already has
+    /// another value, the list under `prefix` has the wrong number of elements.
+    pub(crate) fn count(&mut self, slot: Slot, n: usize, prefix: &str) {
+        match self.value(slot) {
+            Some(v) if v != n => self.push(|cx| {
+                cx.error(
+                    None,
+                    None,
+                    ShapeErrorKind::Count {
+                        prefix: prefix.to_owned(),
+                        expected: v,
+                        at_least: false,
+                        variable: Some(cx.table.name(slot.index()).to_owned()),
+                        found: n,
+                        suggestion: None,
+                    },
+                    cx.provenance([slot]),
+                )
+            }),
+            Some(_) => {}
+            None => self.set(slot, n, 0, OriginKind::Field),
+        }
+    }
+
+    /// When the errors since `start` are all about one tensor's dims and the shape the
+    /// pattern wants is that tensor's shape reversed, replaces them with one error that says
+    /// so: a transposed weight is one mistake, not one per axis.
+    pub(crate) fn fold_transposed(&mut self, start: usize) {
+        let errors = self.errors_since(start);
+        let Some(first) = errors.first() else { return };
+        let Some(shape) = first.shape.clone() else {
+            return;
+        };
+        if errors.len() < 2 || shape.rank() < 2 {
+            return;
+        }
+        // The wanted shape: the found one with each reported axis set to its expected size.
+        let mut wanted: Vec<usize> = shape.dims().to_vec();
+        for e in errors.iter() {
+            let expected = match e.kind {
+                ShapeErrorKind::Dim { value, .. } => value,
+                ShapeErrorKind::Literal { expected } => expected,
+                _ => return,
+            };
+            match (e.axis.and_then(|a| wanted.get_mut(a)), &e.shape) {
+                (Some(w), Some(s)) if *s == shape => *w = expected,
+                _ => return,
+            }
+        }
+        let reversed: Vec<usize> = shape.dims().iter().rev().copied().collect();
+        if wanted != reversed {
+            return;
+        }
+        let mut provenance: Vec<Provenance> = Vec::new();
+        for e in errors.iter() {
+            for p in &e.provenance {
+                if !provenance.contains(p) {
+                    provenance.push(p.clone());
+                }
+            }
+        }
+        let mut folded = first.clone();
+        folded.axis = None;
+        folded.kind = ShapeErrorKind::Transposed {
+            expected: Shape::new(&wanted),
+        };
+        folded.provenance = provenance;
+        self.errors.truncate(start);
+        self.errors.push(folded);
     }
 
     /// Folds the errors of a nested scope checked on its own into this checker's, under the
