@@ -565,3 +565,37 @@ fn no_whole_solution_says_where_each_known_variable_was_bound() {
          shape is (3070,), pattern (heads * head_dim,)"
     );
 }
+
+#[test]
+fn a_reversed_shape_in_memory_is_one_transposed_error_too() {
+    let m = Stack {
+        embed: Shape::from([10, 4]),
+        mlps: vec![Mlp {
+            up: Shape::from([4, 16]),
+            down: Shape::from([4, 16]),
+        }],
+    };
+    let e = m.verify_with(Bindings::new().bind("d_ff", 16)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Stack.mlps[0].up: looks transposed: expected (16, 4), found (4, 16), its reverse\n  \
+         d_ff = 16 bound by the caller; d = 4 bound by Stack.embed axis 1\n  \
+         shape is (4, 16), pattern (d_ff, d)"
+    );
+}
+
+#[test]
+fn many_unexpected_names_are_grouped_by_prefix() {
+    let mut src = Src::new();
+    put(&mut src, "norm", &[4]);
+    put(&mut src, "layers.0", &[4]);
+    for i in 0..3_000 {
+        put(&mut src, &format!("vision_tower.patch_{i:04x}_embed"), &[1]);
+    }
+    put(&mut src, "lm_head.weight", &[4, 4]);
+    let err = Wide::verify_source(&src).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Wide: the source has 3,001 tensor(s) the struct does not describe: lm_head.weight, vision_tower.* (3,000 tensors)"
+    );
+}

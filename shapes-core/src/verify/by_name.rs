@@ -303,7 +303,6 @@ impl<'s> SourceCx<'s> {
                 e.tensor = Some(self.prefix.clone());
             }
         }
-        cx.fold_transposed(start);
     }
 
     /// The outcome of checking the struct (or plan) `root` against this source: `result`, and

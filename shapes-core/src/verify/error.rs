@@ -315,7 +315,7 @@ impl fmt::Display for ShapeErrorDetails {
                 write!(
                     f,
                     "the source has {} tensor(s) the struct does not describe: ",
-                    tensors.len()
+                    super::summary::thousands(tensors.len())
                 )?;
                 super::summary::write_names(f, tensors.iter().map(String::as_str))?
             }

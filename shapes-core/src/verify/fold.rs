@@ -39,14 +39,11 @@ fn skeleton(text: &str) -> (String, Vec<usize>) {
         // ok: digits are ASCII, so `i` and `end` are char boundaries.
         let digits = &text[i..end];
         let canonical = digits == "0" || !digits.starts_with('0');
-        match (closes && canonical, digits.parse::<usize>()) {
-            (true, Ok(n)) => {
-                out.push_str(&text[copied..i]); // ok: char boundaries, `copied <= i`.
-                out.push('\u{0}');
-                numbers.push(n);
-                copied = end;
-            }
-            _ => {}
+        if let (true, Ok(n)) = (closes && canonical, digits.parse::<usize>()) {
+            out.push_str(&text[copied..i]); // ok: char boundaries, `copied <= i`.
+            out.push('\u{0}');
+            numbers.push(n);
+            copied = end;
         }
         i = end;
     }

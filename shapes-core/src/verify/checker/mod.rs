@@ -158,6 +158,7 @@ impl Checker {
         self.begin_pass(true);
         checks(&mut self);
         let mut errors = self.errors;
+        report::fold_transposed(&mut errors);
         if errors.is_empty() {
             errors.push(ShapeError::unrecorded(self.root));
         }

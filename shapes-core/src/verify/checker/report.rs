@@ -363,53 +363,6 @@ impl Checker {
         }
     }
 
-    /// When the errors since `start` are all about one tensor's dims and the shape the
-    /// pattern wants is that tensor's shape reversed, replaces them with one error that says
-    /// so: a transposed weight is one mistake, not one per axis.
-    pub(crate) fn fold_transposed(&mut self, start: usize) {
-        let errors = self.errors_since(start);
-        let Some(first) = errors.first() else { return };
-        let Some(shape) = first.shape.clone() else {
-            return;
-        };
-        if errors.len() < 2 || shape.rank() < 2 {
-            return;
-        }
-        // The wanted shape: the found one with each reported axis set to its expected size.
-        let mut wanted: Vec<usize> = shape.dims().to_vec();
-        for e in errors.iter() {
-            let expected = match e.kind {
-                ShapeErrorKind::Dim { value, .. } => value,
-                ShapeErrorKind::Literal { expected } => expected,
-                _ => return,
-            };
-            match (e.axis.and_then(|a| wanted.get_mut(a)), &e.shape) {
-                (Some(w), Some(s)) if *s == shape => *w = expected,
-                _ => return,
-            }
-        }
-        let reversed: Vec<usize> = shape.dims().iter().rev().copied().collect();
-        if wanted != reversed {
-            return;
-        }
-        let mut provenance: Vec<Provenance> = Vec::new();
-        for e in errors.iter() {
-            for p in &e.provenance {
-                if !provenance.contains(p) {
-                    provenance.push(p.clone());
-                }
-            }
-        }
-        let mut folded = first.clone();
-        folded.axis = None;
-        folded.kind = ShapeErrorKind::Transposed {
-            expected: Shape::new(&wanted),
-        };
-        folded.provenance = provenance;
-        self.errors.truncate(start);
-        self.errors.push(folded);
-    }
-
     /// Folds the errors of a nested scope checked on its own into this checker's, under the
     /// current path.
     pub(crate) fn absorb(&mut self, errors: Vec<ShapeError>) {
@@ -424,4 +377,67 @@ impl Checker {
             }
         }
     }
+}
+
+/// Replaces each run of errors about one tensor's dims, when the shape its pattern wants is the
+/// tensor's shape reversed, with one error that says so: a transposed weight is one mistake,
+/// not one per axis.
+pub(super) fn fold_transposed(errors: &mut Vec<ShapeError>) {
+    let all = std::mem::take(errors);
+    let mut run: Vec<ShapeError> = Vec::new();
+    for e in all {
+        let same = run.first().is_some_and(|f| {
+            f.shape.is_some() && e.shape == f.shape && e.path == f.path && e.tensor == f.tensor
+        });
+        if !same && !run.is_empty() {
+            errors.extend(transposed(std::mem::take(&mut run)));
+        }
+        run.push(e);
+    }
+    errors.extend(transposed(run));
+}
+
+/// `run`, errors about one tensor, as one `Transposed` error when it says that, else as is.
+fn transposed(run: Vec<ShapeError>) -> Vec<ShapeError> {
+    let Some(first) = run.first() else {
+        return run;
+    };
+    let Some(shape) = first.shape.clone() else {
+        return run;
+    };
+    if run.len() < 2 || shape.rank() < 2 {
+        return run;
+    }
+    // The wanted shape: the found one with each reported axis set to its expected size.
+    let mut wanted: Vec<usize> = shape.dims().to_vec();
+    for e in &run {
+        let expected = match e.kind {
+            ShapeErrorKind::Dim { value, .. } => value,
+            ShapeErrorKind::Literal { expected } => expected,
+            _ => return run,
+        };
+        match e.axis.and_then(|a| wanted.get_mut(a)) {
+            Some(w) => *w = expected,
+            None => return run,
+        }
+    }
+    let reversed: Vec<usize> = shape.dims().iter().rev().copied().collect();
+    if wanted != reversed {
+        return run;
+    }
+    let mut provenance: Vec<Provenance> = Vec::new();
+    for e in &run {
+        for p in &e.provenance {
+            if !provenance.contains(p) {
+                provenance.push(p.clone());
+            }
+        }
+    }
+    let mut folded = first.clone();
+    folded.axis = None;
+    folded.kind = ShapeErrorKind::Transposed {
+        expected: Shape::new(&wanted),
+    };
+    folded.provenance = provenance;
+    vec![folded]
 }
