@@ -263,12 +263,16 @@ impl<'s> SourceCx<'s> {
             Some(dot) => (self.prefix.get(..=dot)?, self.prefix.get(dot + 1..)?),
             None => ("", self.prefix.as_str()),
         };
+        // ok: `range` yields indices into `self.names`.
         let mut parts: Vec<&str> = self
             .range(parent)
             .filter_map(|i| self.names[i].get(parent.len()..)?.split('.').next())
             .filter(|p| !p.is_empty() && *p != last)
             .collect();
+        // Sorted names put equal parts side by side; a bounded number of distinct ones is
+        // compared (an error path, but a hostile source can have millions).
         parts.dedup();
+        parts.truncate(MAX_NEAR_PARTS);
         let best = super::suggest::closest(last, &parts)?;
         Some(format!("{parent}{best}"))
     }
@@ -356,6 +360,9 @@ impl<'s> SourceCx<'s> {
             .collect()
     }
 }
+
+/// The most distinct names compared with a list prefix that matches nothing.
+const MAX_NEAR_PARTS: usize = 4_096;
 
 /// The most missing tensors given a "did you mean", and the most names each is compared with:
 /// a report about a hostile checkpoint stays linear in its size.

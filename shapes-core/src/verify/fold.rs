@@ -16,6 +16,10 @@ pub(crate) const MAX_GROUPS: usize = 10_000;
 
 /// A text with its indices blanked, and the indices.
 fn skeleton(text: &str) -> (String, Vec<usize>) {
+    // The blank is a NUL: a text that holds one itself (a hostile tensor name) is kept whole.
+    if text.contains('\u{0}') {
+        return (text.to_owned(), Vec::new());
+    }
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut numbers = Vec::new();
@@ -134,12 +138,13 @@ fn render(g: &Group) -> Vec<Folded> {
         let mut out = String::with_capacity(g.skeleton.len());
         for (k, part) in g.skeleton.split('\u{0}').enumerate() {
             if k > 0 {
-                let n = numbers.get(k - 1).copied().unwrap_or(0);
-                match varying(k - 1) {
-                    Some(set) => out.push_str(&set),
-                    None => {
+                match (numbers.get(k - 1), varying(k - 1)) {
+                    (Some(_), Some(set)) => out.push_str(&set),
+                    (Some(n), None) => {
                         let _ = write!(out, "{n}");
                     }
+                    // A NUL of the text itself (see `skeleton`).
+                    (None, _) => out.push('\u{0}'),
                 }
             }
             out.push_str(part);
@@ -239,6 +244,12 @@ mod tests {
         assert_eq!(folded[1].text, "x.07.y");
         assert_eq!(skeleton("axis 0 expected 16").1, Vec::<usize>::new());
         assert_eq!(skeleton("v1.2").1, vec![2]);
+    }
+
+    #[test]
+    fn a_text_with_a_nul_is_kept_whole() {
+        let (folded, _) = fold(["a.1\u{0}b", "a.2\u{0}b", "a.1\u{0}b"]);
+        assert_eq!(texts(&folded), [("a.1\u{0}b", 2), ("a.2\u{0}b", 1)]);
     }
 
     #[test]
