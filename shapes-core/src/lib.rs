@@ -43,15 +43,21 @@ pub use expr::{
 };
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
-pub use solve::{InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify};
-pub use source::{Dims, Element, HasShape, ShapeSource, StaticShape};
+pub use solve::{
+    InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify, unify_partial,
+};
+#[cfg(feature = "checkpoint")]
+pub use source::{Checkpoint, CheckpointError, CheckpointFormat, CheckpointTensor};
+pub use source::{
+    ConfigEntry, ConfigPlace, ConfigValue, Dims, Element, HasShape, ShapeSource, StaticShape,
+};
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 #[cfg(feature = "safetensors")]
 pub use source::{SafetensorsError, SafetensorsHeader, TensorEntry};
 pub use verify::{
     Binding, Bindings, FieldPath, Origin, Provenance, Segment, ShapeError, ShapeErrorDetails,
-    ShapeErrorKind, ShapeErrors, Shaped, Value,
+    ShapeErrorKind, ShapeErrors, Shaped, Tie, Value,
 };
 pub use verify::{Plan, PlanError, PlanErrorKind, PlanNode, SourceOptions};
 

@@ -5,14 +5,15 @@ pub use crate::expr::Side;
 pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
-pub use crate::parse::{caret, is_identifier, parse_equation};
+pub use crate::parse::{caret, is_identifier, parse_constraints, parse_equation};
 pub use crate::source::{HasShape, StaticShape};
-pub use crate::verify::SourceCx;
+pub use crate::verify::analysis;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{
     Checker, FieldInfo, ItemChecks, MAX_VARS, Segment, Shaped, Slot, SlotExpr, SlotMap, StaticItem,
     VarTable, closest, isolated, isolated_source, static_matches,
 };
+pub use crate::verify::{ConfigKey, SourceCx};
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};
 pub use std::boxed::Box;

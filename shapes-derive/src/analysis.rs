@@ -1,177 +1,30 @@
-//! The one static analysis of variables, shared by `#[derive(Shaped)]` (`valid`) and
-//! `#[shapes::check]`: how each name is used across the patterns and equations of one scope,
-//! and which names the checker can ever determine.
-//!
-//! A [`Scope`] only collects facts; the front ends decide what is an error and word it for
-//! their users (fields or arguments).
+//! The derive's side of the one static analysis of variables
+//! (`shapes_core::__private::analysis`, shared with spec files): the scope with syn's literals
+//! as the places names first appear, and the rules worded for `#[derive(Shaped)]` and
+//! `#[shapes::check]`.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use shapes_core::__private::Side;
-use shapes_core::{DimExpr, Item, Pattern};
+use shapes_core::{Item, Pattern};
 use syn::LitStr;
+
+pub use shapes_core::__private::analysis::{
+    dim_vars, name_list, pattern_vars, push_unique, suggest, unsupported,
+};
 
 use crate::ctxt::Ctxt;
 
-/// Every variable of the patterns and equations checked in one scope, and how it appears.
-#[derive(Default)]
-pub struct Scope<'a> {
-    /// name → number of occurrences.
-    uses: BTreeMap<String, usize>,
-    /// Names that appear alone as a dim (`d_model`, `#c`), or are a `count`: bound directly by
-    /// a tensor.
-    bare: BTreeSet<String>,
-    /// Names used as `*name`.
-    variadic: BTreeSet<String>,
-    /// Names used as a single dim anywhere (alone or in arithmetic).
-    dims: BTreeSet<String>,
-    /// Where each name first appears, for error spans.
-    first: BTreeMap<String, LitStr>,
-    /// What can determine variables once others are known.
-    equations: Vec<Equation<'a>>,
-}
+/// Every variable of the patterns and equations checked in one scope, each name's first use
+/// remembered as the literal it is written in.
+pub type Scope<'a> = shapes_core::__private::analysis::Scope<'a, LitStr>;
 
-/// `lhs = rhs`, or `lhs` alone when it stands at a tensor's dim, whose value is always known
-/// at run time.
-struct Equation<'a> {
-    lhs: &'a DimExpr,
-    rhs: Option<&'a DimExpr>,
-}
-
-impl<'a> Scope<'a> {
-    fn note(&mut self, name: &str, lit: &LitStr) {
-        *self.uses.entry(name.to_owned()).or_default() += 1;
-        self.first
-            .entry(name.to_owned())
-            .or_insert_with(|| lit.clone());
-    }
-
-    /// Adds the variables of a pattern written in `lit`, and each dim expression as an
-    /// equation. Items the checker cannot evaluate ([`unsupported`]) are left out: they are
-    /// reported on their own. Returns the names noted.
-    pub fn add_pattern(&mut self, pattern: &'a Pattern, lit: &LitStr) -> BTreeSet<String> {
-        let mut names = BTreeSet::new();
-        for item in &pattern.items {
-            match item {
-                Item::Dim(DimExpr::Var(n)) | Item::Broadcast(DimExpr::Var(n)) => {
-                    self.note(n.as_str(), lit);
-                    names.insert(n.as_str().to_owned());
-                    self.bare.insert(n.as_str().to_owned());
-                    self.dims.insert(n.as_str().to_owned());
-                }
-                Item::Variadic(n) => {
-                    self.note(n.as_str(), lit);
-                    names.insert(n.as_str().to_owned());
-                    self.variadic.insert(n.as_str().to_owned());
-                }
-                Item::Dim(e) | Item::Broadcast(e) => {
-                    if unsupported(e).is_some() {
-                        continue;
-                    }
-                    for v in dim_vars(e) {
-                        self.note(v, lit);
-                        names.insert(v.to_owned());
-                        self.dims.insert(v.to_owned());
-                    }
-                    self.equations.push(Equation { lhs: e, rhs: None });
-                }
-                Item::Any | Item::Ellipsis => {}
-            }
-        }
-        names
-    }
-
-    /// A `count = "n"` key: the element count binds `n` directly, like a bare dim.
-    pub fn add_count(&mut self, lit: &LitStr) {
-        let name = lit.value();
-        self.note(&name, lit);
-        self.bare.insert(name.clone());
-        self.dims.insert(name);
-    }
-
-    /// A `where` equation written in `lit`: every variable of both sides (even inside parts
-    /// the checker cannot evaluate, which are reported on their own).
-    pub fn add_equation(&mut self, lhs: &'a DimExpr, rhs: &'a DimExpr, lit: &LitStr) {
-        for side in [lhs, rhs] {
-            for v in dim_vars(side) {
-                self.note(v, lit);
-                self.dims.insert(v.to_owned());
-            }
-        }
-        self.equations.push(Equation {
-            lhs,
-            rhs: Some(rhs),
-        });
-    }
-
-    /// Every name, in order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.uses.keys().map(String::as_str)
-    }
-
-    /// How many times `name` occurs.
-    pub fn uses(&self, name: &str) -> usize {
-        self.uses.get(name).copied().unwrap_or(0)
-    }
-
-    /// The pattern or equation where `name` first appears.
-    pub fn first_use(&self, name: &str) -> Option<&LitStr> {
-        self.first.get(name)
-    }
-
-    /// Whether `name` is used as `*name` (a sub-shape).
-    pub fn is_variadic(&self, name: &str) -> bool {
-        self.variadic.contains(name)
-    }
-
-    /// The names a value binds directly: bare dims, counts and variadics.
-    pub fn bound(&self) -> BTreeSet<String> {
-        self.bare.union(&self.variadic).cloned().collect()
-    }
-
-    /// Every variable determined by `known` through the equations, one inversion at a time.
-    pub fn solvable_from(&self, mut known: BTreeSet<String>) -> BTreeSet<String> {
-        loop {
-            let before = known.len();
-            for Equation { lhs, rhs } in &self.equations {
-                let lv = dim_vars(lhs);
-                let lu: Vec<&str> = lv.into_iter().filter(|v| !known.contains(*v)).collect();
-                let found = match rhs {
-                    None => match lu.as_slice() {
-                        [one] if invertible(lhs, one) => Some(*one),
-                        _ => None,
-                    },
-                    Some(rhs) => {
-                        let rv = dim_vars(rhs);
-                        let ru: Vec<&str> =
-                            rv.into_iter().filter(|v| !known.contains(*v)).collect();
-                        match (lu.as_slice(), ru.as_slice()) {
-                            ([one], []) if invertible(lhs, one) => Some(*one),
-                            ([], [one]) if invertible(rhs, one) => Some(*one),
-                            _ => None,
-                        }
-                    }
-                };
-                if let Some(v) = found {
-                    known.insert(v.to_owned());
-                }
-            }
-            if known.len() == before {
-                return known;
-            }
-        }
-    }
-
-    /// Rule: a name is either a variadic (a sub-shape) or a single dim, never both.
-    pub fn check_variadic_dims(&self, cx: &Ctxt) {
-        for name in self.variadic.intersection(&self.dims) {
-            if let Some(lit) = self.first.get(name) {
-                cx.error_at(
-                    lit.span(),
-                    format!("`{name}` is used both as a variadic `*{name}` (a sub-shape) and as a single dim"),
-                );
-            }
-        }
+/// Rule: a name is either a variadic (a sub-shape) or a single dim, never both.
+pub fn check_variadic_dims(scope: &Scope<'_>, cx: &Ctxt) {
+    for (name, lit) in scope.variadic_dims() {
+        cx.error_at(
+            lit.span(),
+            format!(
+                "`{name}` is used both as a variadic `*{name}` (a sub-shape) and as a single dim"
+            ),
+        );
     }
 }
 
@@ -190,195 +43,16 @@ pub fn check_supported(cx: &Ctxt, pattern: &Pattern, lit: &LitStr, against: &str
     }
 }
 
-/// Each variable of `e`, once per occurrence, left to right.
-pub fn dim_vars(e: &DimExpr) -> Vec<&str> {
-    fn walk<'e>(e: &'e DimExpr, out: &mut Vec<&'e str>) {
-        match e {
-            DimExpr::Var(n) => out.push(n.as_str()),
-            DimExpr::Bin(_, l, r) => {
-                walk(l, out);
-                walk(r, out);
-            }
-            DimExpr::Lit(_)
-            | DimExpr::Rank(_)
-            | DimExpr::Prod(_)
-            | DimExpr::Sum(_)
-            | DimExpr::Index(..) => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(e, &mut out);
-    out
-}
-
-/// Appends each variable of `pattern` to `out` unless it is there already: the order of first
-/// appearance, which generated code uses as local indices.
-pub fn pattern_vars(pattern: &Pattern, out: &mut Vec<String>) {
-    for item in &pattern.items {
-        match item {
-            Item::Dim(e) | Item::Broadcast(e) => {
-                for v in dim_vars(e) {
-                    push_unique(out, v);
-                }
-            }
-            Item::Variadic(n) => push_unique(out, n.as_str()),
-            Item::Any | Item::Ellipsis => {}
-        }
-    }
-}
-
-/// Appends `name` to `out` unless it is there already.
-pub fn push_unique(out: &mut Vec<String>, name: &str) {
-    if !out.iter().any(|n| n == name) {
-        out.push(name.to_owned());
-    }
-}
-
-/// Whether `e = known` determines `var` uniquely once every other variable is known: `var`
-/// occurs once and every operator between it and the top can be undone (no floor division
-/// or remainder).
-pub fn invertible(e: &DimExpr, var: &str) -> bool {
-    if dim_vars(e).iter().filter(|v| **v == var).count() != 1 {
-        return false;
-    }
-    // Whether every operator between `var` and the top can be undone for the side `var` is
-    // on, as the runtime's arithmetic table (`shapes_core::ArithOp::invertible`) says.
-    fn path_ok(e: &DimExpr, var: &str) -> bool {
-        match e {
-            DimExpr::Var(n) => n.as_str() == var,
-            DimExpr::Bin(op, l, r) if path_ok(l, var) => op.invertible(Side::Left),
-            DimExpr::Bin(op, _, r) if path_ok(r, var) => op.invertible(Side::Right),
-            _ => false,
-        }
-    }
-    path_ok(e, var)
-}
-
-/// What in `e` the checker cannot evaluate against a dim, described for an error message.
-pub fn unsupported(e: &DimExpr) -> Option<&'static str> {
-    match e {
-        DimExpr::Lit(_) | DimExpr::Var(_) => None,
-        DimExpr::Bin(_, l, r) => unsupported(l).or_else(|| unsupported(r)),
-        DimExpr::Rank(_) => Some("`D` (rank of a shape)"),
-        DimExpr::Prod(_) => Some("`Π`/`prod` (product of a shape)"),
-        DimExpr::Sum(_) => Some("`Σ`/`sum` (sum of a shape)"),
-        DimExpr::Index(..) => Some("indexing a shape"),
-    }
-}
-
-/// ` (did you mean `other`?)` when one of `names` is close to `name`, else nothing.
-pub fn suggest(name: &str, names: &[&str]) -> String {
-    // One- and two-letter names (`n`, `m`, `h`, `w`) are distinct variables, not typos of
-    // each other.
-    if name.chars().count() < 3 {
-        return String::new();
-    }
-    let others: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| *n != name && n.chars().count() >= 3)
-        .collect();
-    match shapes_core::__private::closest(name, &others) {
-        Some(s) => format!(" (did you mean `{s}`?)"),
-        None => String::new(),
-    }
-}
-
-/// "`a`, `b`, `c`", for messages that list names.
-pub fn name_list(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pattern(text: &str) -> Pattern {
-        shapes_core::parse_pattern(text).expect("a valid test pattern")
-    }
-
-    fn lit(text: &str) -> LitStr {
-        LitStr::new(text, proc_macro2::Span::call_site())
-    }
-
-    fn set(names: &[&str]) -> BTreeSet<String> {
-        names.iter().map(|n| (*n).to_owned()).collect()
-    }
-
-    #[test]
-    fn dim_vars_lists_every_occurrence_left_to_right() {
-        let p = pattern("(a * b + a,)");
-        let Item::Dim(e) = &p.items[0] else {
-            panic!("one dim")
-        };
-        assert_eq!(dim_vars(e), ["a", "b", "a"]);
-        assert!(!invertible(e, "a"), "`a` occurs twice");
-        assert!(invertible(e, "b"));
-    }
-
-    #[test]
-    fn pattern_vars_keeps_first_appearances() {
-        let mut own = vec!["b".to_owned()];
-        pattern_vars(&pattern("(a, b * 2, *rest, a)"), &mut own);
-        assert_eq!(own, ["b", "a", "rest"]);
-    }
-
-    #[test]
-    fn a_dim_expression_solves_its_one_unknown_once_the_others_are_bound() {
-        let (p1, p2) = (pattern("(n, h * d)"), pattern("(h,)"));
-        let mut scope = Scope::default();
-        scope.add_pattern(&p1, &lit("(n, h * d)"));
-        assert_eq!(scope.solvable_from(scope.bound()), set(&["n"]));
-        scope.add_pattern(&p2, &lit("(h,)"));
-        assert_eq!(scope.solvable_from(scope.bound()), set(&["d", "h", "n"]));
-    }
-
-    #[test]
-    fn floor_division_does_not_determine_its_operand() {
-        let p = pattern("(k, n // k)");
-        let mut scope = Scope::default();
-        scope.add_pattern(&p, &lit("(k, n // k)"));
-        assert_eq!(scope.solvable_from(scope.bound()), set(&["k"]));
-    }
-
-    #[test]
-    fn unsupported_items_are_left_out_of_the_scope() {
-        let p = pattern("(a, D(b))");
-        let mut scope = Scope::default();
-        let names = scope.add_pattern(&p, &lit("(a, D(b))"));
-        assert_eq!(names, set(&["a"]));
-        assert_eq!(scope.names().collect::<Vec<_>>(), ["a"]);
-    }
-
-    #[test]
-    fn counts_and_equations_are_uses() {
-        let (l, r) = (pattern("(2 * m,)"), pattern("(n,)"));
-        let (Item::Dim(l), Item::Dim(r)) = (&l.items[0], &r.items[0]) else {
-            panic!("one dim each")
-        };
-        let mut scope = Scope::default();
-        scope.add_count(&lit("n"));
-        scope.add_equation(l, r, &lit("2 * m = n"));
-        assert_eq!(scope.uses("n"), 2);
-        assert_eq!(scope.uses("m"), 1);
-        assert_eq!(scope.solvable_from(scope.bound()), set(&["m", "n"]));
-        assert_eq!(
-            scope.first_use("m").map(LitStr::value).as_deref(),
-            Some("2 * m = n")
+/// Rule (the derive and `#[check]` alike): a name used once, beside a name used more often
+/// that is close enough to be what was meant (`d_modle` beside `d_model`), is a likely typo.
+/// A name used once is otherwise correct code: it binds a value the caller reads back
+/// (`h_wins`, `w_wins` in `(h_wins * window, w_wins * window)`), or is derived by a `where`
+/// equation. `_name` and variadics are left alone.
+pub fn check_likely_typos(scope: &Scope<'_>, cx: &Ctxt) {
+    for (name, hint, lit) in scope.likely_typos() {
+        cx.error_at(
+            lit.span(),
+            format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
         );
-    }
-
-    #[test]
-    fn name_list_and_suggest() {
-        assert_eq!(name_list(&["a", "b"]), "`a`, `b`");
-        assert_eq!(
-            suggest("d_modle", &["d_model", "n"]),
-            " (did you mean `d_model`?)"
-        );
-        assert_eq!(suggest("n", &["m"]), "");
     }
 }

@@ -13,14 +13,22 @@ pub struct Input<'a> {
     pub ident: &'a syn::Ident,
     pub generics: &'a syn::Generics,
     pub fields: Vec<Field>,
-    /// Parsed `where` equations.
+    /// Parsed `where` equations (`=`): they may determine variables.
     pub wheres: Vec<WhereClause>,
+    /// Parsed `where` comparisons other than `=` (`head_dim <= 256`): checked, never solved.
+    pub constraints: Vec<Constraint>,
     /// The names of the `given = "a, b"` keys, each with its attribute string.
     pub given: Vec<(String, LitStr)>,
+    /// `config(var = "key | key")`: each variable, its keys in order, and the key string.
+    pub config: Vec<(syn::Ident, Vec<String>, LitStr)>,
 }
 
 /// A `where = "lhs = rhs"` equation: both sides, parsed, and the attribute string.
 pub type WhereClause = (DimExpr, DimExpr, LitStr);
+
+/// A `where = "lhs op rhs"` comparison other than `=`: both sides, the operator, and the
+/// attribute string.
+pub type Constraint = (DimExpr, CmpOp, DimExpr, LitStr);
 
 pub struct Field {
     pub member: syn::Member,
@@ -171,11 +179,19 @@ impl<'a> Input<'a> {
                 kind,
             });
         }
-        let mut wheres = Vec::new();
+        let (mut wheres, mut constraints) = (Vec::new(), Vec::new());
         for lit in &attrs.wheres {
-            match parse_where(&lit.value()) {
-                Ok((l, r)) => wheres.push((l, r, lit.clone())),
-                Err(message) => cx.error_at(lit.span(), format!("invalid where clause: {message}")),
+            match __private::parse_constraints(&lit.value()) {
+                Ok(all) => {
+                    for (l, op, r, _) in all {
+                        if op == CmpOp::Eq {
+                            wheres.push((l, r, lit.clone()));
+                        } else {
+                            constraints.push((l, op, r, lit.clone()));
+                        }
+                    }
+                }
+                Err(e) => cx.error_at(lit.span(), format!("invalid where clause: {e}")),
             }
         }
         let given = attrs
@@ -190,12 +206,26 @@ impl<'a> Input<'a> {
                     .collect::<Vec<_>>()
             })
             .collect();
+        let config = attrs
+            .config
+            .iter()
+            .map(|(var, lit)| {
+                let keys = lit
+                    .value()
+                    .split('|')
+                    .map(|k| k.trim().to_owned())
+                    .collect();
+                (var.clone(), keys, lit.clone())
+            })
+            .collect();
         Some(Input {
             ident: &input.ident,
             generics: &input.generics,
             fields,
             wheres,
+            constraints,
             given,
+            config,
         })
     }
 
@@ -238,25 +268,6 @@ impl ParamsInScope {
         }
         !self.names.is_empty() && walk(ty.to_token_stream(), &self.names)
     }
-}
-
-/// Parses `lhs = rhs` with the core grammar's equation rule (the dim grammar of the fields'
-/// patterns on both sides); the error message ends with the line and a caret.
-fn parse_where(s: &str) -> Result<(DimExpr, DimExpr), String> {
-    let (lhs, op, rhs, at) = __private::parse_equation(s).map_err(|e| e.to_string())?;
-    if op != CmpOp::Eq {
-        // Under the operator's `=` when it has one (`>=`, `!=`), else its first character.
-        let eq = s
-            .get(at..)
-            .and_then(|rest| rest.find('='))
-            .filter(|&i| i <= 2);
-        let offset = at + eq.unwrap_or(0);
-        return Err(format!(
-            "only `=` is supported in a where clause{}",
-            __private::caret(s, offset)
-        ));
-    }
-    Ok((lhs, rhs))
 }
 
 /// Reads the wrappers off a field type. For a nested field, arrays are always collections; for

@@ -29,6 +29,11 @@ pub struct FieldAttr {
     /// `min = 2`: in a checkpoint, a collection field has at least this many elements (1
     /// when not given).
     pub min: Option<syn::LitInt>,
+    /// `tied = "…"`: an `Option` tensor that a checkpoint may leave out because it shares the
+    /// weights of the tensor of this name (under the same prefixes).
+    pub tied: Option<LitStr>,
+    /// `tie_key = "…"`: the checkpoint key that states whether the tie is on.
+    pub tie_key: Option<LitStr>,
     /// The attribute itself, for errors about it as a whole.
     pub span: Option<Span>,
 }
@@ -42,10 +47,13 @@ pub struct StructAttr {
     pub given: Vec<LitStr>,
     /// `crate = "path"`: where the `shapes` crate is.
     pub crate_path: Option<syn::Path>,
+    /// `config(var = "key | key", …)`: variables bound from checkpoint keys.
+    pub config: Vec<(Ident, LitStr)>,
 }
 
-const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`";
-const STRUCT_KEYS: &str = "`where = \"…\"`, `given = \"…\"`, `crate = \"…\"`";
+const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`, `tied = \"…\"`, `tie_key = \"…\"`";
+const STRUCT_KEYS: &str =
+    "`where = \"…\"`, `given = \"…\"`, `config(var = \"key | key\")`, `crate = \"…\"`";
 
 pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {
     let mut out = FieldAttr::default();
@@ -145,12 +153,14 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
                     v.base10_parse::<usize>()?;
                     out.min = Some(v);
                 }
-                "name" | "prefix" | "count" => {
+                "name" | "prefix" | "count" | "tied" | "tie_key" => {
                     input.parse::<Token![=]>()?;
                     let v: LitStr = input.parse()?;
                     let slot = match key.to_string().as_str() {
                         "name" => &mut out.name,
                         "prefix" => &mut out.prefix,
+                        "tied" => &mut out.tied,
+                        "tie_key" => &mut out.tie_key,
                         _ => &mut out.count,
                     };
                     if slot.is_some() {
@@ -188,6 +198,17 @@ pub fn struct_attr(attrs: &[Attribute]) -> (StructAttr, Vec<syn::Error>) {
                 out.wheres.push(meta.value()?.parse()?);
             } else if meta.path.is_ident("given") {
                 out.given.push(meta.value()?.parse()?);
+            } else if meta.path.is_ident("config") {
+                meta.parse_nested_meta(|inner| {
+                    let Some(var) = inner.path.get_ident().cloned() else {
+                        return Err(inner.error(
+                            "expected a variable name, as in config(d_model = \"hidden_size\")",
+                        ));
+                    };
+                    let keys: LitStr = inner.value()?.parse()?;
+                    out.config.push((var, keys));
+                    Ok(())
+                })?;
             } else if meta.path.is_ident("crate") {
                 let lit: LitStr = meta.value()?.parse()?;
                 out.crate_path = Some(lit.parse()?);

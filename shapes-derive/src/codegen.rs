@@ -13,7 +13,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
-use crate::ast::{Field, WhereClause, span_of_field};
+use crate::ast::{Constraint, Field, WhereClause, span_of_field};
 
 /// The pieces every generated item needs.
 pub struct Codegen {
@@ -90,6 +90,25 @@ impl Codegen {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
                     __cx.where_eq(&#ln, &#rn, __map);
+                }
+            })
+            .collect()
+    }
+
+    /// The checks of the struct-level `where` comparisons other than `=`, after the
+    /// equations.
+    pub fn constraint_checks(&self, constraints: &[Constraint]) -> Vec<TokenStream> {
+        let p = &self.private_path;
+        constraints
+            .iter()
+            .map(|(l, op, r, _)| {
+                let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
+                let (le, re) = (self.slot_expr(l), self.slot_expr(r));
+                let op = cmp_op(*op);
+                quote! {
+                    static #ln: #p::SlotExpr = #le;
+                    static #rn: #p::SlotExpr = #re;
+                    __cx.where_cmp(#p::CmpOp::#op, &#ln, &#rn, __map);
                 }
             })
             .collect()
@@ -373,4 +392,44 @@ pub fn cmp_op(op: CmpOp) -> TokenStream {
         CmpOp::Gt => quote!(Gt),
         CmpOp::Ge => quote!(Ge),
     }
+}
+
+/// Items that keep the generated locals' names from resolving to the user's items.
+///
+/// A `let __cx = …` (or a parameter `__cx`) is read as a pattern matching a unit struct or a
+/// constant of that name when one is in scope, whatever the span's hygiene (`mixed_site`
+/// resolves items at the call site too). A function of the same name declared in an
+/// enclosing block shadows the user's item in the value namespace, and a binding may shadow
+/// a function: one `fn` per local name, declared where the generated code (and no code of
+/// the user's) can see it. Names in `bound_outside` are bound around that block and are left
+/// alone (an item in the block would shadow their binding).
+pub fn local_guards(generated: &TokenStream, bound_outside: &[&str]) -> TokenStream {
+    fn collect(ts: &TokenStream, names: &mut BTreeSet<String>) {
+        for tt in ts.clone() {
+            match tt {
+                proc_macro2::TokenTree::Group(g) => collect(&g.stream(), names),
+                proc_macro2::TokenTree::Ident(i) => {
+                    let s = i.to_string();
+                    let local = s.strip_prefix("__").is_some_and(|rest| {
+                        !rest.is_empty()
+                            && rest
+                                .chars()
+                                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                    });
+                    if local && s != "__private" {
+                        names.insert(s);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut names = BTreeSet::new();
+    collect(generated, &mut names);
+    names.retain(|n| !bound_outside.contains(&n.as_str()));
+    let fns = names.iter().map(|n| {
+        let id = Ident::new(n, proc_macro2::Span::call_site());
+        quote!(#[allow(dead_code, non_snake_case)] fn #id() {})
+    });
+    quote!(#(#fns)*)
 }

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::ast::{Access, Field, Input, Kind, is_data_array};
-use crate::codegen::{Codegen, crate_tokens, rename_checks, renames};
+use crate::codegen::{Codegen, crate_tokens, local_guards, rename_checks, renames};
 use crate::ctxt::Ctxt;
 use crate::{attr, expand_memory, expand_source, fallback, valid};
 
@@ -61,20 +61,59 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         )
         .collect();
     let source_fn = expand_source::check_source_fn(&g, krate, input);
+    let config = config_keys(&p, input);
     let ident = input.ident;
     let name = ident.to_string();
     let generics = bounded_generics(input, krate);
     let (impl_g, ty_g, where_c) = generics.split_for_impl();
-    quote! {
+    let items = quote! {
         #[automatically_derived]
         impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
             const VARS: #p::VarTable = #vars;
-            const NAME: &'static str = #name;
+            const NAME: &'static ::core::primitive::str = #name;
+            #config
             #check_fn
             #source_fn
         }
         #(#static_checks)*
+    };
+    // In an anonymous const, so the guards of the locals' names shadow the user's items for
+    // the generated code only.
+    let guards = local_guards(&items, &[]);
+    quote! {
+        const _: () = {
+            #guards
+            #items
+        };
     }
+}
+
+/// `CONFIG`: the `config(var = "key | key")` bindings, each variable asserted (when the
+/// impl is used) to be in `VARS`, which holds the nested structs' names too.
+fn config_keys(p: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
+    if input.config.is_empty() {
+        return None;
+    }
+    let entries = input.config.iter().map(|(var, keys, _)| {
+        let name = var.to_string();
+        quote!(#p::ConfigKey { var: #name, keys: &[#(#keys),*] })
+    });
+    let checks = input.config.iter().map(|(var, _, _)| {
+        let name = var.to_string();
+        let message = format!(
+            "#[shapes(config({name} = …))]: `{name}` is not a variable of {} or of the structs nested in its scope",
+            input.ident
+        );
+        // ok (the `assert!`): evaluated at compile time where the impl is used; a failure is
+        // a compile error, never a panic.
+        quote_spanned!(var.span()=> ::core::assert!(Self::VARS.index_of(#name).is_some(), #message);)
+    });
+    Some(quote! {
+        const CONFIG: &'static [#p::ConfigKey] = {
+            #(#checks)*
+            &[#(#entries),*]
+        };
+    })
 }
 
 /// The struct's own variables in slot order: the fields' patterns, then the `where` clauses,
@@ -86,7 +125,8 @@ fn own_vars(input: &Input<'_>) -> Vec<String> {
             pattern_vars(pattern, &mut own);
         }
     }
-    for (l, r, _) in &input.wheres {
+    let compared = input.constraints.iter().map(|(l, _, r, _)| (l, r));
+    for (l, r) in input.wheres.iter().map(|(l, r, _)| (l, r)).chain(compared) {
         for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
             push_unique(&mut own, v);
         }

@@ -19,7 +19,8 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
         .iter()
         .map(|f| field_check(g, krate, f, &mut bound))
         .collect();
-    let wheres = g.where_checks(&input.wheres);
+    let mut wheres = g.where_checks(&input.wheres);
+    wheres.extend(g.constraint_checks(&input.constraints));
     let slots = g.slot_lets();
     quote! {
         #[inline]
@@ -63,7 +64,8 @@ fn field_check(
                 };
                 quote! {
                     let __s = #shape_call;
-                    let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
+                    let __d: &[::core::primitive::usize] =
+                        ::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s);
                     __cx.field(&#info);
                     #items
                 }
@@ -136,7 +138,7 @@ fn access_code(
             // one index, and the nesting depth stays put.
             quote! {
                 __cx.enter(#p::Segment::Index(0));
-                for (#i, #v) in (#expr).iter().enumerate() {
+                for (#i, #v) in ::core::iter::Iterator::enumerate(<[_]>::iter(&(#expr)[..])) {
                     __cx.index(#i);
                     #body
                 }

@@ -22,7 +22,8 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         .iter()
         .map(|f| field_source(g, krate, f))
         .collect();
-    let wheres = g.where_checks(&input.wheres);
+    let mut wheres = g.where_checks(&input.wheres);
+    wheres.extend(g.constraint_checks(&input.constraints));
     quote! {
         fn check_source_in(
             __cx: &mut #p::Checker,
@@ -70,13 +71,34 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                     __cx.field(&#info);
                     let __e = __src.mark(__cx);
                     if let #p::Some(__d) = __src.tensor(__cx) {
-                        let __d: &[usize] = __d;
+                        let __d: &[::core::primitive::usize] = __d;
                         #items
                     }
                     __src.tag(__cx, __e);
                 }
             };
-            let body = walk(g, &f.access, 0, count.as_ref(), min, &leaf);
+            // A tied tensor: absent is allowed when the tie holds (see `SourceCx::tie`).
+            let tp = quote!(__tp);
+            let body = match (&f.attr.tied, &f.access) {
+                (Some(to), Access::Option(inner)) => {
+                    let inner = walk(g, inner, 1, None, min, &leaf);
+                    let to = to.value();
+                    let key = match &f.attr.tie_key {
+                        Some(k) => {
+                            let k = k.value();
+                            quote!(#p::Some(#k))
+                        }
+                        None => quote!(#p::None),
+                    };
+                    quote! {
+                        __cx.field(&#info);
+                        if __src.present() || __src.tie(__cx, #tp, #to, #key) {
+                            #inner
+                        }
+                    }
+                }
+                _ => walk(g, &f.access, 0, count.as_ref(), min, &leaf),
+            };
             // The locals are interpolated at the call site: spelled inside `quote_spanned!` they
             // would take the field's hygiene and miss the parameters when the struct comes out of
             // a `macro_rules!` (tests/adversarial.rs, `ten_thousand_fields_verify`).
@@ -84,6 +106,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
             quote_spanned! {span=>
                 {
                     #info_static
+                    let #tp = #src.prefix_mark();
                     let __m = #src.push(#tensor_name);
                     #enter
                     #body

@@ -14,7 +14,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &TokenStream) -> TokenStream {
         #[automatically_derived]
         impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
             const VARS: #p::VarTable = #p::VarTable::new();
-            const NAME: &'static str = #name;
+            const NAME: &'static ::core::primitive::str = #name;
             fn check_in(&self, _: &mut #p::Checker, _: &#p::SlotMap) {}
             fn check_source_in(_: &mut #p::Checker, _: &#p::SlotMap, _: &mut #p::SourceCx<'_>) {}
         }

@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 
 use shapes_core::DimExpr;
+use syn::LitStr;
 
-use crate::analysis::{self, Scope, dim_vars, suggest, unsupported};
+use crate::analysis::{self, Scope, suggest, unsupported};
 use crate::ast::{Access, Input, Kind, WhereClause};
 use crate::ctxt::Ctxt;
 
@@ -20,18 +21,24 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
     // Clause by clause, so each clause's errors come together, in source order.
     let mut literals = BTreeMap::new();
     for clause in &input.wheres {
-        check_supported_where(cx, clause);
+        let (lhs, rhs, lit) = clause;
+        check_supported_where(cx, lhs, rhs, lit);
         check_where_literals(cx, clause, &mut literals);
     }
+    for (lhs, _, rhs, lit) in &input.constraints {
+        check_supported_where(cx, lhs, rhs, lit);
+    }
     let scope = scope_of(input);
-    scope.check_variadic_dims(cx);
+    analysis::check_variadic_dims(&scope, cx);
+    check_config(cx, input, &scope);
     if input.shares_scope_with_nested() {
         // A nested struct may use, bind or solve any name; the rules below would guess.
         return;
     }
     check_given_names(cx, input, &scope);
-    check_where_names(cx, input, &scope);
-    check_single_use(cx, input, &scope);
+    // A name only a `where` clause uses is fine when the clause determines it
+    // (`height = rows * window`): `check_solvable` says when it does not.
+    scope.check_likely_typos(cx);
     check_solvable(cx, input, &scope);
 }
 
@@ -40,7 +47,7 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     let mut scope = Scope::default();
     for field in &input.fields {
         if let Some(lit) = &field.attr.count {
-            scope.add_count(lit);
+            scope.add_count(&lit.value(), lit);
         }
         if let Kind::Tensor { pattern, lit } = &field.kind {
             scope.add_pattern(pattern, lit);
@@ -48,6 +55,9 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     }
     for (lhs, rhs, lit) in &input.wheres {
         scope.add_equation(lhs, rhs, lit);
+    }
+    for (lhs, _, rhs, lit) in &input.constraints {
+        scope.add_comparison(lhs, rhs, lit);
     }
     scope
 }
@@ -62,8 +72,8 @@ fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
     }
 }
 
-/// Rule: so does each side of a `where` clause.
-fn check_supported_where(cx: &Ctxt, (lhs, rhs, lit): &WhereClause) {
+/// Rule: so does each side of a `where` equation or comparison.
+fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) {
     for side in [lhs, rhs] {
         if let Some(what) = unsupported(side) {
             cx.error_at(
@@ -94,6 +104,41 @@ fn check_where_literals<'a>(
     }
 }
 
+/// Rule: `config(var = "key | key")` names a variable of the struct (of its own patterns;
+/// with a nested struct in the scope, a name it uses is checked when the impl is used) and
+/// non-empty keys, each variable once.
+fn check_config(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
+    let names: Vec<&str> = scope.names().collect();
+    let mut seen: Vec<String> = Vec::new();
+    for (var, keys, lit) in &input.config {
+        let name = var.to_string();
+        if seen.contains(&name) {
+            cx.error_at(
+                var.span(),
+                format!(
+                    "`config` binds `{name}` twice: list its keys in one string, separated by `|`"
+                ),
+            );
+        }
+        seen.push(name.clone());
+        if scope.uses(&name) == 0 && !input.shares_scope_with_nested() {
+            cx.error_at(
+                var.span(),
+                format!(
+                    "`config` binds `{name}`, which no field uses{}",
+                    suggest(&name, &names)
+                ),
+            );
+        }
+        if keys.iter().any(String::is_empty) {
+            cx.error_at(
+                lit.span(),
+                "a config key cannot be empty: write keys separated by `|`, as in \"hidden_size | {arch}.embedding_length\"",
+            );
+        }
+    }
+}
+
 /// Rule: every `given` name is used by some field.
 fn check_given_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
     let names: Vec<&str> = scope.names().collect();
@@ -106,60 +151,6 @@ fn check_given_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
                     suggest(name, &names)
                 ),
             );
-        }
-    }
-}
-
-/// Rule: every name in a `where` clause is used somewhere else too; used only there, it
-/// constrains nothing a field holds.
-fn check_where_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
-    let names: Vec<&str> = scope.names().collect();
-    for (lhs, rhs, lit) in &input.wheres {
-        for v in dim_vars(lhs).into_iter().chain(dim_vars(rhs)) {
-            if scope.uses(v) == 1 {
-                cx.error_at(
-                    lit.span(),
-                    format!(
-                        "the where clause names `{v}`, which no field uses{}",
-                        suggest(v, &names)
-                    ),
-                );
-            }
-        }
-    }
-}
-
-/// Rule: a name used once in the fields, when another name is close enough to be what was
-/// meant, is a likely typo. A bare dim used once binds a value nobody checks, and an
-/// expression's lone variable is usually a typo for another name; but a lone name is often
-/// deliberate (it is reported in the bindings), so it is flagged only with a suggestion.
-/// `_name`, variadics and names in `where` clauses ([`check_where_names`]) are left alone.
-fn check_single_use(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
-    let names: Vec<&str> = scope.names().collect();
-    let in_where = |name: &str| {
-        input.wheres.iter().any(|(l, r, _)| {
-            dim_vars(l)
-                .into_iter()
-                .chain(dim_vars(r))
-                .any(|v| v == name)
-        })
-    };
-    for &name in &names {
-        if scope.uses(name) != 1
-            || name.starts_with('_')
-            || scope.is_variadic(name)
-            || in_where(name)
-        {
-            continue;
-        }
-        if let Some(lit) = scope.first_use(name) {
-            let hint = suggest(name, &names);
-            if !hint.is_empty() {
-                cx.error_at(
-                    lit.span(),
-                    format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
-                );
-            }
         }
     }
 }
@@ -246,6 +237,28 @@ fn check_source_keys(cx: &Ctxt, input: &Input<'_>) {
             cx.error_at(
                 lit.span(),
                 "`min` is the least number of elements of a `Vec`, array or slice field in a checkpoint; this field is not one",
+            );
+        }
+        if let Some(lit) = &f.attr.tied {
+            let optional =
+                matches!(&f.access, Access::Option(inner) if matches!(**inner, Access::Leaf(_)));
+            if nested || !optional {
+                cx.error_at(
+                    lit.span(),
+                    "`tied` applies to an `Option` tensor field (the checkpoint may leave it out when it shares another tensor's weights)",
+                );
+            }
+            if lit.value().is_empty() {
+                cx.error_at(
+                    lit.span(),
+                    "`tied` names the tensor it shares weights with; it cannot be empty",
+                );
+            }
+        }
+        if let (Some(lit), None) = (&f.attr.tie_key, &f.attr.tied) {
+            cx.error_at(
+                lit.span(),
+                "`tie_key` states the tie of a `tied = \"…\"` field; this field has no `tied`",
             );
         }
         if let Some(lit) = &f.attr.count {

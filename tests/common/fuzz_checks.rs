@@ -477,7 +477,8 @@ pub fn check_safetensors(data: &[u8]) {
     }
 }
 
-/// Raw bytes as a safetensors file: never a panic, and whatever is accepted is consistent.
+/// Raw bytes as a safetensors file: never a panic, whatever is accepted is consistent, and the
+/// answer agrees with the `safetensors` crate's (see [`check_against_upstream`]).
 pub fn check_safetensors_bytes(data: &[u8]) {
     check_readers_agree(
         data,
@@ -486,6 +487,77 @@ pub fn check_safetensors_bytes(data: &[u8]) {
         check_header_invariants,
         |h| h.tensors().to_vec(),
     );
+    check_against_upstream(data);
+}
+
+/// The `safetensors` crate (0.8) as an oracle on the same bytes: what this reader accepts, it
+/// accepts too, with the same tensors (dtype, shape, offsets) and metadata; what it accepts
+/// and this reader refuses is one of the documented, deliberate differences (a tensor name
+/// twice, which it silently resolves to one of the two; a dim or element count past `i64`; a
+/// rank over `MAX_RANK`; a field other than dtype, shape and data_offsets).
+pub fn check_against_upstream(data: &[u8]) {
+    use shapes::SafetensorsError as E;
+    let ours = SafetensorsHeader::from_bytes(data);
+    let theirs = safetensors::SafeTensors::read_metadata(data);
+    // `deserialize` is `read_metadata` and a slice of the data: the same verdict.
+    assert_eq!(
+        theirs.is_ok(),
+        safetensors::SafeTensors::deserialize(data).is_ok()
+    );
+    type Row = (String, String, Vec<usize>, (u64, u64));
+    match (&ours, &theirs) {
+        (Ok(h), Ok((_, meta))) => {
+            let mut want: Vec<Row> = meta
+                .tensors()
+                .into_iter()
+                .map(|(name, t)| {
+                    let (s, e) = t.data_offsets;
+                    let offsets = (s as u64, e as u64);
+                    (name, format!("{:?}", t.dtype), t.shape.clone(), offsets)
+                })
+                .collect();
+            let mut got: Vec<Row> = h
+                .tensors()
+                .iter()
+                .map(|t| {
+                    let dtype = format!("{:?}", t.dtype);
+                    (
+                        t.name.clone(),
+                        dtype,
+                        t.shape.dims().to_vec(),
+                        t.data_offsets,
+                    )
+                })
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "the safetensors crate reads other tensors");
+            let theirs: std::collections::BTreeMap<String, String> = meta
+                .metadata()
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            assert_eq!(
+                h.metadata(),
+                &theirs,
+                "the safetensors crate reads other metadata"
+            );
+        }
+        (Ok(_), Err(e)) => panic!("accepted a file the safetensors crate refuses: {e}"),
+        (Err(ours), Ok(_)) => {
+            let deliberate = match ours {
+                E::DuplicateName(_) | E::ShapeOverflow { .. } | E::TooManyDims { .. } => true,
+                E::Json(m) => m.contains("unknown field"),
+                _ => false,
+            };
+            assert!(
+                deliberate,
+                "refused a file the safetensors crate accepts, not a documented difference: {ours}"
+            );
+        }
+        (Err(_), Err(_)) => {}
+    }
 }
 
 /// What every header reader must show on raw bytes `data`: whatever `from_bytes` accepts
@@ -584,7 +656,11 @@ pub fn check_safetensors_structured(data: &[u8]) {
         let name = format!("{base}{i}");
         let (dtype, bits) = DTYPES[usize::from(bytes.byte()) % DTYPES.len()];
         let rank = usize::from(bytes.byte() % 5);
-        let shape: Shape = (0..rank).map(|_| usize::from(bytes.byte() % 7)).collect();
+        let mut shape: Shape = (0..rank).map(|_| usize::from(bytes.byte() % 7)).collect();
+        if (shape.numel().unwrap_or(0) as u64 * u64::from(bits)) % 8 != 0 {
+            // Sub-byte dtypes fill whole bytes (the safetensors crate refuses a partial one).
+            shape = shape.iter().copied().chain([8]).collect();
+        }
         let numel = shape.numel().unwrap_or(0) as u64;
         let len = (numel * u64::from(bits)).div_ceil(8);
         if json.len() > 1 {
@@ -1076,4 +1152,272 @@ fn small_rank_shape(bytes: &mut Bytes<'_>) -> Shape {
     let r = bytes.byte();
     let rank = if r >= 0xfc { 5 } else { usize::from(r % 5) };
     (0..rank).map(|_| bytes.dim()).collect()
+}
+
+// ----- the solver, free-form ------------------------------------------------------------------
+
+/// Writes a random expression of the shape language (ASCII spelling) into `out`, every
+/// construct reachable: patterns with arithmetic, variadics, broadcastable dims and sizes of
+/// other shapes, arrows, constraints, transposes, reductions, `Repeat`, concatenation,
+/// broadcasting and slicing. `depth` bounds the nesting, so the text stays far below the
+/// parser's cap and most of it parses.
+fn gen_expr(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
+    let leaf = depth == 0 || b.rest().is_empty();
+    match if leaf { b.byte() % 3 } else { b.byte() % 14 } {
+        0 => gen_pattern(b, depth, out),
+        1 => out.push_str(gen_name(b)),
+        2 => out.push_str(&gen_int(b).to_string()),
+        3 => {
+            out.push('(');
+            gen_expr(b, depth - 1, out);
+            out.push_str(" -> ");
+            gen_expr(b, depth - 1, out);
+            out.push(')');
+        }
+        4 => {
+            out.push_str("{ ");
+            gen_expr(b, depth - 1, out);
+            out.push_str(" | ");
+            gen_pred(b, depth - 1, out);
+            out.push_str(" }");
+        }
+        5 => {
+            out.push_str("T^(");
+            let n = b.byte() % 5;
+            let axes: Vec<String> = (0..n).map(|_| (b.byte() % 6).to_string()).collect();
+            out.push_str(&axes.join(" "));
+            out.push_str(") ");
+            gen_atomic(b, depth - 1, out);
+        }
+        6 => {
+            out.push_str("/^");
+            gen_axis(b, out);
+            out.push(' ');
+            gen_atomic(b, depth - 1, out);
+        }
+        7 => {
+            out.push_str("Repeat^");
+            gen_axis(b, out);
+            out.push_str("{[");
+            let n = b.byte() % 4;
+            let counts: Vec<String> = (0..n).map(|_| gen_int(b).to_string()).collect();
+            out.push_str(&counts.join(" "));
+            out.push_str("]} ");
+            gen_atomic(b, depth - 1, out);
+        }
+        8 => {
+            out.push('(');
+            gen_atomic(b, depth - 1, out);
+            out.push_str(&format!(" :{{{}}}: ", b.byte() % 4));
+            gen_atomic(b, depth - 1, out);
+            out.push(')');
+        }
+        9 => {
+            out.push('(');
+            gen_expr(b, depth - 1, out);
+            out.push_str(" || ");
+            gen_expr(b, depth - 1, out);
+            out.push(')');
+        }
+        10 => {
+            gen_atomic(b, depth - 1, out);
+            out.push('[');
+            let n = b.byte() % 4;
+            let idx: Vec<String> = (0..n.max(1)).map(|_| gen_index(b)).collect();
+            out.push_str(&idx.join(", "));
+            out.push(']');
+        }
+        11 => {
+            let f = ["D ", "prod ", "sum "][usize::from(b.byte() % 3)];
+            out.push_str(f);
+            gen_atomic(b, depth - 1, out);
+        }
+        12 => {
+            out.push('[');
+            let n = b.byte() % 3;
+            let idx: Vec<String> = (0..n.max(1)).map(|_| gen_index(b)).collect();
+            out.push_str(&idx.join(", "));
+            out.push(']');
+        }
+        _ => {
+            let (kw, n) = if b.byte() % 2 == 0 {
+                ("X", 6)
+            } else {
+                ("Sz", 200)
+            };
+            let len = b.byte() % 5;
+            let items: Vec<String> = (0..len).map(|_| (b.byte() % n).to_string()).collect();
+            out.push_str(&format!("{kw}[{}]", items.join(" ")));
+        }
+    }
+}
+
+/// An expression that needs no parentheses as a prefix operator's operand.
+fn gen_atomic(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
+    if b.byte() % 2 == 0 {
+        gen_pattern(b, depth, out);
+    } else {
+        out.push('(');
+        gen_expr(b, depth, out);
+        out.push(')');
+    }
+}
+
+fn gen_name(b: &mut Bytes<'_>) -> &'static str {
+    ["a", "b", "c", "x", "y", "n"][usize::from(b.byte() % 6)]
+}
+
+/// A size, biased towards the small values and the edges (0, 1, near `usize::MAX`, 2^40).
+fn gen_int(b: &mut Bytes<'_>) -> usize {
+    match b.byte() {
+        0..=0xbf => usize::from(b.byte() % 8),
+        0xc0..=0xdf => 1 << (b.byte() % 64),
+        0xe0..=0xef => usize::MAX - usize::from(b.byte() % 4),
+        _ => b.u64() as usize,
+    }
+}
+
+fn gen_axis(b: &mut Bytes<'_>, out: &mut String) {
+    match b.byte() % 5 {
+        0 => out.push('='),
+        n => out.push_str(&(n - 1).to_string()),
+    }
+}
+
+fn gen_index(b: &mut Bytes<'_>) -> String {
+    let signed = |b: &mut Bytes<'_>| {
+        let v = gen_int(b);
+        if b.byte() % 4 == 0 {
+            format!("-{v}")
+        } else {
+            v.to_string()
+        }
+    };
+    match b.byte() % 4 {
+        0 => signed(b),
+        1 => format!("{}:{}", signed(b), signed(b)),
+        2 => format!(":{}", signed(b)),
+        _ => format!("{}::{}", signed(b), signed(b)),
+    }
+}
+
+fn gen_pattern(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
+    out.push('(');
+    let n = b.byte() % 5;
+    for i in 0..n {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        match b.byte() % 8 {
+            0 => out.push('_'),
+            1 => out.push_str("..."),
+            2 => {
+                out.push('*');
+                out.push_str(gen_name(b));
+            }
+            3 => {
+                out.push('#');
+                out.push_str(gen_name(b));
+            }
+            _ => gen_dim(b, depth, out),
+        }
+    }
+    if n == 1 {
+        out.push(',');
+    }
+    out.push(')');
+}
+
+fn gen_dim(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
+    let leaf = depth == 0 || b.rest().is_empty();
+    match if leaf { b.byte() % 2 } else { b.byte() % 6 } {
+        0 => out.push_str(&gen_int(b).to_string()),
+        1 => out.push_str(gen_name(b)),
+        2 => {
+            out.push('(');
+            gen_dim(b, depth - 1, out);
+            out.push_str([" + ", " - ", " * ", " / ", " // ", " % "][usize::from(b.byte() % 6)]);
+            gen_dim(b, depth - 1, out);
+            out.push(')');
+        }
+        3 => {
+            out.push_str(gen_name(b));
+            out.push_str(&format!("[{}]", b.byte() % 3));
+        }
+        4 => {
+            let f = ["D ", "prod ", "sum "][usize::from(b.byte() % 3)];
+            out.push_str(f);
+            gen_atomic(b, depth - 1, out);
+        }
+        _ => {
+            out.push_str(gen_name(b));
+            out.push_str(" * ");
+            out.push_str(&gen_int(b).to_string());
+        }
+    }
+}
+
+fn gen_pred(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
+    let leaf = depth == 0 || b.rest().is_empty();
+    match if leaf { 0 } else { b.byte() % 4 } {
+        0 => {
+            if b.byte() % 3 == 0 {
+                out.push_str("all ");
+                gen_atomic(b, depth.saturating_sub(1), out);
+            } else {
+                gen_dim(b, depth.saturating_sub(1), out);
+            }
+            out.push_str([" = ", " != ", " < ", " <= ", " > ", " >= "][usize::from(b.byte() % 6)]);
+            gen_dim(b, depth.saturating_sub(1), out);
+        }
+        1 => {
+            out.push_str("K ");
+            gen_atomic(b, depth - 1, out);
+            out.push_str(" ~ K ");
+            gen_atomic(b, depth - 1, out);
+        }
+        n => {
+            out.push('(');
+            gen_pred(b, depth - 1, out);
+            out.push_str(if n == 2 { " && " } else { " || " });
+            gen_pred(b, depth - 1, out);
+            out.push(')');
+        }
+    }
+}
+
+/// The `solver_free` target: a function and one to three arguments written from the bytes in
+/// the whole language (not a fixed menu: `Repeat`, arithmetic with huge sizes, constraints,
+/// slices with extreme steps), then `infer_app` and `unify` on them. No panic, no unbounded
+/// allocation; an answer prints to text that parses back to the same expression.
+pub fn check_solver_free(data: &[u8]) {
+    let mut b = Bytes::new(data);
+    let depth = u32::from(b.byte() % 5) + 1;
+    let mut texts = Vec::new();
+    let n = usize::from(b.byte() % 3) + 2;
+    for _ in 0..n {
+        let mut s = String::new();
+        gen_expr(&mut b, depth, &mut s);
+        texts.push(s);
+    }
+    let exprs: Vec<Expr> = texts.iter().filter_map(|t| parse(t).ok()).collect();
+    let Some((f, args)) = exprs.split_first() else {
+        return;
+    };
+    if let Ok(out) = shapes::infer_app(f, args) {
+        check_solver_answer(&out, &texts);
+    }
+    if let [x, y, ..] = exprs.as_slice()
+        && let Ok(s) = shapes::unify(x, y)
+    {
+        let _ = format!("{s:?}");
+        let _ = s.apply(x).eval();
+    }
+}
+
+fn check_solver_answer(out: &Expr, texts: &[String]) {
+    for text in [out.to_string(), format!("{out:#}")] {
+        let back = parse(&text).unwrap_or_else(|e| panic!("{texts:?} gave {text}: {e}"));
+        assert_eq!(&back, out, "{texts:?} gave {text}");
+    }
 }

@@ -4,6 +4,7 @@
 // Each file is also compiled into an example or a bench that uses the rest of it.
 #[allow(dead_code)]
 pub mod bert;
+pub mod ckpt_files;
 #[cfg(feature = "candle")]
 pub mod fracast;
 pub mod fuzz_checks;

@@ -92,7 +92,7 @@ fn bindings_from_several_nested_paths_allocate_nothing() {
                 p.truncate(p.rfind('.').unwrap_or(p.len()));
                 p
             }
-            shapes::Origin::Given => "the caller".to_string(),
+            other => other.to_string(),
         })
         .collect();
     assert!(places.len() >= 4, "{places:?}");

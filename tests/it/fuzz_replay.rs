@@ -61,3 +61,8 @@ fn gguf_header_seeds() {
 fn solver_seeds() {
     replay("solver", 5, fuzz_checks::check_solver);
 }
+
+#[test]
+fn solver_free_seeds() {
+    replay("solver_free", 1, fuzz_checks::check_solver_free);
+}

@@ -1,6 +1,6 @@
 //! The integration tests, as one test binary: each module is one kind of assurance, and the
 //! binary links the dependency graph once rather than once per file. The compile-fail tests
-//! are their own binary, `tests/ui.rs`.
+//! are the package `shapes-ui-tests` in `tests/ui/`.
 //!
 //! `cargo test --test it <module>::` runs one module, e.g. `cargo test --test it derive::`.
 
@@ -12,6 +12,7 @@ mod broadcast_alloc;
 mod broadcast_conformance;
 mod broadcast_properties;
 mod check;
+mod checkpoint_open;
 mod derive;
 mod derive_alloc;
 mod expr_macro;
@@ -20,10 +21,12 @@ mod expr_macro;
 mod fracast_weights;
 mod fuzz_replay;
 mod header_bad_files;
+mod hygiene;
 mod model_zoo;
 mod parse_conformance;
 mod plan_parity;
 mod print_roundtrip;
 mod reports;
+mod semantics;
 mod solve_conformance;
 mod verify_source;

@@ -8,5 +8,5 @@ mod print;
 pub use arith::ArithFailure;
 #[doc(hidden)]
 pub use arith::Side;
-pub(crate) use arith::{Inversion, Step};
+pub(crate) use arith::{Int, Inversion, Step, int, natural, root};
 pub use ast::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};

@@ -78,6 +78,26 @@ pub fn parse_equation(input: &str) -> Result<(DimExpr, CmpOp, DimExpr, usize), P
     parser::parse_equation(input)
 }
 
+/// Parses the comparisons of a derive's `where` clause or a spec file's constraint: one or
+/// more `dim cmp_op dim`, separated by `,` or `&&` (`∧`), each with the byte offset of its
+/// operator. The same comparison grammar as a `{ e | pred }` predicate. For the derive; not a
+/// public API.
+///
+/// ```
+/// use shapes::__private::{parse_constraints, CmpOp};
+///
+/// let all = parse_constraints("heads % kv_heads = 0, head_dim <= 256 && d_model != 0").unwrap();
+/// let ops: Vec<CmpOp> = all.iter().map(|c| c.1).collect();
+/// assert_eq!(ops, [CmpOp::Eq, CmpOp::Le, CmpOp::Ne]);
+/// assert_eq!(all[1].0.to_string(), "head_dim");
+/// assert!(parse_constraints("a = b,").is_err());
+/// ```
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+pub fn parse_constraints(input: &str) -> Result<Vec<(DimExpr, CmpOp, DimExpr, usize)>, ParseError> {
+    parser::parse_constraints(input)
+}
+
 /// Whether `s` is exactly one variable name of the grammar (`n_layers`, `α`, and also words
 /// that are keywords only in other positions, such as `D`), with nothing around it. For the
 /// derive; not a public API.

@@ -65,6 +65,14 @@ pub enum InferErrorKind {
         /// The expression containing it.
         expr: String,
     },
+    /// [`unify`](crate::unify) cannot decide these constraints from the two sides alone:
+    /// more than one unknown (`a × b = 6`) or a rounding operator (`h // 2 = 5`). Bind more
+    /// variables, or take them with [`unify_partial`](crate::unify_partial).
+    #[error("cannot decide {constraints} from the two sides alone")]
+    Undecided {
+        /// The constraints, printed, joined by `, `.
+        constraints: String,
+    },
     /// An equation with one unknown has no exact solution: `4 × d = 3070`.
     #[error("{equation} has no exact solution in whole sizes")]
     NoExactSolution {

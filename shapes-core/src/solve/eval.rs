@@ -2,7 +2,7 @@
 //! computed (numpy semantics, see [`ops`](super::ops)), constraints are decided when closed.
 //! Whatever still depends on an unknown stays symbolic.
 
-use super::arith::fold;
+use super::arith::{fold, natural_dim};
 use super::error::{InferError, InferErrorKind, bad_op, err};
 use super::ops;
 use super::size;
@@ -90,9 +90,22 @@ fn var_dim(d: &DimExpr, n: &crate::Name, s: &Substitution) -> Result<DimExpr, In
     }
 }
 
+/// `e` evaluated, refused when it is a function: a size of an arrow (`D`, `Π`, `Σ`, `e[i]`)
+/// has no meaning, and no text would spell it (the grammar takes these operators of shapes).
+fn shape_operand(e: &Expr, op: &'static str, s: &Substitution) -> Result<Expr, InferError> {
+    let e = expr_value(e, s)?;
+    if matches!(e, Expr::Arrow(..)) {
+        return err(InferErrorKind::BadOperation {
+            op,
+            detail: format!("{e} is a function, not a shape"),
+        });
+    }
+    Ok(e)
+}
+
 /// `D e`.
 fn rank_value(e: &Expr, s: &Substitution) -> Result<DimExpr, InferError> {
-    let e = expr_value(e, s)?;
+    let e = shape_operand(e, "rank", s)?;
     Ok(match rank_of(&e) {
         Some(n) => DimExpr::Lit(n),
         None => DimExpr::Rank(Box::new(e)),
@@ -101,7 +114,7 @@ fn rank_value(e: &Expr, s: &Substitution) -> Result<DimExpr, InferError> {
 
 /// `e[i]` (a size).
 fn index_value(e: &Expr, i: isize, s: &Substitution) -> Result<DimExpr, InferError> {
-    let e = expr_value(e, s)?;
+    let e = shape_operand(e, "index", s)?;
     match dims_of(&e) {
         Some(dims) => {
             let rank = dims.len();
@@ -147,7 +160,8 @@ fn reduce_dims(
     unit: usize,
     wrap: fn(Box<Expr>) -> DimExpr,
 ) -> Result<DimExpr, InferError> {
-    reduce_evaluated(expr_value(e, s)?, op, unit, wrap)
+    let name = if op == ArithOp::Mul { "prod" } else { "sum" };
+    reduce_evaluated(shape_operand(e, name, s)?, op, unit, wrap)
 }
 
 /// [`reduce_dims`] once `e` is evaluated.
@@ -242,8 +256,8 @@ fn pattern_value(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
     let mut items = Vec::with_capacity(p.items.len());
     for item in &p.items {
         match item {
-            Item::Dim(d) => items.push(Item::Dim(dim_value(d, s)?)),
-            Item::Broadcast(d) => items.push(Item::Broadcast(dim_value(d, s)?)),
+            Item::Dim(d) => items.push(Item::Dim(natural_dim(dim_value(d, s)?)?)),
+            Item::Broadcast(d) => items.push(Item::Broadcast(natural_dim(dim_value(d, s)?)?)),
             Item::Any | Item::Ellipsis => items.push(item.clone()),
             Item::Variadic(n) => splice(&mut items, item, n, s)?,
         }

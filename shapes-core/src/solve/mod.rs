@@ -24,4 +24,4 @@ mod unify;
 pub use error::{InferError, InferErrorKind};
 pub use infer::infer_app;
 pub use subst::{Substitution, Term};
-pub use unify::unify;
+pub use unify::{unify, unify_partial};

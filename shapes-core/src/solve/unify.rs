@@ -420,6 +420,7 @@ impl Unifier {
             }
             (DimExpr::Lit(n), e) | (e, DimExpr::Lit(n)) => match solve(e, *n)? {
                 Solved::Bound(x, v) => self.bind(&x, Term::Dim(DimExpr::Lit(v))),
+                Solved::Holds => Ok(()),
                 Solved::Stuck => {
                     self.defer(eq(a.into_owned(), b.into_owned()));
                     Ok(())
@@ -461,10 +462,12 @@ fn is_operation(e: &Expr) -> bool {
 ///
 /// Variables of both sides may be bound (this is unification, not matching). Sizes with one
 /// unknown are solved by inverting the arithmetic (`(a + 1,)` against `(5,)` binds `a = 4`);
-/// an equation with no whole-size solution is an error. Kinds are respected: an arrow never
-/// unifies with a shape. Constraints and equations that cannot be decided from the two sides
-/// alone (`(a × b,)` against `(6,)`) are checked when they close and otherwise dropped; use
-/// [`infer_app`](crate::infer_app), which carries them on its result, to keep them.
+/// and so are powers of one unknown (`(z × z × z,)` against `(125,)` binds `z = 5`); an
+/// equation with no whole-size solution is an error. Kinds are respected: an arrow never
+/// unifies with a shape. A constraint or equation that cannot be decided from the two sides
+/// alone (`(a × b,)` against `(6,)`, `(h // 2,)` against `(5,)`) is an error,
+/// [`InferErrorKind::Undecided`](crate::InferErrorKind), naming it: a caller using `unify` as
+/// a matcher never gets a false accept. [`unify_partial`] returns them instead.
 ///
 /// Limits: no term the solution builds (a variable's value, or an expression with the values
 /// of its variables written in) grows past
@@ -485,12 +488,40 @@ fn is_operation(e: &Expr) -> bool {
 /// assert!(unify(&parse("a").unwrap(), &parse("a").unwrap()).unwrap().is_empty());
 /// assert!(unify(&parse("a -> b").unwrap(), &parse("(2, 3)").unwrap()).is_err());
 /// assert!(unify(&parse("a").unwrap(), &parse("(a, 2)").unwrap()).is_err());
+/// let s = unify(&parse("(a * a * a,)").unwrap(), &parse("(125,)").unwrap()).unwrap();
+/// assert_eq!(s.get("a"), Some(&Term::Dim(DimExpr::Lit(5))));
+/// let err = unify(&parse("(h // 2,)").unwrap(), &parse("(5,)").unwrap()).unwrap_err();
+/// assert_eq!(err.to_string(), "cannot decide (h ÷ 2 = 5) from the two sides alone");
 /// ```
 pub fn unify(a: &Expr, b: &Expr) -> Result<Substitution, InferError> {
+    let (subst, open) = unify_partial(a, b)?;
+    if open.is_empty() {
+        return Ok(subst);
+    }
+    let constraints: Vec<String> = open.iter().map(ToString::to_string).collect();
+    err(InferErrorKind::Undecided {
+        constraints: constraints.join(", "),
+    })
+}
+
+/// [`unify`], returning the constraints it cannot decide from the two sides alone with the
+/// substitution, rather than failing on them: what a caller that learns more later (or
+/// decides them another way) uses. Each is written with the substitution applied.
+///
+/// ```
+/// use shapes::{unify_partial, parse, Term, DimExpr};
+///
+/// let (s, open) = unify_partial(&parse("(n, a * b)").unwrap(), &parse("(2, 6)").unwrap()).unwrap();
+/// assert_eq!(s.get("n"), Some(&Term::Dim(DimExpr::Lit(2))));
+/// assert_eq!(open.len(), 1);
+/// assert_eq!(open[0].to_string(), "(a × b = 6)");
+/// ```
+pub fn unify_partial(a: &Expr, b: &Expr) -> Result<(Substitution, Vec<Pred>), InferError> {
     let mut u = Unifier::default();
     u.unify(a, b)?;
     u.check_pending()?;
-    Ok(u.subst)
+    let open = u.pending.iter().map(|p| u.subst.subst_pred(p)).collect();
+    Ok((u.subst, open))
 }
 
 #[cfg(test)]

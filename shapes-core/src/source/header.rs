@@ -1,11 +1,15 @@
 //! What the two header readers (safetensors, GGUF) share: reading a fixed-size prefix that may
 //! arrive in pieces, and a list of named entries in file order with an index by name.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::io::{self, Read};
 
 use super::ShapeSource;
+
+/// The most tensors a header may list: 2^20 (1,048,576). The largest published checkpoints
+/// list a few thousand tensors per file (a mixture of experts with every expert apart, tens of
+/// thousands over all its shards); a header claiming more is corrupt or hostile, and each
+/// tensor costs about 120 bytes in memory for 30 to 60 in the file.
+pub(super) const MAX_TENSORS: usize = 1 << 20;
 
 /// Reads the first `N` bytes of `reader`, finishing short reads, and returns them with how
 /// many arrived: `N`, or fewer only when the reader ran dry first. An I/O error is returned as
@@ -45,31 +49,42 @@ impl<V> Named for (String, V) {
 }
 
 /// A header's entries in file order, with an index from each name to its entry. Names are
-/// unique: [`push`](Self::push) refuses a second entry of one name.
+/// unique: [`new`](Self::new) refuses a second entry of one name.
+///
+/// The index is the entries' positions sorted by name (4 bytes an entry, found by binary
+/// search), not a map from a copy of every name: a header of a million short-named tensors
+/// would otherwise hold each name twice, with a hash table on top.
 #[derive(Clone)]
 pub(super) struct Indexed<T> {
     items: Vec<T>,
-    index: HashMap<String, usize>,
+    by_name: Vec<u32>,
 }
 
 impl<T: Named> Indexed<T> {
-    /// An empty list with room for `capacity` entries.
-    pub(super) fn with_capacity(capacity: usize) -> Self {
-        Indexed {
-            items: Vec::with_capacity(capacity),
-            index: HashMap::with_capacity(capacity),
-        }
-    }
-
-    /// Appends `item`, or hands it back when an entry of the same name is already here.
-    pub(super) fn push(&mut self, item: T) -> Result<(), T> {
-        match self.index.entry(item.name().to_owned()) {
-            Entry::Occupied(_) => Err(item),
-            Entry::Vacant(slot) => {
-                slot.insert(self.items.len());
-                self.items.push(item);
-                Ok(())
-            }
+    /// Indexes `items`, or hands back the first entry (in file order) whose name an earlier
+    /// entry has. More than `u32::MAX` entries cannot come from a header of bounded length;
+    /// they are refused the same way, with the first entry past the limit.
+    pub(super) fn new(mut items: Vec<T>) -> Result<Self, T> {
+        let Ok(len) = u32::try_from(items.len()) else {
+            return Err(items.swap_remove(u32::MAX as usize));
+        };
+        let mut by_name: Vec<u32> = (0..len).collect();
+        // ok: every position in `by_name` is below `len == items.len()`.
+        by_name.sort_unstable_by(|&a, &b| {
+            items[a as usize]
+                .name()
+                .cmp(items[b as usize].name())
+                .then(a.cmp(&b))
+        });
+        // Within a run of one name, positions ascend: the second is that name's first repeat.
+        let repeat = by_name
+            .windows(2)
+            .filter(|w| items[w[0] as usize].name() == items[w[1] as usize].name())
+            .map(|w| w[1])
+            .min();
+        match repeat {
+            Some(i) => Err(items.swap_remove(i as usize)),
+            None => Ok(Indexed { items, by_name }),
         }
     }
 
@@ -80,12 +95,15 @@ impl<T: Named> Indexed<T> {
 
     /// The entry called `name`.
     pub(super) fn get(&self, name: &str) -> Option<&T> {
-        self.index.get(name).and_then(|&i| self.items.get(i))
-    }
-
-    /// The index from names to positions in [`items`](Self::items), for the headers' `Debug`.
-    pub(super) fn index(&self) -> &HashMap<String, usize> {
-        &self.index
+        let k = self
+            .by_name
+            .binary_search_by(|&i| {
+                self.items
+                    .get(i as usize)
+                    .map_or(std::cmp::Ordering::Less, |t| t.name().cmp(name))
+            })
+            .ok()?;
+        self.items.get(*self.by_name.get(k)? as usize)
     }
 }
 

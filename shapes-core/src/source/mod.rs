@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::shape::Shape;
 
+#[cfg(feature = "checkpoint")]
+mod checkpoint;
 #[cfg(feature = "gguf")]
 mod gguf;
 mod has_shape;
@@ -15,11 +17,16 @@ mod header;
 mod integrations;
 #[cfg(feature = "safetensors")]
 mod safetensors;
+mod stated;
 
 pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
+pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 
 #[cfg(feature = "safetensors")]
 pub use self::safetensors::{SafetensorsError, SafetensorsHeader, TensorEntry};
+
+#[cfg(feature = "checkpoint")]
+pub use self::checkpoint::{Checkpoint, CheckpointError, CheckpointFormat, CheckpointTensor};
 
 #[cfg(feature = "gguf")]
 pub use self::gguf::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
@@ -41,6 +48,22 @@ pub trait ShapeSource {
 
     /// Every tensor name, in the source's order.
     fn tensor_names(&self) -> Vec<&str>;
+
+    /// The value the source states under `key` (a `config.json` key, a metadata key), for
+    /// the variables a struct or plan binds from keys; `None` when it states none. Plain maps
+    /// state nothing; a [`Checkpoint`](crate::Checkpoint) answers from its `config.json` and
+    /// its metadata.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, ShapeSource};
+    /// let m: BTreeMap<String, Shape> = BTreeMap::new();
+    /// assert_eq!(m.config("hidden_size"), None);
+    /// ```
+    fn config(&self, key: &str) -> Option<ConfigEntry> {
+        let _ = key;
+        None
+    }
 }
 
 impl<S: ShapeSource + ?Sized> ShapeSource for &S {
@@ -49,6 +72,9 @@ impl<S: ShapeSource + ?Sized> ShapeSource for &S {
     }
     fn tensor_names(&self) -> Vec<&str> {
         (**self).tensor_names()
+    }
+    fn config(&self, key: &str) -> Option<ConfigEntry> {
+        (**self).config(key)
     }
 }
 

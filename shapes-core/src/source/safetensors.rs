@@ -53,10 +53,10 @@ pub enum SafetensorsError {
     /// One tensor name appears twice.
     #[error("tensor {0:?} appears twice in the safetensors header")]
     DuplicateName(String),
-    /// A dim does not fit in `usize`, or the element count overflows `usize` or `i64` (the
-    /// element count type of PyTorch and ggml).
+    /// A dim does not fit in `i64`, or the element count overflows `usize` or `i64` (the
+    /// dim and element count type of PyTorch and ggml).
     #[error(
-        "tensor {name:?}: shape {shape:?} does not fit: the element count must fit in usize and i64"
+        "tensor {name:?}: shape {shape:?} does not fit: every dim and the element count must fit in i64"
     )]
     ShapeOverflow {
         /// The tensor.
@@ -64,7 +64,36 @@ pub enum SafetensorsError {
         /// Its dims as written.
         shape: Vec<u64>,
     },
-    /// `data_offsets` are reversed or do not match the dtype and shape.
+    /// A tensor has more dims than [`SafetensorsHeader::MAX_RANK`].
+    #[error(
+        "tensor {name:?} has {rank} dims, more than the {max} this reader accepts (no published model uses more than 5)"
+    )]
+    TooManyDims {
+        /// The tensor.
+        name: String,
+        /// Its rank.
+        rank: usize,
+        /// The limit, [`SafetensorsHeader::MAX_RANK`].
+        max: usize,
+    },
+    /// The header lists more than [`SafetensorsHeader::MAX_TENSORS`] tensors.
+    #[error("the safetensors header lists more than {max} tensors: a corrupt or hostile file")]
+    TooManyTensors {
+        /// The limit, [`SafetensorsHeader::MAX_TENSORS`].
+        max: usize,
+    },
+    /// Bytes follow the last tensor's data: the `safetensors` crate refuses such a file.
+    #[error(
+        "the data section has {data_len} bytes but the tensors cover {used}: the file has trailing bytes or is not the file its header describes"
+    )]
+    TrailingBytes {
+        /// Bytes after the header.
+        data_len: u64,
+        /// Bytes the tensors cover.
+        used: u64,
+    },
+    /// `data_offsets` are reversed, do not match the dtype and shape, or do not tile the data
+    /// section (a gap, an overlap, or a first tensor not at 0).
     #[error("tensor {name:?}: data_offsets [{start}, {end}] {problem}")]
     BadOffsets {
         /// The tensor.
@@ -118,6 +147,13 @@ pub struct SafetensorsHeader {
 impl SafetensorsHeader {
     /// The largest header accepted, as in the `safetensors` crate: 100 MB.
     pub const MAX_HEADER_LEN: u64 = 100_000_000;
+    /// The most dims a tensor may have: 8, as [`GgufHeader::MAX_DIMS`](crate::GgufHeader).
+    /// Published checkpoints use at most 5 (a 3-d convolution's weight); a larger rank in a
+    /// header is far more likely a corrupt or hostile file than a model.
+    pub const MAX_RANK: usize = crate::shape::INLINE_RANK;
+    /// The most tensors a header may list: 2^20, as [`GgufHeader::MAX_TENSORS`](crate::GgufHeader).
+    /// Published checkpoints list at most a few thousand per file.
+    pub const MAX_TENSORS: usize = super::header::MAX_TENSORS;
 
     /// Reads the header of the file at `path`: 8 + header-length bytes, whatever the file's
     /// size.
@@ -192,70 +228,25 @@ impl SafetensorsHeader {
         header_len: u64,
         data_len: Option<u64>,
     ) -> Result<Self, SafetensorsError> {
-        let mut duplicate = None;
+        let mut failure = None;
         let mut de = serde_json::Deserializer::from_slice(json);
         let raw = de
             .deserialize_map(HeaderVisitor {
-                duplicate: &mut duplicate,
+                failure: &mut failure,
+                data_len,
             })
             .and_then(|raw| de.end().map(|()| raw))
-            .map_err(|e| match duplicate.take() {
-                Some(name) => SafetensorsError::DuplicateName(name),
+            .map_err(|e| match failure.take() {
+                Some(failure) => failure,
                 None => SafetensorsError::Json(e.to_string()),
             })?;
-        let mut tensors = Indexed::with_capacity(raw.tensors.len());
-        for (name, entry) in raw.tensors {
-            let shape: Option<Shape> = entry
-                .shape
-                .iter()
-                .map(|&d| usize::try_from(d).ok())
-                .collect();
-            let numel = shape
-                .as_ref()
-                .and_then(|s| s.numel())
-                .filter(|&n| i64::try_from(n).is_ok());
-            let (Some(shape), Some(numel)) = (shape, numel) else {
-                return Err(SafetensorsError::ShapeOverflow {
-                    name,
-                    shape: entry.shape,
-                });
-            };
-            let [start, end] = entry.data_offsets;
-            let bad = |problem: String| SafetensorsError::BadOffsets {
-                name: name.clone(),
-                start,
-                end,
-                problem,
-            };
-            if end < start {
-                return Err(bad("end before start".into()));
-            }
-            let bits = (numel as u128) * (entry.dtype.bitsize() as u128);
-            let bytes = bits.div_ceil(8);
-            if u128::from(end - start) != bytes {
-                return Err(bad(format!(
-                    "span {} bytes but {:?} {} needs {bytes}",
-                    end - start,
-                    entry.dtype,
-                    shape
-                )));
-            }
-            if let Some(data_len) = data_len
-                && end > data_len
-            {
-                return Err(bad(format!(
-                    "run past the end of the data section ({data_len} bytes)"
-                )));
-            }
-            // The visitor has refused duplicate names already.
-            tensors
-                .push(TensorEntry {
-                    name,
-                    dtype: entry.dtype,
-                    shape,
-                    data_offsets: (start, end),
-                })
-                .map_err(|t| SafetensorsError::DuplicateName(t.name))?;
+        let tensors =
+            Indexed::new(raw.tensors).map_err(|t| SafetensorsError::DuplicateName(t.name))?;
+        let used = check_layout(tensors.items())?;
+        if let Some(data_len) = data_len
+            && used != data_len
+        {
+            return Err(SafetensorsError::TrailingBytes { data_len, used });
         }
         Ok(SafetensorsHeader {
             tensors,
@@ -293,6 +284,110 @@ impl SafetensorsHeader {
     }
 }
 
+/// One tensor's entry, checked: its rank, dims and element count within limits, and
+/// `data_offsets` spanning exactly its bytes inside the data section (when its length is
+/// known).
+fn check_entry(
+    name: String,
+    entry: RawEntry,
+    data_len: Option<u64>,
+) -> Result<TensorEntry, SafetensorsError> {
+    if entry.shape.rank > SafetensorsHeader::MAX_RANK {
+        return Err(SafetensorsError::TooManyDims {
+            name,
+            rank: entry.shape.rank,
+            max: SafetensorsHeader::MAX_RANK,
+        });
+    }
+    let dims = &entry.shape.dims;
+    // Every dim and the element count fit `i64`, as PyTorch and ggml require (a dim of
+    // 2^64 - 1 next to a 0 has 0 elements but is no shape a framework can hold).
+    let shape: Option<Shape> = dims
+        .iter()
+        .map(|&d| i64::try_from(d).ok().and_then(|_| usize::try_from(d).ok()))
+        .collect();
+    let numel = shape
+        .as_ref()
+        .and_then(|s| s.numel())
+        .filter(|&n| i64::try_from(n).is_ok());
+    let (Some(shape), Some(numel)) = (shape, numel) else {
+        return Err(SafetensorsError::ShapeOverflow {
+            name,
+            shape: dims.to_vec(),
+        });
+    };
+    let [start, end] = entry.data_offsets;
+    let bad = |problem: String| SafetensorsError::BadOffsets {
+        name: name.clone(),
+        start,
+        end,
+        problem,
+    };
+    if end < start {
+        return Err(bad("end before start".into()));
+    }
+    let bits = (numel as u128) * (entry.dtype.bitsize() as u128);
+    if bits % 8 != 0 {
+        return Err(bad(format!(
+            "cannot hold {:?} {shape}: {bits} bits is not a whole number of bytes",
+            entry.dtype
+        )));
+    }
+    let bytes = bits / 8;
+    if u128::from(end - start) != bytes {
+        return Err(bad(format!(
+            "span {} bytes but {:?} {} needs {bytes}",
+            end - start,
+            entry.dtype,
+            shape
+        )));
+    }
+    if let Some(data_len) = data_len
+        && end > data_len
+    {
+        return Err(bad(format!(
+            "run past the end of the data section ({data_len} bytes)"
+        )));
+    }
+    Ok(TensorEntry {
+        name,
+        dtype: entry.dtype,
+        shape,
+        data_offsets: (start, end),
+    })
+}
+
+/// The data section's layout, as the `safetensors` crate requires it: the tensors, in order
+/// of their offsets, tile the section from byte 0 with no gap and no overlap. Returns the
+/// bytes they cover.
+fn check_layout(tensors: &[TensorEntry]) -> Result<u64, SafetensorsError> {
+    let mut order: Vec<&TensorEntry> = tensors.iter().collect();
+    order.sort_by_key(|t| t.data_offsets);
+    let mut next = 0u64;
+    for t in order {
+        let (start, end) = t.data_offsets;
+        if start != next {
+            let problem = match (next, start < next) {
+                (0, _) => {
+                    "do not start the data section: the first tensor's data starts at 0".to_string()
+                }
+                (_, true) => format!("overlap the tensor before, which ends at {next}"),
+                (_, false) => format!(
+                    "leave a gap after the tensor before, which ends at {next}: tensors must be contiguous"
+                ),
+            };
+            return Err(SafetensorsError::BadOffsets {
+                name: t.name.clone(),
+                start,
+                end,
+                problem,
+            });
+        }
+        next = end;
+    }
+    Ok(next)
+}
+
 impl ShapeSource for SafetensorsHeader {
     fn shape_of(&self, name: &str) -> Option<&[usize]> {
         self.tensors.shape_of(name)
@@ -308,7 +403,6 @@ impl fmt::Debug for SafetensorsHeader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SafetensorsHeader")
             .field("tensors", &self.tensors.items())
-            .field("index", self.tensors.index())
             .field("metadata", &self.metadata)
             .field("header_len", &self.header_len)
             .finish()
@@ -331,20 +425,58 @@ impl TensorInfo for TensorEntry {
 #[serde(deny_unknown_fields)]
 struct RawEntry {
     dtype: Dtype,
-    shape: Vec<u64>,
+    shape: RawDims,
     data_offsets: [u64; 2],
 }
 
+/// A shape as written: its first [`SafetensorsHeader::MAX_RANK`] dims and its rank. Dims past
+/// the limit are counted, not stored, so a rank of 50 million costs no memory.
+struct RawDims {
+    dims: smallvec::SmallVec<[u64; crate::shape::INLINE_RANK]>,
+    rank: usize,
+}
+
+impl<'de> serde::Deserialize<'de> for RawDims {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct DimsVisitor;
+        impl<'de> Visitor<'de> for DimsVisitor {
+            type Value = RawDims;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of dims")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawDims, A::Error> {
+                let mut out = RawDims {
+                    dims: smallvec::SmallVec::new(),
+                    rank: 0,
+                };
+                while out.rank < SafetensorsHeader::MAX_RANK {
+                    match seq.next_element::<u64>()? {
+                        Some(d) => out.dims.push(d),
+                        None => return Ok(out),
+                    }
+                    out.rank += 1;
+                }
+                while seq.next_element::<u64>()?.is_some() {
+                    out.rank = out.rank.saturating_add(1);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(DimsVisitor)
+    }
+}
+
 struct RawHeader {
-    tensors: Vec<(String, RawEntry)>,
+    tensors: Vec<TensorEntry>,
     metadata: BTreeMap<String, String>,
 }
 
-/// Streams the header's map, refusing a second entry of one name. serde's errors carry only a
-/// message, so the duplicate name comes back through `duplicate`, which the caller turns into
-/// [`SafetensorsError::DuplicateName`].
+/// Streams the header's map, checking each tensor entry as it arrives and refusing a second
+/// `__metadata__` (a second tensor of one name is refused as it is indexed). serde's errors
+/// carry only a message, so what is wrong comes back through `failure`.
 struct HeaderVisitor<'a> {
-    duplicate: &'a mut Option<String>,
+    failure: &'a mut Option<SafetensorsError>,
+    data_len: Option<u64>,
 }
 
 impl<'de> Visitor<'de> for HeaderVisitor<'_> {
@@ -355,22 +487,40 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawHeader, A::Error> {
-        let mut tensors: Vec<(String, RawEntry)> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut metadata = BTreeMap::new();
+        let mut tensors: Vec<TensorEntry> = Vec::new();
+        let mut metadata = None;
+        // Tensor names are checked for duplicates as they are indexed; the metadata here.
         while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                *self.duplicate = Some(key);
-                return Err(de::Error::custom("duplicate tensor name"));
-            }
             if key == "__metadata__" {
-                metadata = map.next_value()?;
+                if metadata.is_some() {
+                    *self.failure = Some(SafetensorsError::DuplicateName(key));
+                    return Err(de::Error::custom("duplicate tensor name"));
+                }
+                // `null` is no metadata, as for the `safetensors` crate.
+                metadata = Some(map.next_value::<Option<BTreeMap<String, String>>>()?);
             } else {
+                // Checked and converted as it arrives, so that the raw entries and the
+                // checked ones are never all in memory at once.
+                if tensors.len() >= SafetensorsHeader::MAX_TENSORS {
+                    *self.failure = Some(SafetensorsError::TooManyTensors {
+                        max: SafetensorsHeader::MAX_TENSORS,
+                    });
+                    return Err(de::Error::custom("too many tensors"));
+                }
                 let entry: RawEntry = map.next_value()?;
-                tensors.push((key, entry));
+                match check_entry(key, entry, self.data_len) {
+                    Ok(t) => tensors.push(t),
+                    Err(e) => {
+                        *self.failure = Some(e);
+                        return Err(de::Error::custom("bad tensor entry"));
+                    }
+                }
             }
         }
-        Ok(RawHeader { tensors, metadata })
+        Ok(RawHeader {
+            tensors,
+            metadata: metadata.flatten().unwrap_or_default(),
+        })
     }
 }
 

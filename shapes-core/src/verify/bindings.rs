@@ -100,6 +100,34 @@ struct Extra {
     shapes: Vec<(u8, Shape)>,
     /// Bindings made by name ([`bind`](Bindings::bind)) for names not in `table`.
     named: Vec<(Cow<'static, str>, Value)>,
+    /// The origins of given values that did not come from the caller (a checkpoint's
+    /// config), by slot for the checker's entries and by name for `named`.
+    stated: Vec<(u8, Origin)>,
+    stated_named: Vec<(Cow<'static, str>, Origin)>,
+    /// Tensors absent from a checkpoint because tied to another.
+    tied: Vec<Tie>,
+}
+
+/// A tensor a checkpoint leaves out because it is tied to another (an output head that shares
+/// the token embedding's weights): what `verify_source` reports in [`Bindings::tied`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tie {
+    /// The absent tensor's name.
+    pub tensor: String,
+    /// The tensor it shares its weights with.
+    pub to: String,
+    /// The checkpoint key that says so, when it states one (`tie_word_embeddings = true`).
+    pub stated: Option<crate::source::ConfigEntry>,
+}
+
+impl fmt::Display for Tie {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} is tied to {}", self.tensor, self.to)?;
+        match &self.stated {
+            Some(e) => write!(f, " ({e})"),
+            None => f.write_str(" (absent from the checkpoint)"),
+        }
+    }
 }
 
 /// The table of a `Bindings` made by name.
@@ -143,6 +171,69 @@ impl Bindings {
     pub fn bind(mut self, name: impl Into<Cow<'static, str>>, size: usize) -> Self {
         self.insert(name.into(), Value::Size(size));
         self
+    }
+
+    /// These bindings with `name = size` added as stated by a checkpoint (`origin` names the
+    /// key), replacing an earlier value of `name`: what `verify_source` does with the keys a
+    /// struct or plan declares.
+    ///
+    /// ```
+    /// use shapes::{Bindings, Origin};
+    /// let origin = Origin::Config { key: "hidden_size".into() };
+    /// let b = Bindings::new().bind_from("d_model", 768, origin.clone());
+    /// assert_eq!((b.get("d_model"), b.origin("d_model")), (Some(768), Some(origin)));
+    /// ```
+    pub fn bind_from(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        size: usize,
+        origin: Origin,
+    ) -> Self {
+        let name = name.into();
+        self.insert(name.clone(), Value::Size(size));
+        if !matches!(origin, Origin::Given) {
+            let x = self.extra_mut();
+            x.stated_named.retain(|(n, _)| *n != name);
+            x.stated_named.push((name, origin));
+        }
+        self
+    }
+
+    /// Sets where the checker's given `slot` came from (a checkpoint key, not the caller).
+    pub(crate) fn set_stated(&mut self, slot: u8, origin: Origin) {
+        let x = self.extra_mut();
+        x.stated.retain(|(s, _)| *s != slot);
+        x.stated.push((slot, origin));
+    }
+
+    /// Records that `tie.tensor` is absent because tied (once, however many passes run).
+    pub(crate) fn push_tie(&mut self, tie: Tie) {
+        let x = self.extra_mut();
+        if !x.tied.iter().any(|t| t.tensor == tie.tensor) {
+            x.tied.push(tie);
+        }
+    }
+
+    /// The tensors a checkpoint leaves out because they are tied to another, as declared by
+    /// the struct or plan (see [`PlanNode::tied_to`](crate::PlanNode::tied_to)).
+    ///
+    /// ```
+    /// assert!(shapes::Bindings::new().tied().is_empty());
+    /// ```
+    pub fn tied(&self) -> &[Tie] {
+        self.extra.as_ref().map_or(&[], |x| &x.tied)
+    }
+
+    fn stated_origin(&self, slot: u8) -> Option<&Origin> {
+        let x = self.extra.as_ref()?;
+        x.stated.iter().find(|(s, _)| *s == slot).map(|(_, o)| o)
+    }
+
+    fn named_origin(&self, name: &str) -> Origin {
+        self.extra
+            .as_ref()
+            .and_then(|x| x.stated_named.iter().find(|(n, _)| n == name))
+            .map_or(Origin::Given, |(_, o)| o.clone())
     }
 
     /// These bindings with the variadic `name` bound to a sub-shape.
@@ -259,6 +350,7 @@ impl Bindings {
             let slot = e.slot;
             if let Some(x) = &mut self.extra {
                 x.shapes.retain(|(s, _)| *s != slot);
+                x.stated.retain(|(s, _)| *s != slot);
             }
             let size = match value {
                 Value::Size(n) => n,
@@ -277,7 +369,9 @@ impl Bindings {
             };
             return;
         }
-        let named = &mut self.extra_mut().named;
+        let x = self.extra_mut();
+        x.stated_named.retain(|(n, _)| *n != name);
+        let named = &mut x.named;
         match named.iter_mut().find(|(n, _)| *n == name) {
             Some(entry) => entry.1 = value,
             None => named.push((name, value)),
@@ -325,7 +419,7 @@ impl Bindings {
                 axis: e.axis as usize,
             },
             OriginKind::Solved => Origin::Solved { path: path() },
-            OriginKind::Given => Origin::Given,
+            OriginKind::Given => self.stated_origin(e.slot).cloned().unwrap_or(Origin::Given),
         }
     }
 
@@ -404,7 +498,7 @@ impl Bindings {
     pub fn origin(&self, name: &str) -> Option<Origin> {
         match self.entry(name) {
             Some(e) => Some(self.origin_of(e)),
-            None => self.named(name).map(|_| Origin::Given),
+            None => self.named(name).map(|_| self.named_origin(name)),
         }
     }
 
@@ -424,7 +518,7 @@ impl Bindings {
         let named = self.named_list().iter().map(|(name, value)| Binding {
             name: name.clone(),
             value: value.clone(),
-            origin: Origin::Given,
+            origin: self.named_origin(name),
         });
         Iter {
             inner: made.chain(named),
@@ -471,7 +565,7 @@ impl<I: Iterator<Item = Binding>> ExactSizeIterator for Iter<I> {}
 /// origins, in the same order.
 impl PartialEq for Bindings {
     fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
+        self.len() == other.len() && self.iter().eq(other.iter()) && self.tied() == other.tied()
     }
 }
 
@@ -500,6 +594,9 @@ impl fmt::Display for Bindings {
                 "{:<name_w$}  {:>value_w$}  bound by {}",
                 b.name, v, b.origin
             )?;
+        }
+        for t in self.tied() {
+            writeln!(f, "{t}")?;
         }
         Ok(())
     }

@@ -10,12 +10,62 @@
 //! PyTorch's `load_state_dict(strict=True)` does: missing keys, unexpected keys, and the shape
 //! mismatches.
 
-use super::bindings::Bindings;
+use super::bindings::{Bindings, Tie};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
-use super::path::FieldPath;
+use super::path::{FieldPath, Origin};
 use super::vars::Slot;
-use crate::source::ShapeSource;
+use crate::source::{ConfigValue, ShapeSource};
+
+/// A variable bound from the first of `keys` that a checkpoint states (its `config.json`, its
+/// metadata): what `#[shapes(config(d_model = "hidden_size | {arch}.embedding_length"))]` and
+/// [`Plan::bind_from`](crate::Plan::bind_from) declare. `{arch}` in a key stands for the
+/// checkpoint's architecture (GGUF `general.architecture`, `model_type` in a config).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigKey {
+    /// The variable.
+    pub var: &'static str,
+    /// The keys, tried in order.
+    pub keys: &'static [&'static str],
+}
+
+/// `pre` with every variable of `keys` that `pre` leaves unbound bound to the value `src`
+/// states under the first of its keys it has, with the key as the origin. A key whose value
+/// is not a size is an error about the struct `root`.
+pub(crate) fn stated(
+    pre: &Bindings,
+    keys: &[ConfigKey],
+    src: &dyn ShapeSource,
+    root: &'static str,
+) -> Result<Bindings, ShapeErrors> {
+    let mut out = pre.clone();
+    let mut errors = Vec::new();
+    for k in keys {
+        if pre.value(k.var).is_some() {
+            continue;
+        }
+        let Some(entry) = k.keys.iter().find_map(|key| src.config(key)) else {
+            continue;
+        };
+        match entry.value {
+            ConfigValue::Size(n) => {
+                out = out.bind_from(k.var, n, Origin::stated(entry.place, &entry.key));
+            }
+            _ => errors.push(ShapeError::from(ShapeErrorDetails::new(
+                FieldPath::new(root, &[]),
+                ShapeErrorKind::Source {
+                    detail: format!("{entry}, which should state `{}`, is not a size", k.var),
+                },
+            ))),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(ShapeErrors::from(errors))
+    }
+}
 
 /// How `verify_source_options` treats the checkpoint: pre-bound values, and whether tensors the
 /// struct does not describe are errors.
@@ -285,6 +335,50 @@ impl<'s> SourceCx<'s> {
         cx.count(slot, n, &self.prefix);
     }
 
+    /// For a tensor that is absent from the source but declared tied to `to` (a name under
+    /// the prefix that was current at `parent`, a [`prefix_mark`](Self::prefix_mark)), whose
+    /// tie the source may state under `key` (`tie_word_embeddings`): decides whether the
+    /// absence is allowed.
+    ///
+    /// When the source states the tie is off (`false` or `0`), records an error and returns
+    /// `false`. When `to` is absent too, records the tensor as missing and returns `false`.
+    /// Otherwise records the tie in the bindings, makes `to` the current name (the caller's
+    /// [`pop`](Self::pop) restores it) and returns `true`: the caller then checks the absent
+    /// tensor's pattern against the shape of the one it shares.
+    pub fn tie(&mut self, cx: &mut Checker, parent: usize, to: &str, key: Option<&str>) -> bool {
+        let stated = key.and_then(|k| self.src.config(k));
+        let untied = matches!(
+            stated.as_ref().map(|e| &e.value),
+            Some(ConfigValue::Bool(false) | ConfigValue::Size(0))
+        );
+        let tensor = self.prefix.clone();
+        self.prefix.truncate(parent);
+        self.push(to);
+        let target = self.prefix.clone();
+        if untied {
+            let stated = stated.map(|e| e.to_string()).unwrap_or_default();
+            cx.source_error(|| ShapeErrorKind::Untied {
+                tensor,
+                to: target,
+                stated,
+            });
+            return false;
+        }
+        if self.src.shape_of(&target).is_none() {
+            cx.source_error(|| ShapeErrorKind::Missing {
+                tensor,
+                suggestion: None,
+            });
+            return false;
+        }
+        cx.note_tie(Tie {
+            tensor,
+            to: target,
+            stated,
+        });
+        true
+    }
+
     /// The error count before a tensor's checks (see [`tag`](Self::tag)).
     #[inline]
     pub fn mark(&self, cx: &Checker) -> usize {
@@ -346,7 +440,7 @@ impl<'s> SourceCx<'s> {
     }
 
     /// The current name's length, which [`pop`](Self::pop) restores.
-    pub(crate) fn prefix_mark(&self) -> usize {
+    pub fn prefix_mark(&self) -> usize {
         self.prefix.len()
     }
 

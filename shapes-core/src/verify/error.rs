@@ -126,6 +126,16 @@ pub enum ShapeErrorKind {
         /// The source's message.
         detail: String,
     },
+    /// A tensor that may be left out when tied to another is missing, but the checkpoint
+    /// states the tie is off (`tie_word_embeddings = false`).
+    Untied {
+        /// The missing tensor's name in the checkpoint.
+        tensor: String,
+        /// The tensor it would share weights with.
+        to: String,
+        /// What the checkpoint states: ``config `tie_word_embeddings` = false``.
+        stated: String,
+    },
 }
 
 /// One shape mismatch, with everything needed to act on it: the struct and field path, the
@@ -257,6 +267,9 @@ impl fmt::Display for ShapeError {
 
 impl fmt::Display for ShapeErrorDetails {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(stated) = self.stated_mismatch() {
+            return self.fmt_stated(f, stated);
+        }
         match &self.tensor {
             Some(tensor) => write!(f, "{} (tensor {tensor:?}): ", self.path)?,
             None => write!(f, "{}: ", self.path)?,
@@ -360,7 +373,48 @@ impl fmt::Display for ShapeErrorDetails {
                 )?
             }
             ShapeErrorKind::Source { detail } => f.write_str(detail)?,
+            ShapeErrorKind::Untied { tensor, to, stated } => write!(
+                f,
+                "tensor {tensor:?} is missing, and {stated} says it is not tied to {to:?}"
+            )?,
         }
+        self.fmt_tail(f)
+    }
+}
+
+impl ShapeErrorDetails {
+    /// For a dim that differs from a variable a checkpoint states (its config), that one
+    /// provenance: the error then leads with the key, the cause.
+    fn stated_mismatch(&self) -> Option<&Provenance> {
+        let ShapeErrorKind::Dim { expected, .. } = &self.kind else {
+            return None;
+        };
+        let [p] = self.provenance.as_slice() else {
+            return None;
+        };
+        let stated = matches!(p.origin, Origin::Config { .. } | Origin::Metadata { .. });
+        let direct = expected.strip_prefix(p.name.as_str())?.starts_with(" = ");
+        (stated && direct && self.found().is_some()).then_some(p)
+    }
+
+    /// `M.up: config `intermediate_size` = 4096, but "up.weight" axis 0 is 3072`.
+    fn fmt_stated(&self, f: &mut fmt::Formatter<'_>, p: &Provenance) -> fmt::Result {
+        write!(f, "{}: {} = {}, but ", self.path, p.origin, p.value)?;
+        match &self.tensor {
+            Some(tensor) => write!(f, "{tensor:?} ")?,
+            None => f.write_str("the tensor's ")?,
+        }
+        write!(
+            f,
+            "axis {} is {}",
+            self.axis.unwrap_or(0),
+            self.found().unwrap_or(0)
+        )?;
+        self.fmt_tail(f)
+    }
+
+    /// The provenance and shape lines that end every error.
+    fn fmt_tail(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.provenance.is_empty() {
             f.write_str("\n  ")?;
             for (i, p) in self.provenance.iter().enumerate() {
@@ -528,7 +582,9 @@ impl ShapeErrors {
         self.errors()
             .iter()
             .filter_map(|e| match &e.kind {
-                ShapeErrorKind::Missing { tensor, .. } => Some(tensor.as_str()),
+                ShapeErrorKind::Missing { tensor, .. } | ShapeErrorKind::Untied { tensor, .. } => {
+                    Some(tensor.as_str())
+                }
                 _ => None,
             })
             .collect()
@@ -561,7 +617,9 @@ impl ShapeErrors {
         self.errors().iter().filter(|e| {
             !matches!(
                 e.kind,
-                ShapeErrorKind::Missing { .. } | ShapeErrorKind::Unexpected { .. }
+                ShapeErrorKind::Missing { .. }
+                    | ShapeErrorKind::Unexpected { .. }
+                    | ShapeErrorKind::Untied { .. }
             )
         })
     }

@@ -8,7 +8,11 @@
 //! call's lean success path); `by_name` (the source side of a
 //! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points, and
 //! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
+//! Beside them, `analysis`: the static analysis of a scope's variables (which are used once,
+//! which can ever be determined) that the derive and spec files share.
 
+#[doc(hidden)]
+pub mod analysis;
 mod bindings;
 mod by_name;
 mod call;
@@ -25,8 +29,8 @@ mod suggest;
 mod summary;
 mod vars;
 
-pub use bindings::{Binding, Bindings, Value};
-pub use by_name::{SourceCx, SourceOptions};
+pub use bindings::{Binding, Bindings, Tie, Value};
+pub use by_name::{ConfigKey, SourceCx, SourceOptions};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use checker::Checker;
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};

@@ -70,8 +70,10 @@ impl fmt::Display for FieldPath {
     }
 }
 
-/// Where a variable got its value: a field and an axis, or the caller (pre-bound).
+/// Where a variable got its value: a field and an axis, the caller (pre-bound), or a key of
+/// the checkpoint's config or metadata. New origins may be added: match with a `_` arm.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Origin {
     /// Bound while matching `path`'s shape at `axis` (for a variadic, the first axis it covers).
     Field {
@@ -87,6 +89,38 @@ pub enum Origin {
     },
     /// Given by the caller through [`Bindings::bind`](crate::Bindings::bind).
     Given,
+    /// Stated by the checkpoint's `config.json` under `key` (bound by `verify_source` from a
+    /// key the struct or plan declares).
+    Config {
+        /// The key, as found.
+        key: String,
+    },
+    /// Stated by the weights file's own metadata under `key` (a GGUF key such as
+    /// `llama.embedding_length`).
+    Metadata {
+        /// The key, as found.
+        key: String,
+    },
+}
+
+impl Origin {
+    /// The origin of a value a checkpoint states under a key.
+    ///
+    /// ```
+    /// use shapes::{ConfigPlace, Origin};
+    /// let o = Origin::stated(ConfigPlace::ConfigJson, "hidden_size");
+    /// assert_eq!(o.to_string(), "config `hidden_size`");
+    /// ```
+    pub fn stated(place: crate::source::ConfigPlace, key: &str) -> Origin {
+        match place {
+            crate::source::ConfigPlace::ConfigJson => Origin::Config {
+                key: key.to_owned(),
+            },
+            crate::source::ConfigPlace::Metadata => Origin::Metadata {
+                key: key.to_owned(),
+            },
+        }
+    }
 }
 
 impl fmt::Display for Origin {
@@ -95,6 +129,8 @@ impl fmt::Display for Origin {
             Origin::Field { path, axis } => write!(f, "{path} axis {axis}"),
             Origin::Solved { path } => write!(f, "solving {path}"),
             Origin::Given => f.write_str("the caller"),
+            Origin::Config { key } => write!(f, "config `{key}`"),
+            Origin::Metadata { key } => write!(f, "metadata `{key}`"),
         }
     }
 }

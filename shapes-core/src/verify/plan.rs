@@ -1,6 +1,6 @@
 //! The static description of a derived struct's checks, built as constants by the derive.
 
-use crate::expr::{ArithOp, Inversion, Side, Step};
+use crate::expr::{ArithFailure, ArithOp, Int, Inversion, Side, Step, int, natural, root};
 
 /// A dim expression compiled for the checker: variables are indices into the struct's
 /// [`VarTable`](super::VarTable). The derive emits these as `static` trees.
@@ -21,7 +21,7 @@ pub(crate) enum Outcome {
     Holds,
     /// Every variable is bound and the expression is this value instead.
     Differs(usize),
-    /// Every variable is bound, but the arithmetic fails.
+    /// Every variable is bound, but the arithmetic fails (or the value is not a size).
     Fails(Step),
     /// The one unknown, at local index `local`, is `value`.
     Bind { local: u8, value: usize },
@@ -31,35 +31,85 @@ pub(crate) enum Outcome {
     Wait,
 }
 
-/// The outcome of evaluating a [`SlotExpr`] against the current bindings.
+/// The outcome of evaluating a [`SlotExpr`] against the current bindings: `V` is `usize`
+/// for a dim's final value, [`Int`] for an intermediate one (which may be below zero).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Eval {
+pub(crate) enum Eval<V = usize> {
     /// Every variable is bound: the value.
-    Value(usize),
-    /// Some variable is unbound: one of them (the first met) and how many unbound occurrences.
+    Value(V),
+    /// Some variable is unbound: one of them (the first met) and how many unbound occurrences;
+    /// `distinct` when no unknown occurs twice, `single` when every occurrence is `slot`.
     Unknown {
         slot: u8,
         occurrences: u32,
         distinct: bool,
+        single: bool,
     },
     /// Every variable is bound, but the arithmetic fails.
     Failed(Step),
 }
 
 impl SlotExpr {
-    /// Evaluates with `value(local)` giving a bound variable's value.
+    /// Evaluates with `value(local)` giving a bound variable's value: a dim's final value,
+    /// which must be a size (steps in between may go below zero).
+    #[inline]
     pub(crate) fn eval(&self, value: &impl Fn(u8) -> Option<usize>) -> Eval {
+        match self.eval_int(value) {
+            Eval::Value(v) => match usize::try_from(v) {
+                Ok(n) => Eval::Value(n),
+                Err(_) => Eval::Failed(self.final_step(v, value)),
+            },
+            Eval::Unknown {
+                slot,
+                occurrences,
+                distinct,
+                single,
+            } => Eval::Unknown {
+                slot,
+                occurrences,
+                distinct,
+                single,
+            },
+            Eval::Failed(e) => Eval::Failed(e),
+        }
+    }
+
+    /// Why `v`, this expression's value, is not a size: its last step, quoted.
+    #[cold]
+    fn final_step(&self, v: Int, value: &impl Fn(u8) -> Option<usize>) -> Step {
+        let (op, lhs, rhs) = match self {
+            SlotExpr::Bin(op, l, r) => match (l.eval_int(value), r.eval_int(value)) {
+                (Eval::Value(a), Eval::Value(b)) => (*op, a, b),
+                _ => (ArithOp::Add, v, 0),
+            },
+            // A literal or a variable is a size.
+            _ => (ArithOp::Add, v, 0),
+        };
+        match natural(v, op, lhs, rhs) {
+            Err(step) => step,
+            Ok(_) => Step {
+                reason: ArithFailure::Overflow,
+                op,
+                lhs,
+                rhs,
+            },
+        }
+    }
+
+    /// Evaluates over the integers.
+    pub(crate) fn eval_int(&self, value: &impl Fn(u8) -> Option<usize>) -> Eval<Int> {
         match self {
-            SlotExpr::Lit(n) => Eval::Value(*n),
+            SlotExpr::Lit(n) => Eval::Value(int(*n)),
             SlotExpr::Var(v) => match value(*v) {
-                Some(n) => Eval::Value(n),
+                Some(n) => Eval::Value(int(n)),
                 None => Eval::Unknown {
                     slot: *v,
                     occurrences: 1,
                     distinct: true,
+                    single: true,
                 },
             },
-            SlotExpr::Bin(op, l, r) => match (l.eval(value), r.eval(value)) {
+            SlotExpr::Bin(op, l, r) => match (l.eval_int(value), r.eval_int(value)) {
                 (Eval::Value(a), Eval::Value(b)) => match op.step(a, b) {
                     Ok(v) => Eval::Value(v),
                     Err(e) => Eval::Failed(e),
@@ -70,16 +120,19 @@ impl SlotExpr {
                         slot,
                         occurrences,
                         distinct,
+                        single,
                     },
                     Eval::Unknown {
                         slot: s2,
                         occurrences: o2,
                         distinct: d2,
+                        single: g2,
                     },
                 ) => Eval::Unknown {
                     slot,
-                    occurrences: occurrences + o2,
+                    occurrences: occurrences.saturating_add(o2),
                     distinct: distinct && d2 && slot != s2,
+                    single: single && g2 && slot == s2,
                 },
                 (u @ Eval::Unknown { .. }, _) | (_, u @ Eval::Unknown { .. }) => u,
             },
@@ -87,8 +140,9 @@ impl SlotExpr {
     }
 
     /// What `self = target` tells, given the variables bound so far: it holds, it fails, or it
-    /// binds its one unknown (occurring once, undone through the arithmetic table), or it has
-    /// to wait for more variables. The one sequence both checkers react to.
+    /// binds its one unknown (occurring once, undone through the arithmetic table, or as a
+    /// power, by its whole root), or it has to wait for more variables. The one sequence both
+    /// checkers react to.
     #[inline]
     pub(crate) fn step(&self, target: usize, value: &impl Fn(u8) -> Option<usize>) -> Outcome {
         match self.eval(value) {
@@ -96,41 +150,83 @@ impl SlotExpr {
             Eval::Value(v) => Outcome::Differs(v),
             Eval::Failed(f) => Outcome::Fails(f),
             Eval::Unknown {
-                occurrences: 1,
-                distinct: true,
-                ..
-            } => self.solve(target, value),
+                distinct, single, ..
+            } if distinct || single => self.solve(target, value),
             Eval::Unknown { .. } => Outcome::Wait,
         }
     }
 
-    /// Solves `self = target` for its one unknown, undoing one operator at a time.
+    /// Solves `self = target` for its one unknown, undoing one operator at a time, or taking
+    /// the whole root of a power of it.
+    #[cold]
     fn solve(&self, target: usize, value: &impl Fn(u8) -> Option<usize>) -> Outcome {
-        let (mut cur, mut t) = (self, target);
+        let (mut cur, mut t) = (self, int(target));
         loop {
             let (op, next, side, k) = match cur {
                 SlotExpr::Var(local) => {
                     let local = *local;
-                    // The table's inversions are exact: putting the value back gives the target.
-                    debug_assert_eq!(
-                        self.eval(&|v| if v == local { Some(t) } else { value(v) }),
-                        Eval::Value(target),
-                        "an inversion of the arithmetic table is not exact"
-                    );
-                    return Outcome::Bind { local, value: t };
+                    return match usize::try_from(t) {
+                        Ok(value) => Outcome::Bind { local, value },
+                        // Only reached for a bare variable, whose target is a size.
+                        Err(_) => Outcome::Wait,
+                    };
                 }
                 SlotExpr::Lit(_) => return Outcome::Wait,
-                SlotExpr::Bin(op, l, r) => match (l.eval(value), r.eval(value)) {
+                SlotExpr::Bin(op, l, r) => match (l.eval_int(value), r.eval_int(value)) {
                     (Eval::Unknown { .. }, Eval::Value(k)) => (*op, *l, Side::Left, k),
                     (Eval::Value(k), Eval::Unknown { .. }) => (*op, *r, Side::Right, k),
+                    (Eval::Unknown { .. }, Eval::Unknown { .. }) => {
+                        return cur.solve_power(t, value);
+                    }
                     _ => return Outcome::Wait,
                 },
             };
-            match op.invert(side, k, t) {
+            let size = matches!(next, SlotExpr::Var(_));
+            match op.invert(side, k, t, size) {
                 Inversion::Value(v) => (cur, t) = (next, v),
                 Inversion::Undecided => return Outcome::Wait,
                 Inversion::NoWholeSolution(step) => return Outcome::NoWholeSolution(step),
             }
+        }
+    }
+
+    /// `self = t` where `self` is a product of the one unknown (at least twice) and bound
+    /// values: `coef × xⁿ = t` has at most one natural solution, its whole root.
+    fn solve_power(&self, t: Int, value: &impl Fn(u8) -> Option<usize>) -> Outcome {
+        let Some((Some(local), coef, power)) = self.monomial(value) else {
+            return Outcome::Wait;
+        };
+        match root(coef, power, t) {
+            Inversion::Value(x) => match usize::try_from(x) {
+                Ok(value) => Outcome::Bind { local, value },
+                Err(_) => Outcome::Wait,
+            },
+            Inversion::Undecided => Outcome::Wait,
+            Inversion::NoWholeSolution(step) => Outcome::NoWholeSolution(step),
+        }
+    }
+
+    /// `self` as `coef × xⁿ` for one unknown `x` (`None` as the unknown when there is none),
+    /// when it is a product of bound values and that unknown.
+    fn monomial(&self, value: &impl Fn(u8) -> Option<usize>) -> Option<(Option<u8>, Int, u32)> {
+        match self.eval_int(value) {
+            Eval::Value(v) => return Some((None, v, 0)),
+            Eval::Failed(_) => return None,
+            Eval::Unknown { .. } => {}
+        }
+        match self {
+            SlotExpr::Var(l) => Some((Some(*l), 1, 1)),
+            SlotExpr::Bin(ArithOp::Mul, a, b) => {
+                let (va, ca, pa) = a.monomial(value)?;
+                let (vb, cb, pb) = b.monomial(value)?;
+                if let (Some(x), Some(y)) = (va, vb)
+                    && x != y
+                {
+                    return None;
+                }
+                Some((va.or(vb), ca.checked_mul(cb)?, pa.checked_add(pb)?))
+            }
+            _ => None,
         }
     }
 
@@ -224,6 +320,57 @@ mod tests {
         let none = |_| None;
         assert_eq!(D_DIV_1.step(7, &none), Outcome::Bind { local: 0, value: 7 });
         assert_eq!(D_DIV_4.step(7, &none), Outcome::Wait);
+    }
+
+    /// `(h - k + 2*p) // s + 1`: below zero in between is fine; only the dim must be a size.
+    #[test]
+    fn intermediates_may_go_below_zero() {
+        static H: SlotExpr = SlotExpr::Var(0);
+        static K: SlotExpr = SlotExpr::Var(1);
+        static TWO: SlotExpr = SlotExpr::Lit(2);
+        static H_K: SlotExpr = SlotExpr::Bin(ArithOp::Sub, &H, &K);
+        static PAD: SlotExpr = SlotExpr::Bin(ArithOp::Add, &H_K, &TWO);
+        static DIV: SlotExpr = SlotExpr::Bin(ArithOp::FloorDiv, &PAD, &ONE);
+        static CONV: SlotExpr = SlotExpr::Bin(ArithOp::Add, &DIV, &ONE);
+        let bound = |v: u8| [Some(2), Some(3)][usize::from(v)];
+        assert_eq!(CONV.step(2, &bound), Outcome::Holds);
+        let Eval::Failed(step) = H_K.eval(&bound) else {
+            panic!("2 - 3 is no size")
+        };
+        assert_eq!(step.to_string(), "2 - 3 is below zero");
+        // h unknown: solved through the negative intermediate.
+        let k_only = |v: u8| [None, Some(3)][usize::from(v)];
+        assert_eq!(CONV.step(2, &k_only), Outcome::Bind { local: 0, value: 2 });
+        // h - k + 2 = -1 has h = 0; h - k = -4 has no size.
+        assert_eq!(PAD.step(1, &k_only), Outcome::Bind { local: 0, value: 2 });
+        assert_eq!(H_K.step(0, &k_only), Outcome::Bind { local: 0, value: 3 });
+        static K_H: SlotExpr = SlotExpr::Bin(ArithOp::Sub, &K, &H);
+        let Outcome::NoWholeSolution(step) = K_H.step(5, &k_only) else {
+            panic!("3 - h = 5 has no size h")
+        };
+        assert_eq!(step.to_string(), "3 - 5 is below zero");
+    }
+
+    #[test]
+    fn powers_of_one_unknown_are_solved_by_their_root() {
+        static ZZ: SlotExpr = SlotExpr::Bin(ArithOp::Mul, &D, &D);
+        static ZZZ: SlotExpr = SlotExpr::Bin(ArithOp::Mul, &ZZ, &D);
+        static FOUR_ZZ_1: SlotExpr = SlotExpr::Bin(ArithOp::Add, &FOUR_ZZ, &ONE);
+        static FOUR_ZZ: SlotExpr = SlotExpr::Bin(ArithOp::Mul, &FOUR, &ZZ);
+        let none = |_| None;
+        assert_eq!(ZZZ.step(125, &none), Outcome::Bind { local: 0, value: 5 });
+        assert_eq!(
+            FOUR_ZZ_1.step(101, &none),
+            Outcome::Bind { local: 0, value: 5 }
+        );
+        let Outcome::NoWholeSolution(step) = ZZZ.step(124, &none) else {
+            panic!("124 is no cube")
+        };
+        assert_eq!(step.to_string(), "124 is not the cube of a whole size");
+        // Two unknowns: wait.
+        static E: SlotExpr = SlotExpr::Var(1);
+        static DE: SlotExpr = SlotExpr::Bin(ArithOp::Mul, &D, &E);
+        assert_eq!(DE.step(6, &none), Outcome::Wait);
     }
 
     #[test]

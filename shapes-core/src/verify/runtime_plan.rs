@@ -15,15 +15,15 @@
 use core::fmt;
 
 use super::bindings::Bindings;
-use super::by_name::{SourceCx, SourceOptions};
+use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::ShapeErrors;
 use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
-use crate::expr::{DimExpr, Item, Pattern};
-use crate::parse::{ParseError, parse_equation, parse_pattern};
+use crate::expr::{CmpOp, DimExpr, Item, Pattern};
+use crate::parse::{ParseError, parse_constraints, parse_pattern};
 use crate::source::ShapeSource;
 
 /// One node of a [`Plan`], as a spec describes it.
@@ -59,6 +59,21 @@ pub enum PlanNode {
         /// What the group holds.
         children: Vec<PlanNode>,
     },
+    /// A tensor that a checkpoint may leave out because it shares the weights of another (an
+    /// output head tied to the token embedding): when present it is checked like a
+    /// [`Tensor`](Self::Tensor); when absent, the absence is allowed unless the checkpoint
+    /// states under `key` that the tie is off (`tie_word_embeddings = false`), is reported in
+    /// [`Bindings::tied`], and the pattern is checked against the shape of `to`.
+    Tied {
+        /// The name in the source, joined to the enclosing prefixes with `.`.
+        name: String,
+        /// The pattern.
+        pattern: String,
+        /// The tensor it is tied to, under the same enclosing prefixes.
+        to: String,
+        /// The checkpoint key that states whether the tie is on (`tie_word_embeddings`).
+        key: Option<String>,
+    },
 }
 
 impl PlanNode {
@@ -87,6 +102,34 @@ impl PlanNode {
             repeat: None,
             optional: false,
             children,
+        }
+    }
+
+    /// A tensor that may be absent because tied to `to` (a name under the same prefixes),
+    /// the tie stated by the checkpoint key `key` when given: see [`PlanNode::Tied`].
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Plan, PlanNode, Shape};
+    /// let plan = Plan::build("Lm", &[
+    ///     PlanNode::tensor("embed.weight", "(vocab, d_model)"),
+    ///     PlanNode::tied("lm_head.weight", "(vocab, d_model)", "embed.weight", Some("tie_word_embeddings")),
+    /// ], &[]).unwrap();
+    /// let src = BTreeMap::from([("embed.weight".to_string(), Shape::from([100, 8]))]);
+    /// let b = plan.verify_source(&src).unwrap();
+    /// assert_eq!(b.tied()[0].to_string(), "lm_head.weight is tied to embed.weight (absent from the checkpoint)");
+    /// ```
+    pub fn tied(
+        name: impl Into<String>,
+        pattern: impl Into<String>,
+        to: impl Into<String>,
+        key: Option<&str>,
+    ) -> Self {
+        PlanNode::Tied {
+            name: name.into(),
+            pattern: pattern.into(),
+            to: to.into(),
+            key: key.map(str::to_owned),
         }
     }
 
@@ -120,6 +163,12 @@ impl PlanNode {
                 optional: false,
                 children: vec![PlanNode::tensor("", pattern)],
             },
+            tied @ PlanNode::Tied { .. } => PlanNode::Group {
+                prefix: String::new(),
+                repeat: count,
+                optional: false,
+                children: vec![tied],
+            },
         }
     }
 
@@ -148,6 +197,8 @@ impl PlanNode {
                 optional: true,
                 children: vec![PlanNode::tensor("", pattern)],
             },
+            // Optional already: absent is allowed when tied.
+            tied @ PlanNode::Tied { .. } => tied,
         }
     }
 }
@@ -169,12 +220,22 @@ pub enum PlanErrorKind {
     Parse(ParseError),
     /// An item that cannot be checked against a tensor (`D`, `Π`, `Σ`, indexing).
     Unsupported(&'static str),
-    /// A `where` equation uses a comparison other than `=`.
+    /// Kept for compatibility; no longer produced: a `where` clause may compare with `≠`,
+    /// `<`, `≤`, `>`, `≥` as well as `=`.
     NotAnEquation,
     /// More variables than one scope holds.
     TooManyVariables,
     /// A count that is not a variable name.
     BadCount(String),
+    /// A variable bound from checkpoint keys ([`Plan::bind_from`]) that no pattern uses.
+    UnknownVariable {
+        /// The name given.
+        name: String,
+        /// The closest variable of the plan, if one is close.
+        suggestion: Option<String>,
+    },
+    /// [`Plan::bind_from`] without any key.
+    NoKeys,
 }
 
 impl fmt::Display for PlanError {
@@ -189,6 +250,16 @@ impl fmt::Display for PlanError {
             PlanErrorKind::NotAnEquation => f.write_str("only `=` is supported in a where clause"),
             PlanErrorKind::TooManyVariables => {
                 write!(f, "more than {MAX_VARS} shape variables in one plan")
+            }
+            PlanErrorKind::UnknownVariable { name, suggestion } => {
+                write!(f, "{name:?} is not a variable of the plan")?;
+                match suggestion {
+                    Some(s) => write!(f, " (did you mean {s:?}?)"),
+                    None => Ok(()),
+                }
+            }
+            PlanErrorKind::NoKeys => {
+                f.write_str("a variable bound from keys needs at least one key")
             }
             PlanErrorKind::BadCount(c) => {
                 write!(
@@ -234,6 +305,12 @@ enum Node {
         name: String,
         checks: Checks,
     },
+    Tied {
+        name: String,
+        checks: Checks,
+        to: String,
+        key: Option<String>,
+    },
     Group {
         prefix: String,
         field: &'static str,
@@ -273,7 +350,8 @@ pub struct Plan {
     table: &'static VarTable,
     map: SlotMap,
     nodes: Vec<Node>,
-    wheres: Vec<(&'static SlotExpr, &'static SlotExpr)>,
+    wheres: Vec<(CmpOp, &'static SlotExpr, &'static SlotExpr)>,
+    keys: Vec<ConfigKey>,
 }
 
 impl fmt::Debug for Plan {
@@ -283,6 +361,7 @@ impl fmt::Debug for Plan {
             .field("variables", &self.variables())
             .field("nodes", &self.nodes)
             .field("wheres", &self.wheres)
+            .field("keys", &self.keys)
             .finish()
     }
 }
@@ -380,6 +459,21 @@ impl Builder {
                     checks: self.checks(field, pattern, &here)?,
                 })
             }
+            PlanNode::Tied {
+                name,
+                pattern,
+                to,
+                key,
+            } => {
+                let here = join(at, name);
+                let field = leak(name);
+                Ok(Node::Tied {
+                    name: name.clone(),
+                    checks: self.checks(field, pattern, &here)?,
+                    to: to.clone(),
+                    key: key.clone(),
+                })
+            }
             PlanNode::Group {
                 prefix,
                 repeat,
@@ -435,8 +529,10 @@ fn join(prefix: &str, part: &str) -> String {
 }
 
 impl Plan {
-    /// Builds the plan of a model called `root` from its `nodes` and its `where` equations
-    /// (`"d_model = heads * head_dim"`): every pattern parsed, every variable given a slot.
+    /// Builds the plan of a model called `root` from its `nodes` and its `where` constraints
+    /// (`"d_model = heads * head_dim"`, `"heads % kv_heads = 0, head_dim <= 256"`): every
+    /// pattern parsed, every variable given a slot. An equation may determine a variable; the
+    /// other comparisons are checked once their variables are bound.
     ///
     /// ```
     /// use shapes::{Plan, PlanNode};
@@ -451,17 +547,13 @@ impl Plan {
         let mut compiled = Vec::with_capacity(wheres.len());
         for text in wheres {
             let at = || format!("where {text:?}");
-            let (lhs, op, rhs, _) = parse_equation(text).map_err(|e| PlanError {
+            let all = parse_constraints(text).map_err(|e| PlanError {
                 at: at(),
                 kind: PlanErrorKind::Parse(e),
             })?;
-            if op != crate::expr::CmpOp::Eq {
-                return Err(PlanError {
-                    at: at(),
-                    kind: PlanErrorKind::NotAnEquation,
-                });
+            for (lhs, op, rhs, _) in all {
+                compiled.push((op, b.expr(&lhs, &at())?, b.expr(&rhs, &at())?));
             }
-            compiled.push((b.expr(&lhs, &at())?, b.expr(&rhs, &at())?));
         }
         let table: &'static VarTable = Box::leak(Box::new(b.table));
         Ok(Plan {
@@ -470,7 +562,64 @@ impl Plan {
             map: table.identity(),
             nodes,
             wheres: compiled,
+            keys: Vec::new(),
         })
+    }
+
+    /// This plan with `var` bound from the first of `keys` that a checkpoint states (its
+    /// `config.json`, its metadata), when `verify_source` runs on a source that states keys
+    /// (a [`Checkpoint`](crate::Checkpoint)): a given value, checked against the tensors, its
+    /// origin naming the key. `{arch}` in a key stands for the checkpoint's architecture
+    /// (GGUF `general.architecture`, or `model_type` in `config.json`); a dotted key also
+    /// reaches into nested objects of `config.json` (`text_config.hidden_size`). A value the
+    /// caller binds in [`SourceOptions`] wins over the checkpoint's.
+    ///
+    /// ```
+    /// use shapes::{Plan, PlanNode};
+    /// let plan = Plan::build("Mlp", &[PlanNode::tensor("up.weight", "(d_ff, d_model)")], &[])
+    ///     .unwrap()
+    ///     .bind_from("d_ff", &["intermediate_size", "{arch}.feed_forward_length"])
+    ///     .unwrap();
+    /// assert_eq!(plan.key_bindings().next(), Some(("d_ff", &["intermediate_size", "{arch}.feed_forward_length"][..])));
+    /// let err = plan.bind_from("d_mdoel", &["hidden_size"]).unwrap_err();
+    /// assert_eq!(err.to_string(), "bind_from: \"d_mdoel\" is not a variable of the plan (did you mean \"d_model\"?)");
+    /// ```
+    pub fn bind_from(mut self, var: &str, keys: &[&str]) -> Result<Plan, PlanError> {
+        let error = |kind| PlanError {
+            at: "bind_from".to_owned(),
+            kind,
+        };
+        let Some(i) = self.table.index_of(var) else {
+            return Err(error(PlanErrorKind::UnknownVariable {
+                name: var.to_owned(),
+                suggestion: crate::verify::suggest::closest(var, self.table.names()),
+            }));
+        };
+        if keys.is_empty() {
+            return Err(error(PlanErrorKind::NoKeys));
+        }
+        let keys: Vec<&'static str> = keys.iter().map(|k| leak(k)).collect();
+        let key = ConfigKey {
+            var: self.table.name(i),
+            keys: Box::leak(keys.into_boxed_slice()),
+        };
+        self.keys.retain(|k| k.var != key.var);
+        self.keys.push(key);
+        Ok(self)
+    }
+
+    /// The variables bound from checkpoint keys, each with its keys in the order they are
+    /// tried (see [`bind_from`](Self::bind_from)).
+    ///
+    /// ```
+    /// use shapes::{Plan, PlanNode};
+    /// let plan = Plan::build("M", &[PlanNode::tensor("w", "(a,)")], &[]).unwrap();
+    /// assert_eq!(plan.key_bindings().count(), 0);
+    /// ```
+    pub fn key_bindings(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, &'static [&'static str])> + '_ {
+        self.keys.iter().map(|k| (k.var, k.keys))
     }
 
     /// The plan's variables, in order of first appearance.
@@ -515,8 +664,9 @@ impl Plan {
         options: SourceOptions,
     ) -> Result<Bindings, ShapeErrors> {
         let src = &src;
+        let pre = stated(options.pre(), &self.keys, src, self.root)?;
         let mut scx = SourceCx::new(src);
-        let result = Checker::new(self.table, self.root, options.pre())
+        let result = Checker::new(self.table, self.root, &pre)
             .run(true, |cx| self.check_source_in(cx, &mut scx));
         scx.report(self.root, result, options.is_strict())
     }
@@ -526,8 +676,8 @@ impl Plan {
         for node in &self.nodes {
             self.node(node, cx, src);
         }
-        for (lhs, rhs) in &self.wheres {
-            cx.where_eq(lhs, rhs, &self.map);
+        for (op, lhs, rhs) in &self.wheres {
+            cx.where_cmp(*op, lhs, rhs, &self.map);
         }
     }
 
@@ -538,6 +688,19 @@ impl Plan {
                 self.tensor(checks, cx, src);
                 src.pop(mark);
             }
+            Node::Tied {
+                name,
+                checks,
+                to,
+                key,
+            } => {
+                let mark = src.push(name);
+                cx.field(checks.info);
+                if src.present() || src.tie(cx, mark, to, key.as_deref()) {
+                    self.tensor(checks, cx, src);
+                }
+                src.pop(mark);
+            }
             Node::Group {
                 prefix,
                 field,
@@ -546,7 +709,11 @@ impl Plan {
                 children,
             } => {
                 let mark = src.push(prefix);
-                cx.enter(Segment::Field(field));
+                // A group without a prefix adds no level to the paths either.
+                let named = !prefix.is_empty();
+                if named {
+                    cx.enter(Segment::Field(field));
+                }
                 let body = |cx: &mut Checker, src: &mut SourceCx<'_>| {
                     for child in children {
                         self.node(child, cx, src);
@@ -573,7 +740,9 @@ impl Plan {
                         }
                     }
                 }
-                cx.leave();
+                if named {
+                    cx.leave();
+                }
                 src.pop(mark);
             }
         }

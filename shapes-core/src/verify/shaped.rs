@@ -3,7 +3,7 @@
 //! Every one of them drives the one [`Checker`] through [`Checker::run`].
 
 use super::bindings::Bindings;
-use super::by_name::{SourceCx, SourceOptions};
+use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrors};
 use super::vars::{SlotMap, VarTable};
@@ -44,6 +44,8 @@ use crate::source::ShapeSource;
 /// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
 /// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …); a value of `n` given by the caller is then the exact count a checkpoint must have |
 /// | `min = 2` | `Vec`/array/slice field | in a checkpoint, the least number of elements (1 by default, so a wrong prefix is an error, not an empty list); `min = 0`, or an `Option<Vec<_>>` field, lets the list be absent |
+/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
+/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
 ///
 /// ```
 /// use shapes::{Bindings, Shape, Shaped};
@@ -59,6 +61,99 @@ use crate::source::ShapeSource;
 /// let err = s.verify_with(Bindings::new().bind("n_blocks", 4)).unwrap_err();
 /// assert!(err.to_string().starts_with("Stack.blocks: axis 0 expected n_blocks = 4, found 3"));
 /// ```
+///
+/// # Struct attributes
+///
+/// `#[shapes(…)]` on the struct takes these keys; each may be given several times (or in
+/// several `#[shapes(…)]` attributes), and every occurrence counts.
+///
+/// | key | meaning |
+/// |---|---|
+/// | `where = "…"` | constraints between variables: one or more comparisons `lhs op rhs`, separated by `,` or `&&` |
+/// | `given = "a, b"` | variables the caller binds through [`verify_with`](Shaped::verify_with) (a comma-separated list) |
+/// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`](crate::Checkpoint)'s `config.json`, then its metadata), as a given value whose origin names the key; `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. |
+/// | `crate = "path"` | the path generated code names the library by, when it is not `::shapes` |
+///
+/// A `where` comparison has the dim grammar of the patterns on both sides (`+ - * / // %`
+/// on names and numbers) and one of `=`, `!=` (`≠`), `<`, `<=` (`≤`), `>`, `>=` (`≥`): the
+/// comparisons of a `{ e | pred }` predicate. An equation (`=`) may determine a variable it
+/// has the only unknown of, like a dim does: `height = rows * window` determines `rows`, which
+/// may then appear in no field at all (it is read back from the bindings). Every other
+/// comparison is checked once its variables are bound, and a failure names the comparison and
+/// the field each variable was bound by. Divisibility is `heads % kv_heads = 0`.
+///
+/// A `where` may name any variable of the struct's scope (its fields' patterns, `count`
+/// keys, `given` names, nested structs sharing the scope) and new ones it determines. Every
+/// variable must be determined, by a dim of its own, by solving a dim or an equation once
+/// the others are known, or by `given`; otherwise the derive is a compile error naming it.
+/// A name used once beside a much-used name it is close to (`d_modle` beside `d_model`) is a
+/// compile error as a likely typo; write `_d_modle` if it is meant.
+///
+/// Arithmetic is computed over the integers, overflow-checked: a step may go below zero
+/// (`(h - k + 2 * p) // s + 1` with `h < k`); only a dim's final value (and a variable
+/// solved for) must be a size. A power of one unknown (`z * z * z`) is solved by its whole
+/// root.
+///
+/// ```
+/// use shapes::{Bindings, Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// #[shapes(given = "window", where = "height = rows * window")]
+/// #[shapes(where = "heads % kv_heads = 0, head_dim <= 256 && c != 0")]
+/// struct Attn {
+///     #[shape("(height, c)")] x: Shape,
+///     #[shape("(c, heads * head_dim)")] q: Shape,
+///     #[shape("(c, kv_heads * head_dim)")] k: Shape,
+///     #[shape("(heads,)")] scale: Shape,
+/// }
+///
+/// let attn = |kv: usize| Attn {
+///     x: Shape::from([56, 64]),
+///     q: Shape::from([64, 64]),
+///     k: Shape::from([64, kv * 16]),
+///     scale: Shape::from([4]),
+/// };
+/// let b = attn(2).verify_with(Bindings::new().bind("window", 7)).unwrap();
+/// assert_eq!((b.get("rows"), b.get("head_dim")), (Some(8), Some(16)));
+/// let err = attn(3).verify_with(Bindings::new().bind("window", 7)).unwrap_err();
+/// assert!(err.to_string().contains("heads % kv_heads = 4 % 3 = 1"), "{err}");
+/// ```
+///
+/// A Llama-style model whose config binds its dims, and whose output head may be tied to the
+/// embedding:
+///
+/// ```
+/// use shapes::{Checkpoint, Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// #[shapes(config(d_model = "hidden_size | {arch}.embedding_length", vocab = "vocab_size"))]
+/// struct Lm {
+///     #[shape("(vocab, d_model)", name = "embed.weight")]
+///     embed: Shape,
+///     #[shape("(vocab, d_model)", name = "lm_head.weight", tied = "embed.weight", tie_key = "tie_word_embeddings")]
+///     head: Option<Shape>,
+/// }
+///
+/// # let dir = std::env::temp_dir().join(format!("shapes-doc-tied-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let json = br#"{"embed.weight":{"dtype":"F32","shape":[10,4],"data_offsets":[0,160]}}"#;
+/// let mut file = (json.len() as u64).to_le_bytes().to_vec();
+/// file.extend_from_slice(json);
+/// file.extend_from_slice(&[0u8; 160]);
+/// std::fs::write(dir.join("model.safetensors"), file).unwrap();
+/// std::fs::write(dir.join("config.json"), r#"{"hidden_size": 4, "vocab_size": 12, "tie_word_embeddings": true}"#).unwrap();
+///
+/// let err = Lm::verify_source(&Checkpoint::open(&dir)?).unwrap_err();
+/// assert!(err.errors()[0].to_string().starts_with(
+///     "Lm.embed: config `vocab_size` = 12, but \"embed.weight\" axis 0 is 10"
+/// ));
+/// # std::fs::write(dir.join("config.json"), r#"{"hidden_size": 4, "vocab_size": 10, "tie_word_embeddings": true}"#).unwrap();
+/// // With a config that agrees: the head is reported as tied.
+/// let b = Lm::verify_source(&Checkpoint::open(&dir)?).unwrap();
+/// assert_eq!(b.tied()[0].to.as_str(), "embed.weight");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), shapes::CheckpointError>(())
+/// ```
 pub trait Shaped {
     /// Every variable of this struct's scope: its own, then its nested structs' (transitively).
     #[doc(hidden)]
@@ -67,6 +162,11 @@ pub trait Shaped {
     /// The struct's name, the root of error paths.
     #[doc(hidden)]
     const NAME: &'static str;
+
+    /// The variables bound from checkpoint keys (`#[shapes(config(…))]`), for
+    /// `verify_source` on a source that states keys.
+    #[doc(hidden)]
+    const CONFIG: &'static [ConfigKey] = &[];
 
     /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`.
     #[doc(hidden)]
@@ -279,7 +379,8 @@ fn verify_source<S: Shaped + ?Sized>(
     src: &dyn ShapeSource,
     options: &SourceOptions,
 ) -> Result<Bindings, ShapeErrors> {
+    let pre = stated(options.pre(), S::CONFIG, src, S::NAME)?;
     let mut scx = SourceCx::new(src);
-    let result = run_source::<S>(&mut scx, options.pre(), true);
+    let result = run_source::<S>(&mut scx, &pre, true);
     scx.report(S::NAME, result, options.is_strict())
 }

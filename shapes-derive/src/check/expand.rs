@@ -9,7 +9,7 @@ use syn::{Attribute, ItemFn, Type};
 use super::ast::{Checked, CheckedFn};
 use super::attr::Options;
 use crate::analysis::pattern_vars;
-use crate::codegen::{Codegen, crate_tokens, slot_ident};
+use crate::codegen::{Codegen, crate_tokens, local_guards, slot_ident};
 
 pub fn generate(opts: &Options, func: &ItemFn, checked: &CheckedFn) -> TokenStream {
     let krate = crate_tokens(opts.crate_path.as_ref());
@@ -58,22 +58,46 @@ fn wrap_body(g: &Codegen, opts: &Options, func: &ItemFn, checked: &CheckedFn) ->
     let statics = scope_statics(g);
     let args_group = args_group(g, &checked.params);
     let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, #fname));
-    let block = &func.block;
     let Some(rc) = &checked.ret else {
+        let checks = quote! {
+            #statics
+            let mut __shapes_scope = #new_scope;
+            if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
+                #fail;
+            }
+        };
+        let guards = local_guards(&checks, &[]);
+        // The body's statements, not its block: a one-line body in braces after the checks
+        // would trip `unused_braces`.
+        let stmts = &func.block.stmts;
         return quote! {
             if #guard {
-                #statics
-                let mut __shapes_scope = #new_scope;
-                if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
-                    #fail;
-                }
+                #guards
+                #checks
             }
-            #block
+            #(#stmts)*
         };
     };
     let ret_group = ret_group(g, rc, checked.returns_result);
     let call = call_body(func, checked.output.as_ref());
+    // The guards of the checks' own locals go into blocks of their own; the two bindings
+    // beside the body's call are guarded at its level (the body sees guards of those two
+    // names only).
+    let check_args = guarded(quote! {
+        if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
+            #fail;
+        }
+    });
+    let check_ret = guarded(quote! {
+        if let #p::Err(__shapes_error) = __shapes_scope.check(#ret_group) {
+            #fail;
+        }
+    });
     quote! {
+        #[allow(dead_code, non_snake_case)]
+        fn __shapes_scope() {}
+        #[allow(dead_code, non_snake_case)]
+        fn __shapes_ret() {}
         #statics
         let mut __shapes_scope = if #guard {
             #p::Some(#new_scope)
@@ -81,18 +105,21 @@ fn wrap_body(g: &Codegen, opts: &Options, func: &ItemFn, checked: &CheckedFn) ->
             #p::None
         };
         if let #p::Some(__shapes_scope) = &mut __shapes_scope {
-            if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
-                #fail;
-            }
+            #check_args
         }
         let __shapes_ret = #call;
         if let #p::Some(__shapes_scope) = &mut __shapes_scope {
-            if let #p::Err(__shapes_error) = __shapes_scope.check(#ret_group) {
-                #fail;
-            }
+            #check_ret
         }
         __shapes_ret
     }
+}
+
+/// `check` (a call of `CallScope::check` and what follows a failure) in a block of its own,
+/// with the guards of its locals' names but for the two bound around it.
+fn guarded(check: TokenStream) -> TokenStream {
+    let guards = local_guards(&check, &["__shapes_scope", "__shapes_ret"]);
+    quote!({ #guards #check })
 }
 
 /// The scope's variable table and identity slot map, as statics.
@@ -187,7 +214,8 @@ fn value_check(g: &Codegen, c: &Checked, info: syn::Ident) -> TokenStream {
         {
             static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
             let __s = #shape_call;
-            let __d: &[usize] = ::core::convert::AsRef::<[usize]>::as_ref(&__s);
+            let __d: &[::core::primitive::usize] =
+                        ::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s);
             __cx.field(&#info);
             #items
         }

@@ -1,5 +1,5 @@
 //! What can be known before the call, on the shared `analysis`: unsupported items, a name that
-//! is both a dim and a variadic, and variables no argument (or, for the return pattern, no
+//! is both a dim and a variadic, likely typos (as the derive finds them), and variables no argument (or, for the return pattern, no
 //! argument and not the return value) can ever determine.
 
 use super::ast::CheckedFn;
@@ -21,7 +21,8 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) {
     let unsolved_args = analysis::name_list(&unsolved);
     let first_unsolved = unsolved.first().and_then(|n| scope.first_use(n)).cloned();
     let ret_names = ret.map(|c| scope.add_pattern(&c.pattern, &c.lit));
-    scope.check_variadic_dims(cx);
+    analysis::check_variadic_dims(&scope, cx);
+    analysis::check_likely_typos(&scope, cx);
 
     // Rule: each variable of the arguments is determined by the arguments alone.
     if let Some(lit) = first_unsolved {

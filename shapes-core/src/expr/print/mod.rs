@@ -190,6 +190,14 @@ impl Printer {
             f.write_str("(")?;
             self.expr(f, e, Level::Arrow)?;
             f.write_str(")")
+        } else if let Expr::Pattern(p) = e
+            && let [Item::Dim(d @ (DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_)))] =
+                p.items.as_slice()
+        {
+            // `D D a`: a size function's operand is the rank-1 shape `(D a,)`, which is how
+            // the parser reads `D a` in that position. Written bare, a chain of them nests as
+            // little as the input did.
+            self.dim(f, d, 0)
         } else {
             self.expr(f, e, Level::Prefix)
         }
@@ -321,18 +329,27 @@ impl Printer {
                 f.write_str(self.pick(" ⚟ K ", " ~ K "))?;
                 self.keyword_operand(f, b)?;
             }
-            Pred::And(a, b) => {
-                self.pred(f, a)?;
-                f.write_str(self.pick(" ∧ ", " && "))?;
-                self.pred(f, b)?;
-            }
-            Pred::Or(a, b) => {
-                self.pred(f, a)?;
-                f.write_str(self.pick(" ∨ ", " || "))?;
-                self.pred(f, b)?;
-            }
+            Pred::And(..) | Pred::Or(..) => self.chain(f, p)?,
         }
         f.write_str(")")
+    }
+
+    /// `p ∧ q ∧ r` inside one pair of parentheses: the parser reads a chain of one operator
+    /// left-associatively, so a left operand of the same operator needs none of its own (and
+    /// a long chain nests no deeper printed than it was written).
+    fn chain(self, f: &mut Formatter<'_>, p: &Pred) -> fmt::Result {
+        let (a, b, op) = match p {
+            Pred::And(a, b) => (a, b, self.pick(" ∧ ", " && ")),
+            Pred::Or(a, b) => (a, b, self.pick(" ∨ ", " || ")),
+            _ => return self.pred(f, p),
+        };
+        if std::mem::discriminant(&**a) == std::mem::discriminant(p) {
+            self.chain(f, a)?;
+        } else {
+            self.pred(f, a)?;
+        }
+        f.write_str(op)?;
+        self.pred(f, b)
     }
 
     fn operand(self, f: &mut Formatter<'_>, o: &Operand) -> fmt::Result {

@@ -1,4 +1,5 @@
 use super::*;
+const MAX_DEPTH: usize = 128;
 use crate::expr::{ArithOp, Name};
 
 fn v(n: &str) -> Expr {
@@ -233,4 +234,98 @@ fn trees_the_parser_never_builds_still_print() {
     assert_eq!(odd_broadcast.to_string(), "#(a + 1)");
     let odd_slice = Expr::Slice(Box::new(v("a")), Box::new(Expr::Axes(vec![0])));
     assert_eq!(odd_slice.to_string(), "a[X[0]]");
+}
+
+/// Each construct nested deeper and deeper, up to where the parser refuses it: whatever it
+/// accepts prints (both spellings) to text that parses back to the same tree. The printer
+/// and the nesting cap agree; 32 nested `D`s and 40 `&&` were refused printed before.
+#[test]
+fn every_construct_round_trips_at_every_depth_the_parser_accepts() {
+    use crate::parse::parse;
+    let cases: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+        ("D", Box::new(|n| format!("({}a,)", "D ".repeat(n)))),
+        ("prod", Box::new(|n| format!("({}a,)", "prod ".repeat(n)))),
+        (
+            "and",
+            Box::new(|n| format!("{{ a | (D a = 1){} }}", " && (D a = 1)".repeat(n))),
+        ),
+        (
+            "or",
+            Box::new(|n| format!("{{ a | (D a = 1){} }}", " || (D a = 1)".repeat(n))),
+        ),
+        (
+            "andr",
+            Box::new(|n| {
+                format!(
+                    "{{ a | {}(D a = 1){} }}",
+                    "(D a = 1) && (".repeat(n),
+                    ")".repeat(n)
+                )
+            }),
+        ),
+        (
+            "arrowl",
+            Box::new(|n| format!("{}a{}", "(".repeat(n), " -> a)".repeat(n))),
+        ),
+        ("arrow", Box::new(|n| format!("a{}", " -> a".repeat(n)))),
+        (
+            "compound",
+            Box::new(|n| format!("{}a{}", "{ ".repeat(n), " | D a = 1 }".repeat(n))),
+        ),
+        (
+            "transpose",
+            Box::new(|n| format!("{}a", "T^(0) ".repeat(n))),
+        ),
+        ("reduce", Box::new(|n| format!("{}a", "/^0 ".repeat(n)))),
+        (
+            "repeat",
+            Box::new(|n| format!("{}a", "Repeat^0{[2]} ".repeat(n))),
+        ),
+        (
+            "bcast",
+            Box::new(|n| format!("{}a{}", "(a || ".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "bcastl",
+            Box::new(|n| format!("{}a{}", "(".repeat(n), " || a)".repeat(n))),
+        ),
+        ("concat", Box::new(|n| format!("a{}", " :{0}: a".repeat(n)))),
+        (
+            "concatr",
+            Box::new(|n| format!("{}a{}", "a :{0}: (".repeat(n), ")".repeat(n))),
+        ),
+        ("slice", Box::new(|n| format!("a{}", "[0:1]".repeat(n)))),
+        ("add", Box::new(|n| format!("(a{},)", " + a".repeat(n)))),
+        (
+            "addr",
+            Box::new(|n| format!("({}a{},)", "a + (".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "index",
+            Box::new(|n| format!("({}a{},)", "(".repeat(n), ",)[0]".repeat(n))),
+        ),
+        (
+            "dparen",
+            Box::new(|n| format!("({}a{},)", "D (".repeat(n), ")".repeat(n))),
+        ),
+        (
+            "K",
+            Box::new(|n| format!("{{ a | K {}a{} ~ K a }}", "(a || ".repeat(n), ")".repeat(n))),
+        ),
+    ];
+    for (name, f) in &cases {
+        let mut accepted = 0;
+        for n in 1..=MAX_DEPTH {
+            let text = f(n);
+            let Ok(e) = parse(&text) else { break };
+            accepted = n;
+            for printed in [e.to_string(), format!("{e:#}")] {
+                assert_eq!(parse(&printed).as_ref(), Ok(&e), "{name} × {n}: {printed}");
+            }
+        }
+        assert!(accepted >= 25, "{name}: only {accepted} levels accepted");
+        if ["D", "prod", "and", "or"].contains(name) {
+            assert!(accepted >= 100, "{name}: only {accepted} levels accepted");
+        }
+    }
 }

@@ -197,7 +197,21 @@ impl<'a> Parser<'a> {
             return out;
         }
         let entry = match &out {
-            Ok(e) => Ok((e.clone(), self.pos)),
+            Ok(e) => {
+                // Whoever comes back to this atom takes the entry above; the entries of the
+                // atoms inside it are of no more use. Dropping them keeps the memo to
+                // disjoint spans, so its clones add up to the input's size, not to the input's
+                // size times its nesting depth.
+                let inner: SmallVec<[(usize, usize); 8]> = self
+                    .memo
+                    .range((key.0 + 1, 0)..(self.pos, 0))
+                    .map(|(k, _)| *k)
+                    .collect();
+                for k in inner {
+                    self.memo.remove(&k);
+                }
+                Ok((e.clone(), self.pos))
+            }
             Err(f) => Err(*f),
         };
         self.memo.insert(key, entry);

@@ -16,7 +16,9 @@
 //!
 //! Atoms starting with `(` or `{` that are parsed inside a first alternative are memoised by
 //! position (and nesting depth), so that backtracking over nested parentheses stays
-//! polynomial; input that never backtracks builds no memo. Nesting is capped at [`MAX_DEPTH`]
+//! polynomial; input that never backtracks builds no memo. A finished atom's entry replaces
+//! those of the atoms inside it, so the memo holds disjoint spans and its memory stays linear
+//! in the input. Nesting is capped at [`MAX_DEPTH`]
 //! so that no input can exhaust the stack.
 //!
 //! When both alternatives fail, the error that got further wins (the first on a tie), which
@@ -31,8 +33,7 @@ mod expr;
 mod pattern;
 mod pred;
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, DefaultHasher};
+use std::collections::BTreeMap;
 
 use smallvec::SmallVec;
 
@@ -79,6 +80,9 @@ impl Failure {
 /// What a rule returns: its result, or how it failed.
 type PResult<T> = Result<T, Failure>;
 
+/// `lhs op rhs` with the byte offset of `op`: one comparison of a `where` clause.
+pub(crate) type Constraint = (DimExpr, CmpOp, DimExpr, usize);
+
 /// Of two failed alternatives, the one that got further (the first on a tie); a fatal one
 /// always wins.
 fn furthest(first: Failure, second: Failure) -> Failure {
@@ -119,15 +123,17 @@ struct ParsedPattern {
     comma: bool,
 }
 
-/// Keyed by (token position, depth): small sequential integers no input can make collide, so
-/// a fixed-key hasher does (and spares every parse `RandomState::new`).
-type Memo = HashMap<(usize, usize), PResult<(Expr, usize)>, BuildHasherDefault<DefaultHasher>>;
+/// Keyed by (token position, depth), ordered, so that the entries inside a finished atom's
+/// span can be found and dropped (see `Parser::atom`).
+type Memo = BTreeMap<(usize, usize), PResult<(Expr, usize)>>;
 
 struct Parser<'a> {
     src: &'a str,
     toks: Vec<Token>,
     pos: usize,
     depth: usize,
+    /// The offset of the first token reached past [`PRINT_CHECK_DEPTH`] levels of nesting.
+    deepest: Option<usize>,
     memo: Memo,
     /// How many first alternatives of a backtracking point enclose the current position.
     /// Only atoms parsed inside one can be parsed again (after a rewind), so only those are
@@ -142,15 +148,48 @@ struct Parser<'a> {
 /// How many distinct names [`Parser::intern`] remembers.
 const NAME_CACHE: usize = 16;
 
+/// Nesting past which a parse is checked to print back (see [`prints_back`]). Real
+/// signatures nest a few levels; the printer's spelling of a tree nests at most about four
+/// times as deeply as the tersest input of that tree, so below this depth the printed form
+/// always fits [`MAX_DEPTH`].
+const PRINT_CHECK_DEPTH: usize = MAX_DEPTH / 4;
+
 /// Parses a whole expression (see [`crate::parse()`]).
 pub(crate) fn parse_expr(input: &str) -> Result<Expr, ParseError> {
+    let (e, deepest) = parse_expr_unchecked(input)?;
+    if let Some(offset) = deepest {
+        let printed_parses =
+            |text: String| parse_expr_unchecked(&text).is_ok_and(|(back, _)| back == e);
+        if !(printed_parses(e.to_string()) && printed_parses(format!("{e:#}"))) {
+            return Err(too_deep_to_print(input, offset));
+        }
+    }
+    Ok(e)
+}
+
+/// The expression, and the offset of its deepest point when it nests past
+/// [`PRINT_CHECK_DEPTH`].
+fn parse_expr_unchecked(input: &str) -> Result<(Expr, Option<usize>), ParseError> {
     let mut p = Parser::new(input)?;
     let out = p.expr().and_then(|e| p.end().map(|()| e));
-    out.map_err(|f| f.into_error(input))
+    let e = out.map_err(|f| f.into_error(input))?;
+    Ok((e, p.deepest))
 }
 
 /// Parses a whole pattern (see [`crate::parse_pattern`]).
 pub(crate) fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
+    let (pattern, deepest) = parse_pattern_unchecked(input)?;
+    if let Some(offset) = deepest {
+        let printed_parses =
+            |text: String| parse_pattern_unchecked(&text).is_ok_and(|(back, _)| back == pattern);
+        if !(printed_parses(pattern.to_string()) && printed_parses(format!("{pattern:#}"))) {
+            return Err(too_deep_to_print(input, offset));
+        }
+    }
+    Ok(pattern)
+}
+
+fn parse_pattern_unchecked(input: &str) -> Result<(Pattern, Option<usize>), ParseError> {
     let mut p = Parser::new(input)?;
     let out = if p.peek() == Tok::LParen {
         p.pattern()
@@ -158,13 +197,45 @@ pub(crate) fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
     } else {
         Err(p.fail("a pattern '( … )'"))
     };
-    out.map_err(|f| f.into_error(input))
+    let pattern = out.map_err(|f| f.into_error(input))?;
+    Ok((pattern, p.deepest))
+}
+
+/// The error of an input that parses, but whose printed form would nest past [`MAX_DEPTH`]:
+/// refused, so that every tree the parser returns prints to text that parses back to it.
+/// Only inputs nesting past [`PRINT_CHECK_DEPTH`] are checked (and pay for the check).
+#[cold]
+fn too_deep_to_print(input: &str, offset: usize) -> ParseError {
+    Failure {
+        offset,
+        found: if offset >= input.len() {
+            Found::EndOfInput
+        } else {
+            Found::Text {
+                end: input
+                    .get(offset..)
+                    .and_then(|rest| rest.chars().next())
+                    .map_or(offset, |c| offset + c.len_utf8()),
+            }
+        },
+        expected: "less deeply nested input (its printed form would nest too deeply to parse back)",
+        fatal: true,
+    }
+    .into_error(input)
 }
 
 /// Parses `dim cmp_op dim` (see [`crate::parse::parse_equation`]).
 pub(crate) fn parse_equation(input: &str) -> Result<(DimExpr, CmpOp, DimExpr, usize), ParseError> {
     let mut p = Parser::new(input)?;
     let out = p.equation().and_then(|eq| p.end().map(|()| eq));
+    out.map_err(|f| f.into_error(input))
+}
+
+/// Parses `equation { ( "," | "&&" | "∧" ) equation }` (see
+/// [`crate::parse::parse_constraints`]).
+pub(crate) fn parse_constraints(input: &str) -> Result<Vec<Constraint>, ParseError> {
+    let mut p = Parser::new(input)?;
+    let out = p.constraints().and_then(|eqs| p.end().map(|()| eqs));
     out.map_err(|f| f.into_error(input))
 }
 
@@ -189,6 +260,7 @@ impl<'a> Parser<'a> {
             toks: lex(src)?,
             pos: 0,
             depth: 0,
+            deepest: None,
             memo: Memo::default(),
             tentative: 0,
             names: SmallVec::new(),
@@ -306,8 +378,21 @@ impl<'a> Parser<'a> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter_nesting(&mut self) -> PResult<()> {
         self.depth += 1;
+        if self.depth > PRINT_CHECK_DEPTH {
+            return self.deep();
+        }
+        Ok(())
+    }
+
+    /// Past [`PRINT_CHECK_DEPTH`]: the cap, and where the parse went deep.
+    #[cold]
+    #[inline(never)]
+    fn deep(&mut self) -> PResult<()> {
         if self.depth > MAX_DEPTH {
             return Err(self.too_deep());
+        }
+        if self.deepest.is_none() {
+            self.deepest = Some(self.nth(0).start);
         }
         Ok(())
     }

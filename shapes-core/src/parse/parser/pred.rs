@@ -1,6 +1,6 @@
 //! Constraints: the predicate after `|` in `{ expr | predicate }`.
 
-use super::{PResult, Parser, furthest};
+use super::{Constraint, PResult, Parser, furthest};
 use crate::expr::{CmpOp, DimExpr, Operand, Pred};
 use crate::parse::lexer::Tok;
 
@@ -96,6 +96,18 @@ impl<'a> Parser<'a> {
         let op = self.cmp_op()?;
         let rhs = self.dim()?;
         Ok((lhs, op, rhs, at))
+    }
+
+    /// `constraints = equation { ( "," | "&&" | "∧" ) equation }`: the comparisons of a
+    /// `where` clause or a spec file, all of which must hold (the `∧` of predicates, written
+    /// with the dim grammar on both sides).
+    pub(super) fn constraints(&mut self) -> PResult<Vec<Constraint>> {
+        let mut out = vec![self.equation()?];
+        while matches!(self.peek(), Tok::Comma | Tok::And) {
+            self.advance();
+            out.push(self.equation()?);
+        }
+        Ok(out)
     }
 
     /// `cmp_op = "=" | "==" | "≠" | "!=" | "<" | "<=" | "≤" | ">" | ">=" | "≥"`.

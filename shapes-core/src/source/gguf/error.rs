@@ -91,10 +91,10 @@ pub enum GgufError {
         /// [`GgufHeader::MAX_DIMS`](super::GgufHeader::MAX_DIMS).
         max: usize,
     },
-    /// The dims do not fit in `usize`, or their product overflows `usize` or `i64` (ggml's
-    /// element count type).
+    /// A dim does not fit in `i64`, or their product overflows `usize` or `i64` (ggml's dim
+    /// and element count type).
     #[error(
-        "tensor {name:?}: dims {dims:?} (ggml order) overflow: the element count must fit in i64 and usize"
+        "tensor {name:?}: dims {dims:?} (ggml order) overflow: every dim and the element count must fit in i64"
     )]
     ShapeOverflow {
         /// The tensor.
@@ -140,6 +140,66 @@ pub enum GgufError {
         end: u64,
         /// The file's length.
         file_len: u64,
+    },
+    /// A tensor name or metadata key that is not UTF-8: it could not be looked up, and read
+    /// lossily two distinct names could read as one.
+    #[error("GGUF {what} at byte {at} is not UTF-8")]
+    NotUtf8 {
+        /// What it is (`a tensor name`, `a metadata key`).
+        what: &'static str,
+        /// Byte offset of its length field.
+        at: u64,
+    },
+    /// A tensor name longer than [`GgufHeader::MAX_NAME_LEN`](super::GgufHeader::MAX_NAME_LEN)
+    /// bytes, which llama.cpp refuses to load.
+    #[error(
+        "tensor name {name:?} is {len} bytes long; GGUF allows at most {max} (llama.cpp refuses the file)"
+    )]
+    NameTooLong {
+        /// The name.
+        name: String,
+        /// Its length in bytes.
+        len: usize,
+        /// [`GgufHeader::MAX_NAME_LEN`](super::GgufHeader::MAX_NAME_LEN).
+        max: usize,
+    },
+    /// The tensors' data are not laid out back to back in file order, each padded to the
+    /// alignment, as llama.cpp requires.
+    #[error(
+        "tensor {name:?}: data offset {offset} but the tensors before it end at {expected} (padded to the alignment): llama.cpp refuses a gap, an overlap or another order"
+    )]
+    NotContiguous {
+        /// The tensor.
+        name: String,
+        /// Its offset, relative to the data section.
+        offset: u64,
+        /// Where it should start.
+        expected: u64,
+    },
+    /// The data section starts past the end of the file (a huge `general.alignment`).
+    #[error(
+        "the data section starts at byte {data_offset} (alignment {alignment}) but the file has {file_len} bytes"
+    )]
+    DataOffsetBeyondFile {
+        /// Where the data section starts.
+        data_offset: u64,
+        /// The alignment that put it there.
+        alignment: u64,
+        /// The file's length.
+        file_len: u64,
+    },
+    /// More tensors than [`GgufHeader::MAX_TENSORS`](super::GgufHeader::MAX_TENSORS) or
+    /// metadata entries than [`GgufHeader::MAX_METADATA`](super::GgufHeader::MAX_METADATA).
+    #[error(
+        "the GGUF header claims {count} {what}, more than the {max} accepted: a corrupt or hostile file"
+    )]
+    TooMany {
+        /// `tensors` or `metadata entries`.
+        what: &'static str,
+        /// The count in the file.
+        count: u64,
+        /// The limit.
+        max: u64,
     },
 }
 

@@ -43,11 +43,13 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+use self::file_buf::{FileBuf, Plain};
 use super::ShapeSource;
 use super::header::{Indexed, Named, TensorInfo};
 use crate::shape::{INLINE_RANK, Shape};
 
 mod error;
+mod file_buf;
 mod ggml_type;
 mod read;
 mod value;
@@ -100,9 +102,17 @@ pub struct GgufTensor {
 ///
 /// Reading is bounded (see [`read`](Self::read)): counts and lengths from the file are checked
 /// against the bytes left and [`MAX_HEADER_LEN`](Self::MAX_HEADER_LEN) before allocating; a
-/// tensor with more than [`MAX_DIMS`](Self::MAX_DIMS) dims, dims whose product overflows
-/// `i64` or `usize`, duplicate names or keys, and (with a known file length) tensor data past
-/// the end of the file are errors. GGUF v1, v2 and v3 are read; big-endian files are not.
+/// tensor with more than [`MAX_DIMS`](Self::MAX_DIMS) dims, a dim or a product of dims past
+/// `i64`, duplicate names or keys, names or keys that are not UTF-8, and (with a known file
+/// length) a data section or tensor data past the end of the file are errors. GGUF v1, v2 and
+/// v3 are read; big-endian files are not.
+///
+/// What llama.cpp refuses is refused here too: tensor names over
+/// [`MAX_NAME_LEN`](Self::MAX_NAME_LEN) bytes, and tensor data that are not laid out back to
+/// back in file order (each padded to the alignment: no gap, no overlap). Deliberate
+/// differences: up to 8 dims are accepted (ggml has 4), and the layout is checked only up to
+/// the first tensor of a ggml type this reader does not know (its size is unknown), where
+/// llama.cpp refuses the type itself.
 ///
 /// The metadata a model config needs is typed ([`GgufValue`]), so variables can be bound from
 /// it before checking shapes:
@@ -156,6 +166,15 @@ impl GgufHeader {
     /// The most dims a tensor may have: 8 (ggml's `GGML_MAX_DIMS` is 4; a few more are
     /// accepted for other writers of the format).
     pub const MAX_DIMS: usize = INLINE_RANK;
+    /// The most tensors a header may list: 2^20. Published GGUF files list at most a few
+    /// thousand.
+    pub const MAX_TENSORS: u64 = super::header::MAX_TENSORS as u64;
+    /// The most metadata entries a header may have: 2^16. Published files have about fifty
+    /// (the vocabulary is one entry, an array).
+    pub const MAX_METADATA: u64 = 1 << 16;
+    /// The longest tensor name, in bytes: 63, as llama.cpp reads names into
+    /// `GGML_MAX_NAME` (64) bytes with the terminating zero and refuses longer ones.
+    pub const MAX_NAME_LEN: usize = 63;
     /// Arrays of arrays nested deeper than this are an error.
     pub const MAX_ARRAY_DEPTH: usize = 8;
     /// Arrays longer than this are skipped over, keeping only their type and length.
@@ -177,7 +196,7 @@ impl GgufHeader {
         let len = file.metadata()?.len();
         // 64 KiB buffers: a header is many small fields, and with a vocabulary it runs to
         // megabytes, so the default 8 KiB would mean hundreds of read calls.
-        Self::read(std::io::BufReader::with_capacity(1 << 16, file), Some(len))
+        read::header(FileBuf::with_capacity(1 << 16, file), Some(len))
     }
 
     /// Reads a header from `reader`, positioned at the start of a GGUF file, consuming exactly
@@ -194,7 +213,7 @@ impl GgufHeader {
     /// assert_eq!(e.to_string(), "GGUF version 4 is not supported (versions 1, 2 and 3 are)");
     /// ```
     pub fn read(reader: impl Read, file_len: Option<u64>) -> Result<Self, GgufError> {
-        read::header(reader, file_len)
+        read::header(Plain(reader), file_len)
     }
 
     /// Reads the header from a file's bytes (all of it, so that tensor extents are checked).
@@ -203,7 +222,7 @@ impl GgufHeader {
     /// assert!(shapes::GgufHeader::from_bytes(b"GGML").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, GgufError> {
-        Self::read(bytes, Some(bytes.len() as u64))
+        read::header(bytes, Some(bytes.len() as u64))
     }
 
     /// The format version: 1, 2 or 3.
@@ -322,16 +341,13 @@ impl ShapeSource for GgufHeader {
     }
 }
 
-// Field for field what `#[derive(Debug)]` printed before the entries and their indexes were
-// kept together in `Indexed`.
+// The entries in file order (the index by name is how they are found, not what they are).
 impl fmt::Debug for GgufHeader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GgufHeader")
             .field("version", &self.version)
             .field("metadata", &self.metadata.items())
-            .field("meta_index", self.metadata.index())
             .field("tensors", &self.tensors.items())
-            .field("index", self.tensors.index())
             .field("alignment", &self.alignment)
             .field("data_offset", &self.data_offset)
             .finish()

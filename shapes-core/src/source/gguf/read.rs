@@ -4,6 +4,7 @@
 use std::io::Read;
 
 use super::error::GgufError;
+use super::file_buf::Input;
 use super::ggml_type::GgmlType;
 use super::value::{GgufArray, GgufType, GgufValue};
 use super::{GgufHeader, GgufTensor};
@@ -12,7 +13,7 @@ use crate::source::header::{Indexed, read_prefix};
 
 /// Reads a header from `reader`, positioned at the start of a GGUF file (see
 /// [`GgufHeader::read`]).
-pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHeader, GgufError> {
+pub(super) fn header(reader: impl Input, file_len: Option<u64>) -> Result<GgufHeader, GgufError> {
     let mut reader = HeaderReader {
         r: reader,
         pos: 0,
@@ -38,22 +39,29 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
     }
     let tensor_count = reader.len("the tensor count")?;
     let kv_count = reader.len("the metadata count")?;
+    for (what, count, max) in [
+        ("tensors", tensor_count, GgufHeader::MAX_TENSORS),
+        ("metadata entries", kv_count, GgufHeader::MAX_METADATA),
+    ] {
+        if count > max {
+            return Err(GgufError::TooMany { what, count, max });
+        }
+    }
 
     // Least on-disk size of one entry: a kv is key length + type + a 1-byte value; a tensor
     // info is name length + n_dims + type + offset.
     let len_prefix = reader.len_prefix_size();
     reader.check_count(kv_count, len_prefix + 4 + 1, "the metadata entries")?;
-    let mut metadata = Indexed::with_capacity(initial_capacity(kv_count));
+    let mut metadata = Vec::with_capacity(initial_capacity(kv_count));
     for _ in 0..kv_count {
-        let key = reader.string("a metadata key")?;
+        let key = reader.name("a metadata key")?;
         let at = reader.pos;
         let code = reader.u32("a metadata value type")?;
         let ty = GgufType::from_code(code).ok_or(GgufError::UnknownValueType { ty: code, at })?;
         let value = reader.value(ty, 0)?;
-        metadata
-            .push((key, value))
-            .map_err(|(key, _)| GgufError::DuplicateKey(key))?;
+        metadata.push((key, value));
     }
+    let metadata = Indexed::new(metadata).map_err(|(key, _)| GgufError::DuplicateKey(key))?;
 
     let alignment = match metadata.get("general.alignment").map(|(_, v)| v) {
         None => GgufHeader::DEFAULT_ALIGNMENT,
@@ -64,19 +72,44 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
     };
 
     reader.check_count(tensor_count, len_prefix + 4 + 4 + 8, "the tensor infos")?;
-    let mut tensors = Indexed::with_capacity(initial_capacity(tensor_count));
+    let mut tensors = Vec::with_capacity(initial_capacity(tensor_count));
     for _ in 0..tensor_count {
-        tensors
-            .push(reader.tensor_info()?)
-            .map_err(|t| GgufError::DuplicateName(t.name))?;
+        tensors.push(reader.tensor_info()?);
     }
+    let tensors = Indexed::new(tensors).map_err(|t| GgufError::DuplicateName(t.name))?;
 
     let data_offset = reader
         .pos
         .checked_next_multiple_of(alignment)
         .ok_or_else(|| GgufError::BadAlignment(alignment.to_string()))?;
+    if let Some(file_len) = file_len
+        && data_offset > file_len
+    {
+        return Err(GgufError::DataOffsetBeyondFile {
+            data_offset,
+            alignment,
+            file_len,
+        });
+    }
+    // Where the next tensor's data must start, as llama.cpp lays them out; unknown once a
+    // tensor of a ggml type this reader does not know (whose size it cannot tell) is passed.
+    let mut next = Some(0u64);
     for t in tensors.items() {
         check_data(t, alignment, data_offset, file_len)?;
+        if let Some(expected) = next
+            && t.offset != expected
+        {
+            return Err(GgufError::NotContiguous {
+                name: t.name.clone(),
+                offset: t.offset,
+                expected,
+            });
+        }
+        next = next.zip(data_len(t)).and_then(|(start, len)| {
+            start
+                .checked_add(len)
+                .and_then(|end| end.checked_next_multiple_of(alignment))
+        });
     }
     Ok(GgufHeader {
         version,
@@ -92,6 +125,13 @@ pub(super) fn header(reader: impl Read, file_len: Option<u64>) -> Result<GgufHea
 /// length is unknown.
 fn initial_capacity(count: u64) -> usize {
     count.min(4096) as usize
+}
+
+/// The bytes of a tensor's data, when its ggml type is known.
+fn data_len(t: &GgufTensor) -> Option<u64> {
+    let (block, block_bytes) = t.ggml_type.block()?;
+    let numel = u64::try_from(t.shape.numel()?).ok()?;
+    (numel / block).checked_mul(block_bytes)
 }
 
 fn check_data(
@@ -150,7 +190,7 @@ struct HeaderReader<R> {
     scratch: [u8; 512],
 }
 
-impl<R: Read> HeaderReader<R> {
+impl<R: Input> HeaderReader<R> {
     /// Bytes in a length prefix (and in a count or a dim): 8 in v2/v3, 4 in v1.
     fn len_prefix_size(&self) -> u64 {
         if self.u64_lengths { 8 } else { 4 }
@@ -222,20 +262,30 @@ impl<R: Read> HeaderReader<R> {
     fn skip(&mut self, n: u64, what: &'static str) -> Result<(), GgufError> {
         self.ensure(n, what)?;
         let at = self.pos;
-        let mut left = n;
-        while left > 0 {
-            // ok: `k <= self.scratch.len()`, so `scratch[..k]` is in bounds.
-            let k = left.min(self.scratch.len() as u64) as usize;
-            self.r
-                .read_exact(&mut self.scratch[..k])
-                .map_err(|e| eof(e, what, at, n))?;
-            left -= k as u64;
-        }
+        self.r
+            .skip(n, &mut self.scratch)
+            .map_err(|e| eof(e, what, at, n))?;
         self.pos += n;
         Ok(())
     }
 
+    /// A string value: UTF-8 by the format, read lossily (a vocabulary may hold raw bytes).
     fn string(&mut self, what: &'static str) -> Result<String, GgufError> {
+        let bytes = self.string_bytes(what)?;
+        Ok(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    /// A tensor name or metadata key: a string that must be UTF-8 (read lossily, two distinct
+    /// names could read as one).
+    fn name(&mut self, what: &'static str) -> Result<String, GgufError> {
+        let at = self.pos;
+        String::from_utf8(self.string_bytes(what)?).map_err(|_| GgufError::NotUtf8 { what, at })
+    }
+
+    fn string_bytes(&mut self, what: &'static str) -> Result<Vec<u8>, GgufError> {
         let n = self.len(what)?;
         self.ensure(n, what)?;
         let at = self.pos;
@@ -259,10 +309,7 @@ impl<R: Read> HeaderReader<R> {
             v
         };
         self.pos += n;
-        Ok(match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        })
+        Ok(bytes)
     }
 
     fn skip_string(&mut self, what: &'static str) -> Result<(), GgufError> {
@@ -357,7 +404,14 @@ impl<R: Read> HeaderReader<R> {
     }
 
     fn tensor_info(&mut self) -> Result<GgufTensor, GgufError> {
-        let name = self.string("a tensor name")?;
+        let name = self.name("a tensor name")?;
+        if name.len() > GgufHeader::MAX_NAME_LEN {
+            return Err(GgufError::NameTooLong {
+                len: name.len(),
+                name,
+                max: GgufHeader::MAX_NAME_LEN,
+            });
+        }
         let n_dims = self.u32("a tensor's dim count")?;
         if n_dims as usize > GgufHeader::MAX_DIMS {
             return Err(GgufError::TooManyDims {
@@ -376,7 +430,8 @@ impl<R: Read> HeaderReader<R> {
         // ok (here and below): `rank <= MAX_DIMS == INLINE_RANK` is checked above, and
         // `i < rank`, so `raw[..rank]` and `dims[rank - 1 - i]` are in bounds.
         for (i, &d) in raw[..rank].iter().enumerate() {
-            let d = usize::try_from(d).ok();
+            // A dim must fit i64 (ggml's `ne`), even where another dim is 0.
+            let d = i64::try_from(d).ok().and_then(|d| usize::try_from(d).ok());
             dims[rank - 1 - i] = d.unwrap_or(0);
             numel = numel.zip(d).and_then(|(n, d)| n.checked_mul(d));
         }

@@ -21,7 +21,20 @@ use super::path::{NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::suggest::closest;
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
+use crate::expr::CmpOp;
 use crate::shape::Shape;
+
+/// Whether `a op b` holds.
+pub(crate) fn cmp_holds(op: CmpOp, a: usize, b: usize) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
 
 use smallvec::SmallVec;
 
@@ -100,6 +113,9 @@ impl Checker {
                         Value::Size(n) => self.set(slot, *n, 0, OriginKind::Given),
                         Value::Shape(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
                     };
+                    if !matches!(b.origin, Origin::Given) {
+                        self.out.set_stated(slot.to_u8(), b.origin);
+                    }
                 }
                 None => {
                     let error = self.error(
@@ -266,6 +282,39 @@ impl Checker {
             }
             _ => self.unsolved(&[lhs, rhs], map, None, None),
         }
+    }
+
+    /// A struct-level `where` comparison (`head_dim <= 256`, `d_model != 0`): checked once
+    /// both sides are known, naming the comparison and where its variables were bound when it
+    /// fails. It binds nothing; `=` is [`where_eq`](Self::where_eq).
+    pub fn where_cmp(
+        &mut self,
+        op: CmpOp,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+    ) {
+        if op == CmpOp::Eq {
+            return self.where_eq(lhs, rhs, map);
+        }
+        self.field = &NO_FIELD;
+        let value = |v: u8| self.value(map.get(usize::from(v)));
+        match (lhs.eval(&value), rhs.eval(&value)) {
+            (Eval::Value(a), Eval::Value(b)) => {
+                if !cmp_holds(op, a, b) {
+                    self.where_violated(op, lhs, rhs, map, a, b);
+                }
+            }
+            (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
+                self.arith_failure(f.to_string(), None, None)
+            }
+            _ => self.defer(&[lhs, rhs], map, None),
+        }
+    }
+
+    /// Records that the tensor `tie.tensor` is absent because tied to another.
+    pub(crate) fn note_tie(&mut self, tie: super::bindings::Tie) {
+        self.out.push_tie(tie);
     }
 
     /// Binds `slot` to `value` as the value `field` had at `axis`: how the bindings a lean

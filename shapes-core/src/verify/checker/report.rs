@@ -4,7 +4,7 @@
 use smallvec::SmallVec;
 
 use super::Checker;
-use crate::expr::Step;
+use crate::expr::{CmpOp, Step};
 use crate::shape::Shape;
 use crate::verify::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
 use crate::verify::path::{FieldPath, OriginKind, Segment};
@@ -253,6 +253,41 @@ impl Checker {
                 cx.describe(lhs, map, a),
                 cx.describe(rhs, map, b)
             );
+            let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
+            cx.error(None, None, ShapeErrorKind::Where { detail }, prov)
+        });
+    }
+
+    /// `head_dim <= 256 does not hold: head_dim = 512`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn where_violated(
+        &mut self,
+        op: CmpOp,
+        lhs: &SlotExpr,
+        rhs: &SlotExpr,
+        map: &SlotMap,
+        a: usize,
+        b: usize,
+    ) {
+        self.push(|cx| {
+            let (mut l, mut r) = (String::new(), String::new());
+            lhs.write(&mut l, &|v| cx.leaf_name(map, v));
+            rhs.write(&mut r, &|v| cx.leaf_name(map, v));
+            let sym = match op {
+                CmpOp::Eq => "=",
+                CmpOp::Ne => "!=",
+                CmpOp::Lt => "<",
+                CmpOp::Le => "<=",
+                CmpOp::Gt => ">",
+                CmpOp::Ge => ">=",
+            };
+            let values: Vec<String> = [(lhs, a, &l), (rhs, b, &r)]
+                .into_iter()
+                .filter(|(e, _, _)| !matches!(e, SlotExpr::Lit(_)))
+                .map(|(e, v, _)| cx.describe(e, map, v))
+                .collect();
+            let detail = format!("{l} {sym} {r} does not hold: {}", values.join(", "));
             let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
             cx.error(None, None, ShapeErrorKind::Where { detail }, prov)
         });

@@ -1,0 +1,270 @@
+//! A [`Spec`] compiled to a [`Plan`]: names with `{i}` placeholders become repeated groups,
+//! every pattern and equation is parsed (an error points into the spec file), and every
+//! variable the config binds or the spec says is given must be one the patterns use.
+
+use std::ops::Range;
+
+use shapes::{Plan, PlanErrorKind, PlanNode};
+
+use super::{Entry, Spec, SpecError, SpecText};
+
+/// A spec ready to check checkpoints.
+pub struct Compiled {
+    /// The root of error paths (`Llama`).
+    pub name: String,
+    pub plan: Plan,
+    /// variable ← keys tried in order.
+    pub config: Vec<(String, Vec<String>)>,
+    pub given: Vec<String>,
+}
+
+/// A node of the tree the placeholders make.
+enum Tree {
+    Tensor(usize),
+    Repeat {
+        prefix: String,
+        /// The name up to the placeholder, as the `[repeat]` table keys it.
+        full: String,
+        children: Vec<Tree>,
+    },
+}
+
+fn is_placeholder(segment: &str) -> bool {
+    segment
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .is_some_and(shapes::__private::is_identifier)
+}
+
+/// Inserts entry `index`, whose name below this level is `rest`, into `level`.
+fn insert(level: &mut Vec<Tree>, index: usize, rest: &str, above: &str) {
+    let segments: Vec<&str> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split('.').collect()
+    };
+    let Some(p) = segments.iter().position(|s| is_placeholder(s)) else {
+        level.push(Tree::Tensor(index));
+        return;
+    };
+    let prefix = segments[..p].join(".");
+    let below = segments[p + 1..].join(".");
+    let full = join(above, &prefix);
+    let here = format!("{full}.{}", segments[p]);
+    let found = level.iter_mut().find_map(|t| match t {
+        Tree::Repeat {
+            prefix: q,
+            children,
+            ..
+        } if *q == prefix => Some(children),
+        _ => None,
+    });
+    match found {
+        Some(children) => insert(children, index, &below, &here),
+        None => {
+            let mut children = Vec::new();
+            insert(&mut children, index, &below, &here);
+            level.push(Tree::Repeat {
+                prefix,
+                full,
+                children,
+            });
+        }
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (_, true) => a.to_owned(),
+        (true, false) => b.to_owned(),
+        (false, false) => format!("{a}.{b}"),
+    }
+}
+
+/// The name of entry `e` below its innermost placeholder.
+fn leaf_name(name: &str) -> &str {
+    match name.rfind(".{") {
+        Some(i) => {
+            let after = &name[i + 1..];
+            match after.find("}.") {
+                Some(j) => &after[j + 2..],
+                None if after.ends_with('}') => "",
+                None => name,
+            }
+        }
+        None if is_placeholder(name.split('.').next().unwrap_or("")) => {
+            name.split_once('.').map_or("", |(_, r)| r)
+        }
+        None => name,
+    }
+}
+
+fn plan_nodes(
+    level: &[Tree],
+    entries: &[Entry],
+    repeats: &[(String, String, Range<usize>)],
+    used: &mut [bool],
+) -> Vec<PlanNode> {
+    level
+        .iter()
+        .filter_map(|t| match t {
+            Tree::Tensor(i) => {
+                let e = entries.get(*i)?;
+                let leaf = leaf_name(&e.name);
+                if let Some((to, key)) = &e.tied {
+                    return Some(PlanNode::tied(leaf, e.pattern.clone(), to, key.as_deref()));
+                }
+                let node = PlanNode::tensor(leaf, e.pattern.clone());
+                Some(if e.optional { node.optional() } else { node })
+            }
+            Tree::Repeat {
+                prefix,
+                full,
+                children,
+            } => {
+                let count = repeats.iter().position(|(p, _, _)| p == full);
+                if let Some(k) = count
+                    && let Some(u) = used.get_mut(k)
+                {
+                    *u = true;
+                }
+                let count = count
+                    .and_then(|k| repeats.get(k))
+                    .map(|(_, c, _)| c.as_str());
+                let children = plan_nodes(children, entries, repeats, used);
+                Some(PlanNode::group(prefix.clone(), children).repeated(count))
+            }
+        })
+        .collect()
+}
+
+/// Compiles a parsed spec.
+pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
+    let err = |span: &Range<usize>, msg: String| SpecError::span(src.file, src.text, span, msg);
+    // Every pattern parsed first, so that an error points at its spot in the file.
+    let mut patterns = Vec::with_capacity(spec.entries.len());
+    for e in &spec.entries {
+        match shapes::parse_pattern(&e.pattern) {
+            Ok(p) => patterns.push(p),
+            Err(p) => {
+                let at = e.text_start.map_or(e.span.start, |s| s + p.offset());
+                return Err(SpecError::at(
+                    src.file,
+                    src.text,
+                    at,
+                    format!("in the pattern of `{}`: {}", e.name, p.message()),
+                ));
+            }
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for e in &spec.entries {
+        if !seen.insert(e.name.as_str()) {
+            return Err(err(&e.span, format!("`{}` is listed twice", e.name)));
+        }
+    }
+    let mut wheres = Vec::with_capacity(spec.wheres.len());
+    for (w, span) in &spec.wheres {
+        if let Err(e) = Plan::build(&spec.name, &[], &[w.as_str()]) {
+            let (at, msg) = match &e.kind {
+                PlanErrorKind::Parse(p) => {
+                    let start = span.start + 1 + p.offset();
+                    (start, p.message())
+                }
+                _ => (span.start, e.to_string()),
+            };
+            return Err(SpecError::at(
+                src.file,
+                src.text,
+                at,
+                format!("in `where`: {msg}"),
+            ));
+        }
+        wheres.push(w.as_str());
+    }
+    let equations: Vec<(shapes::DimExpr, shapes::DimExpr)> = spec
+        .wheres
+        .iter()
+        .filter_map(|(w, _)| shapes::__private::parse_equation(w).ok())
+        .map(|(l, _, r, _)| (l, r))
+        .collect();
+    super::analysis::check(src, &spec, &patterns, &equations)?;
+    for t in &spec.tied {
+        let span = spec
+            .entries
+            .iter()
+            .find(|e| e.name == t.name)
+            .map_or(0..0, |e| e.span.clone());
+        if t.name.contains('{') {
+            return Err(err(
+                &span,
+                format!(
+                    "`{}`: a tied tensor is named in full, outside repeated blocks",
+                    t.name
+                ),
+            ));
+        }
+        if !spec.entries.iter().any(|e| e.name == t.to) {
+            return Err(err(
+                &span,
+                format!(
+                    "`{}` is tied to `{}`, which the spec does not list",
+                    t.name, t.to
+                ),
+            ));
+        }
+    }
+    let mut tree = Vec::new();
+    for (i, e) in spec.entries.iter().enumerate() {
+        insert(&mut tree, i, &e.name, "");
+    }
+    let mut used = vec![false; spec.repeats.len()];
+    let nodes = plan_nodes(&tree, &spec.entries, &spec.repeats, &mut used);
+    if let Some(k) = used.iter().position(|u| !u)
+        && let Some((prefix, _, span)) = spec.repeats.get(k)
+    {
+        return Err(err(
+            span,
+            format!(
+                "no tensor is named `{prefix}.{{i}}.…`: a [repeat] key is the name up to a placeholder"
+            ),
+        ));
+    }
+    let mut plan = Plan::build(&spec.name, &nodes, &wheres).map_err(|e| {
+        let span = spec
+            .entries
+            .iter()
+            .find(|x| e.at.starts_with(x.name.as_str()) || x.name.starts_with(&e.at))
+            .map_or(0..0, |x| x.span.clone());
+        err(&span, e.to_string())
+    })?;
+    for (var, keys, span) in &spec.config {
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        plan = plan
+            .bind_from(var, &keys)
+            .map_err(|e| err(span, e.to_string()))?;
+    }
+    Ok(Compiled {
+        name: spec.name,
+        plan,
+        config: spec
+            .config
+            .into_iter()
+            .map(|(v, keys, _)| (v, keys))
+            .collect(),
+        given: spec.given.into_iter().map(|(g, _)| g).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaf_names_drop_everything_up_to_the_last_placeholder() {
+        assert_eq!(leaf_name("a.{i}.b.c"), "b.c");
+        assert_eq!(leaf_name("a.{i}.b.{j}.c"), "c");
+        assert_eq!(leaf_name("a.{i}"), "");
+        assert_eq!(leaf_name("a.b"), "a.b");
+    }
+}

@@ -1,0 +1,487 @@
+//! Reading a spec's TOML into a [`Spec`]: every key checked, every error at its span, blocks
+//! expanded under their prefixes with their renames applied.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use shapes::{DimExpr, Item};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::{Entry, Spec, SpecError, SpecText, Tied};
+
+type Table<'i> = DeTable<'i>;
+
+struct Cx<'a> {
+    src: &'a SpecText<'a>,
+}
+
+impl Cx<'_> {
+    fn err(&self, span: &Range<usize>, msg: impl Into<String>) -> SpecError {
+        SpecError::span(self.src.file, self.src.text, span, msg)
+    }
+
+    fn string<'v>(&self, v: &'v Spanned<DeValue<'_>>, what: &str) -> Result<&'v str, SpecError> {
+        v.get_ref()
+            .as_str()
+            .ok_or_else(|| self.err(&v.span(), format!("{what} must be a string")))
+    }
+
+    /// A string or a list of strings.
+    fn strings(
+        &self,
+        v: &Spanned<DeValue<'_>>,
+        what: &str,
+    ) -> Result<Vec<(String, Range<usize>)>, SpecError> {
+        match v.get_ref() {
+            DeValue::String(s) => Ok(vec![(s.to_string(), v.span())]),
+            DeValue::Array(a) => a
+                .iter()
+                .map(|e| Ok((self.string(e, what)?.to_owned(), e.span())))
+                .collect(),
+            _ => Err(self.err(
+                &v.span(),
+                format!("{what} must be a string or a list of strings"),
+            )),
+        }
+    }
+
+    fn table<'v, 'i>(
+        &self,
+        v: &'v Spanned<DeValue<'i>>,
+        what: &str,
+    ) -> Result<&'v Table<'i>, SpecError> {
+        v.get_ref()
+            .as_table()
+            .ok_or_else(|| self.err(&v.span(), format!("{what} must be a table")))
+    }
+
+    /// Where the text of a string value starts, when it is written without escapes: a
+    /// pattern's parse-error offset is counted from there.
+    fn text_start(&self, span: &Range<usize>) -> Option<usize> {
+        let raw = self.src.text.get(span.clone())?;
+        let literal = raw.starts_with('\'') && !raw.starts_with("'''");
+        let basic = raw.starts_with('"') && !raw.starts_with("\"\"\"") && !raw.contains('\\');
+        (literal || basic).then_some(span.start + 1)
+    }
+}
+
+/// Parses a spec's text.
+pub fn parse(src: &SpecText<'_>) -> Result<Spec, SpecError> {
+    let cx = Cx { src };
+    let doc = DeTable::parse(src.text).map_err(|e| {
+        let at = e.span().map_or(0, |s| s.start);
+        SpecError::at(
+            src.file,
+            src.text,
+            at,
+            format!("TOML: {}", e.message().trim()),
+        )
+    })?;
+    let doc = doc.get_ref();
+    let mut spec = Spec {
+        name: "Model".into(),
+        ..Spec::default()
+    };
+    let mut tensors = None;
+    let mut blocks = None;
+    for (k, v) in doc.iter() {
+        match k.get_ref().as_ref() {
+            "name" => spec.name = cx.string(v, "`name`")?.to_owned(),
+            "given" => {
+                spec.given = cx.strings(v, "`given`")?;
+                for (g, span) in &spec.given {
+                    identifier(&cx, g, span, "a given variable")?;
+                }
+            }
+            "where" => spec.wheres = cx.strings(v, "`where`")?,
+            "config" => {
+                for (var, keys) in cx.table(v, "`config`")?.iter() {
+                    identifier(&cx, var.get_ref(), &var.span(), "a variable")?;
+                    let keys = cx.strings(keys, "a config key")?;
+                    spec.config.push((
+                        var.get_ref().to_string(),
+                        keys.into_iter().map(|(k, _)| k).collect(),
+                        var.span(),
+                    ));
+                }
+            }
+            "repeat" => {
+                for (prefix, var) in cx.table(v, "`repeat`")?.iter() {
+                    let count = cx.string(var, "a count variable")?;
+                    identifier(&cx, count, &var.span(), "a count")?;
+                    spec.repeats.push((
+                        prefix.get_ref().to_string(),
+                        count.to_owned(),
+                        prefix.span(),
+                    ));
+                }
+            }
+            "tensors" => tensors = Some(cx.table(v, "`tensors`")?),
+            "blocks" => blocks = Some(cx.table(v, "`blocks`")?),
+            other => {
+                return Err(cx.err(
+                    &k.span(),
+                    format!(
+                        "unknown key `{other}`: a spec has name, given, where, config, repeat, tensors, blocks"
+                    ),
+                ));
+            }
+        }
+    }
+    let Some(tensors) = tensors else {
+        return Err(SpecError::at(
+            src.file,
+            src.text,
+            0,
+            "no [tensors] table: a spec lists the tensors it expects",
+        ));
+    };
+    let mut x = Expand {
+        cx: &cx,
+        blocks,
+        spec: &mut spec,
+        depth: 0,
+    };
+    x.table(tensors, "", &[])?;
+    Ok(spec)
+}
+
+fn identifier(cx: &Cx<'_>, s: &str, span: &Range<usize>, what: &str) -> Result<(), SpecError> {
+    if shapes::__private::is_identifier(s) {
+        Ok(())
+    } else {
+        Err(cx.err(
+            span,
+            format!("{what} must be a variable name like \"n_layers\", not {s:?}"),
+        ))
+    }
+}
+
+/// The variables a pattern uses.
+pub fn pattern_vars(pattern: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if let Ok(p) = shapes::parse_pattern(pattern) {
+        for item in &p.items {
+            match item {
+                Item::Dim(e) | Item::Broadcast(e) => expr_vars(e, &mut out),
+                Item::Variadic(v) => {
+                    out.insert(v.as_str().to_owned());
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn expr_vars(e: &DimExpr, out: &mut BTreeSet<String>) {
+    match e {
+        DimExpr::Var(v) => {
+            out.insert(v.as_str().to_owned());
+        }
+        DimExpr::Bin(_, l, r) => {
+            expr_vars(l, out);
+            expr_vars(r, out);
+        }
+        _ => {}
+    }
+}
+
+/// `pattern` with whole-word variable names replaced by their renames.
+fn rename(pattern: &str, renames: &[(String, String)]) -> String {
+    if renames.is_empty() {
+        return pattern.to_owned();
+    }
+    let mut out = String::with_capacity(pattern.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match renames.iter().find(|(from, _)| from == word) {
+            Some((_, to)) => out.push_str(to),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in pattern.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+struct Expand<'a, 'i> {
+    cx: &'a Cx<'a>,
+    blocks: Option<&'a Table<'i>>,
+    spec: &'a mut Spec,
+    depth: usize,
+}
+
+impl<'i> Expand<'_, 'i> {
+    fn table(
+        &mut self,
+        t: &Table<'i>,
+        prefix: &str,
+        renames: &[(String, String)],
+    ) -> Result<(), SpecError> {
+        for (k, v) in t.iter() {
+            let name = join(prefix, k.get_ref());
+            self.entry(&name, k, v, renames)?;
+        }
+        Ok(())
+    }
+
+    fn entry(
+        &mut self,
+        name: &str,
+        key: &Spanned<toml::de::DeString<'i>>,
+        v: &Spanned<DeValue<'i>>,
+        renames: &[(String, String)],
+    ) -> Result<(), SpecError> {
+        let cx = self.cx;
+        if key.get_ref().is_empty() {
+            return Err(cx.err(&key.span(), "an empty tensor name"));
+        }
+        if let Some(pattern) = v.get_ref().as_str() {
+            return self.tensor(name, pattern, v.span(), false, renames);
+        }
+        let t = v.get_ref().as_table().ok_or_else(|| {
+            cx.err(
+                &v.span(),
+                "a tensor takes a pattern string or a table { shape = \"…\", optional = true } or { block = \"…\" }",
+            )
+        })?;
+        let mut shape = None;
+        let mut block = None;
+        let mut optional = false;
+        let mut tied = None;
+        let mut tie_key = None;
+        let mut local: Vec<(String, String)> = Vec::new();
+        for (k, f) in t.iter() {
+            match k.get_ref().as_ref() {
+                "shape" => shape = Some((cx.string(f, "`shape`")?, f.span())),
+                "block" => block = Some((cx.string(f, "`block`")?, f.span())),
+                "optional" => {
+                    optional = f
+                        .get_ref()
+                        .as_bool()
+                        .ok_or_else(|| cx.err(&f.span(), "`optional` must be true or false"))?;
+                }
+                "tied" => tied = Some(cx.string(f, "`tied`")?.to_owned()),
+                "tie_key" => tie_key = Some(cx.string(f, "`tie_key`")?.to_owned()),
+                "rename" => {
+                    for (from, to) in cx.table(f, "`rename`")?.iter() {
+                        identifier(cx, from.get_ref(), &from.span(), "a renamed variable")?;
+                        let to_s = cx.string(to, "a rename")?;
+                        identifier(cx, to_s, &to.span(), "a rename's target")?;
+                        local.push((from.get_ref().to_string(), to_s.to_owned()));
+                    }
+                }
+                other => {
+                    return Err(cx.err(
+                        &k.span(),
+                        format!(
+                            "unknown key `{other}`: a tensor takes shape, optional, tied, tie_key; a block takes block, rename, optional"
+                        ),
+                    ));
+                }
+            }
+        }
+        match (shape, block) {
+            (Some((pattern, span)), None) => {
+                if !local.is_empty() {
+                    return Err(cx.err(&v.span(), "`rename` applies to a block, not a tensor"));
+                }
+                self.tensor(name, pattern, span, optional, renames)?;
+                if let Some(to) = tied {
+                    if let Some(e) = self.spec.entries.last_mut() {
+                        e.tied = Some((to.clone(), tie_key));
+                    }
+                    self.spec.tied.push(Tied {
+                        name: name.to_owned(),
+                        to,
+                    });
+                }
+                Ok(())
+            }
+            (None, Some((block, span))) => {
+                if tied.is_some() || tie_key.is_some() {
+                    return Err(cx.err(&v.span(), "`tied` applies to a tensor, not a block"));
+                }
+                self.block(name, block, &span, optional, &local, renames)
+            }
+            (Some(_), Some((_, span))) => {
+                Err(cx.err(&span, "a tensor has either `shape` or `block`, not both"))
+            }
+            (None, None) => Err(cx.err(&v.span(), "missing `shape = \"(…)\"` or `block = \"…\"`")),
+        }
+    }
+
+    fn tensor(
+        &mut self,
+        name: &str,
+        pattern: &str,
+        span: Range<usize>,
+        optional: bool,
+        renames: &[(String, String)],
+    ) -> Result<(), SpecError> {
+        let text_start = if renames.is_empty() {
+            self.cx.text_start(&span)
+        } else {
+            None
+        };
+        self.spec.entries.push(Entry {
+            name: name.to_owned(),
+            pattern: rename(pattern, renames),
+            optional,
+            span,
+            text_start,
+            tied: None,
+        });
+        Ok(())
+    }
+
+    fn block(
+        &mut self,
+        name: &str,
+        block: &str,
+        span: &Range<usize>,
+        optional: bool,
+        local: &[(String, String)],
+        outer: &[(String, String)],
+    ) -> Result<(), SpecError> {
+        let cx = self.cx;
+        let body = self
+            .blocks
+            .and_then(|b| b.iter().find(|(k, _)| k.get_ref() == block))
+            .map(|(_, v)| v)
+            .ok_or_else(|| cx.err(span, format!("no block `{block}` in [blocks]")))?;
+        let body = cx.table(body, "a block")?;
+        if self.depth > 16 {
+            return Err(cx.err(
+                span,
+                "blocks nested more than 16 deep (a block that uses itself?)",
+            ));
+        }
+        // Renames name variables of the block: a typo on the left would silently drop a
+        // constraint, so it is an error.
+        let mut used = BTreeSet::new();
+        collect_vars(body, self.blocks, &mut used, 0);
+        for (from, _) in local {
+            if !used.contains(from) {
+                let known: Vec<&str> = used.iter().map(String::as_str).collect();
+                let hint = shapes::__private::closest(from, &known)
+                    .map(|c| format!(" (did you mean `{c}`?)"))
+                    .unwrap_or_default();
+                return Err(cx.err(
+                    span,
+                    format!("`rename` names `{from}`, which block `{block}` does not use{hint}"),
+                ));
+            }
+        }
+        // The block's own renames first, then the enclosing ones on the result.
+        let composed: Vec<(String, String)> = used
+            .iter()
+            .filter_map(|v| {
+                let inner = local
+                    .iter()
+                    .find(|(f, _)| f == v)
+                    .map_or(v.as_str(), |(_, t)| t.as_str());
+                let outer_to = outer
+                    .iter()
+                    .find(|(f, _)| f == inner)
+                    .map_or(inner, |(_, t)| t.as_str());
+                (outer_to != v).then(|| (v.clone(), outer_to.to_owned()))
+            })
+            .collect();
+        let first = self.spec.entries.len();
+        self.depth += 1;
+        self.table(body, name, &composed)?;
+        self.depth -= 1;
+        if optional {
+            for e in &mut self.spec.entries[first..] {
+                e.optional = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every variable the tensors of a block (and the blocks it uses) mention.
+fn collect_vars(
+    t: &Table<'_>,
+    blocks: Option<&Table<'_>>,
+    out: &mut BTreeSet<String>,
+    depth: usize,
+) {
+    if depth > 16 {
+        return;
+    }
+    for (_, v) in t.iter() {
+        match v.get_ref() {
+            DeValue::String(p) => out.extend(pattern_vars(p)),
+            DeValue::Table(t) => {
+                if let Some(p) = t.get("shape").and_then(|s| s.get_ref().as_str()) {
+                    out.extend(pattern_vars(p));
+                }
+                let inner = t
+                    .get("block")
+                    .and_then(|b| b.get_ref().as_str())
+                    .and_then(|b| blocks?.get(b))
+                    .and_then(|b| b.get_ref().as_table());
+                if let Some(inner) = inner {
+                    let mut vars = BTreeSet::new();
+                    collect_vars(inner, blocks, &mut vars, depth + 1);
+                    let renames: Vec<(String, String)> = t
+                        .get("rename")
+                        .and_then(|r| r.get_ref().as_table())
+                        .map(|r| {
+                            r.iter()
+                                .filter_map(|(k, v)| {
+                                    Some((
+                                        k.get_ref().to_string(),
+                                        v.get_ref().as_str()?.to_owned(),
+                                    ))
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    for v in vars {
+                        let to = renames
+                            .iter()
+                            .find(|(f, _)| *f == v)
+                            .map_or(v.clone(), |(_, t)| t.clone());
+                        out.insert(to);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn join(prefix: &str, part: &str) -> String {
+    if prefix.is_empty() {
+        part.to_owned()
+    } else {
+        format!("{prefix}.{part}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renames_whole_words_only() {
+        let r = vec![("d".to_string(), "d_model".to_string())];
+        assert_eq!(
+            rename("(d, d_ff, 2 * d)", &r),
+            "(d_model, d_ff, 2 * d_model)"
+        );
+    }
+}
