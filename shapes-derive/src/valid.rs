@@ -38,7 +38,7 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_given_names(cx, input, &scope);
     // A name only a `where` clause uses is fine when the clause determines it
     // (`height = rows * window`): `check_solvable` says when it does not.
-    scope.check_likely_typos(cx);
+    analysis::check_likely_typos(&scope, cx);
     check_solvable(cx, input, &scope);
 }
 

@@ -64,9 +64,15 @@ impl<T: Named> Indexed<T> {
     /// Indexes `items`, or hands back the first entry (in file order) whose name an earlier
     /// entry has. More than `u32::MAX` entries cannot come from a header of bounded length;
     /// they are refused the same way, with the first entry past the limit.
-    pub(super) fn new(mut items: Vec<T>) -> Result<Self, T> {
+    pub(super) fn new(items: Vec<T>) -> Result<Self, T> {
+        Self::new_or_repeat(items).map_err(|(mut items, i)| items.swap_remove(i))
+    }
+
+    /// [`new`](Self::new), handing back every entry and the position of the first repeat on
+    /// failure, so that a caller can name the entry it repeats.
+    pub(super) fn new_or_repeat(items: Vec<T>) -> Result<Self, (Vec<T>, usize)> {
         let Ok(len) = u32::try_from(items.len()) else {
-            return Err(items.swap_remove(u32::MAX as usize));
+            return Err((items, u32::MAX as usize));
         };
         let mut by_name: Vec<u32> = (0..len).collect();
         // ok: every position in `by_name` is below `len == items.len()`.
@@ -83,7 +89,7 @@ impl<T: Named> Indexed<T> {
             .map(|w| w[1])
             .min();
         match repeat {
-            Some(i) => Err(items.swap_remove(i as usize)),
+            Some(i) => Err((items, i as usize)),
             None => Ok(Indexed { items, by_name }),
         }
     }

@@ -127,7 +127,7 @@ impl<'a, L: Clone> Scope<'a, L> {
     }
 }
 
-impl<L> Scope<'_, L> {
+impl<'a, L> Scope<'a, L> {
     /// Every name, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.uses.keys().map(String::as_str)
@@ -172,7 +172,11 @@ impl<L> Scope<'_, L> {
             .filter(|n| self.uses(n) == 1 && !n.starts_with('_') && !self.is_variadic(n))
             .filter_map(|n| {
                 let hint = suggest(n, &much_used);
-                Some((n, hint.clone(), self.first_use(n).filter(|_| !hint.is_empty())?))
+                Some((
+                    n,
+                    hint.clone(),
+                    self.first_use(n).filter(|_| !hint.is_empty())?,
+                ))
             })
             .collect()
     }

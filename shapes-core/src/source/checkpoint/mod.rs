@@ -294,14 +294,14 @@ impl fmt::Debug for Checkpoint {
 /// refused.
 pub(super) struct Parts {
     files: Vec<PathBuf>,
-    tensors: Indexed<CheckpointTensor>,
+    tensors: Vec<CheckpointTensor>,
 }
 
 impl Parts {
     fn new() -> Self {
         Parts {
             files: Vec::new(),
-            tensors: Indexed::with_capacity(0),
+            tensors: Vec::new(),
         }
     }
 
@@ -320,7 +320,7 @@ impl Parts {
         dtype: String,
     ) -> Result<(), CheckpointError> {
         let path = |i: usize| self.files.get(i).cloned().unwrap_or_default();
-        if self.tensors.items().len() >= MAX_TENSORS {
+        if self.tensors.len() >= MAX_TENSORS {
             return Err(CheckpointError::malformed(
                 path(file),
                 format!("more than {MAX_TENSORS} tensors"),
@@ -332,17 +332,48 @@ impl Parts {
             dtype,
             file,
         };
-        if let Err(t) = self.tensors.push(t) {
-            let first = self.tensors.get(&t.name).map_or(0, |o| o.file);
-            return Err(CheckpointError::InTwoFiles {
-                tensor: t.name,
-                first: path(first),
-                second: path(file),
-            });
-        }
+        self.tensors.push(t);
         Ok(())
     }
 
+    /// Indexes the tensors by name: a name in two files is an error naming both.
+    fn into_indexed(self) -> Result<IndexedParts, CheckpointError> {
+        match Indexed::new_or_repeat(self.tensors) {
+            Ok(tensors) => Ok(IndexedParts {
+                files: self.files,
+                tensors,
+            }),
+            Err((tensors, i)) => {
+                let path = |i: usize| self.files.get(i).cloned().unwrap_or_default();
+                let second = tensors.get(i);
+                let name = second.map_or("", |t| t.name.as_str());
+                let first = tensors.iter().find(|t| t.name == name);
+                Err(CheckpointError::InTwoFiles {
+                    tensor: name.to_owned(),
+                    first: path(first.map_or(0, |t| t.file)),
+                    second: path(second.map_or(0, |t| t.file)),
+                })
+            }
+        }
+    }
+
+    fn finish(
+        self,
+        format: CheckpointFormat,
+        metadata: BTreeMap<String, String>,
+        gguf: Option<GgufHeader>,
+    ) -> Result<Checkpoint, CheckpointError> {
+        Ok(self.into_indexed()?.finish(format, metadata, gguf))
+    }
+}
+
+/// A checkpoint's files and tensors, indexed by name, before its metadata is attached.
+pub(super) struct IndexedParts {
+    files: Vec<PathBuf>,
+    tensors: Indexed<CheckpointTensor>,
+}
+
+impl IndexedParts {
     fn finish(
         self,
         format: CheckpointFormat,

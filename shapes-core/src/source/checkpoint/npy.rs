@@ -289,7 +289,7 @@ pub(super) fn open_npy(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let mut parts = Parts::new();
     let file = parts.file(path.to_path_buf());
     parts.tensor(file, name, h.shape, h.dtype)?;
-    Ok(parts.finish(CheckpointFormat::Npy, Default::default(), None))
+    parts.finish(CheckpointFormat::Npy, Default::default(), None)
 }
 
 /// A `.npz` archive: each `NAME.npy` member is the tensor `NAME`.
@@ -328,7 +328,7 @@ pub(super) fn open_npz<R: Read + Seek>(
         })?;
         parts.tensor(file, name, h.shape, h.dtype)?;
     }
-    Ok(parts.finish(CheckpointFormat::Npz, Default::default(), None))
+    parts.finish(CheckpointFormat::Npz, Default::default(), None)
 }
 
 #[cfg(test)]

@@ -44,5 +44,5 @@ pub(super) fn open<R: Read + Seek>(
     for t in tensors {
         parts.tensor(file, t.name, t.shape, t.dtype)?;
     }
-    Ok(parts.finish(CheckpointFormat::PyTorch, Default::default(), None))
+    parts.finish(CheckpointFormat::PyTorch, Default::default(), None)
 }

@@ -36,7 +36,7 @@ pub(super) fn single(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let h = header(path)?;
     let mut parts = Parts::new();
     add(&mut parts, path, &h)?;
-    Ok(parts.finish(CheckpointFormat::Safetensors, h.metadata().clone(), None))
+    parts.finish(CheckpointFormat::Safetensors, h.metadata().clone(), None)
 }
 
 /// Shards without an index: every file read, a tensor in two of them an error.
@@ -48,11 +48,11 @@ pub(super) fn from_files(paths: &[&PathBuf]) -> Result<Checkpoint, CheckpointErr
         add(&mut parts, path, &h)?;
         metadata.get_or_insert_with(|| h.metadata().clone());
     }
-    Ok(parts.finish(
+    parts.finish(
         CheckpointFormat::ShardedSafetensors,
         metadata.unwrap_or_default(),
         None,
-    ))
+    )
 }
 
 /// A shard's name as the index writes it: a plain file name in the index's directory.
@@ -114,6 +114,7 @@ pub(super) fn from_index(index: &Path) -> Result<Checkpoint, CheckpointError> {
         add(&mut parts, &path, &h)?;
         metadata.get_or_insert_with(|| h.metadata().clone());
     }
+    let parts = parts.into_indexed()?;
     let shard_name = |file: usize| -> String {
         parts
             .files

@@ -69,7 +69,7 @@ pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
         }
         let mut parts = Parts::new();
         add(&mut parts, path, &given)?;
-        return Ok(parts.finish(CheckpointFormat::Gguf, Default::default(), Some(given)));
+        return parts.finish(CheckpointFormat::Gguf, Default::default(), Some(given));
     };
     if count == 0 || no == 0 || no > count || count > MAX_PARTS {
         return Err(split_error(
@@ -114,7 +114,7 @@ pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
         }
     }
     let first = first.unwrap_or(given);
-    let total = parts.tensors.items().len();
+    let total = parts.tensors.len();
     if let Some(stated) = first.meta("split.tensors.count").and_then(|v| v.as_usize())
         && stated != total
     {
@@ -123,5 +123,5 @@ pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
             format!("split.tensors.count = {stated}, but the {count} parts hold {total} tensors"),
         ));
     }
-    Ok(parts.finish(CheckpointFormat::SplitGguf, Default::default(), Some(first)))
+    parts.finish(CheckpointFormat::SplitGguf, Default::default(), Some(first))
 }
