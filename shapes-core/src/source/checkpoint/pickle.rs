@@ -159,7 +159,7 @@ impl<'a> Vm<'a> {
 
     /// Adds `more` to the list or dict on top of the stack.
     fn extend_top(&mut self, more: Vec<V>, dict: bool) -> Result<(), String> {
-        if dict && more.len() % 2 != 0 {
+        if dict && !more.len().is_multiple_of(2) {
             return err(self.at, "SETITEMS with an odd number of values");
         }
         let depth = more.iter().map(V::depth).max().unwrap_or(0) + 1;
