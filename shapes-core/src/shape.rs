@@ -382,7 +382,7 @@ impl fmt::Debug for Shape {
 /// assert_eq!(err.offset(), 4);
 /// assert!(err.to_string().contains("expected a dim size"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid shape {input:?} at byte {offset}: {message}")]
 pub struct ParseShapeError {
     input: String,
@@ -459,6 +459,13 @@ impl FromStr for Shape {
             return Err(err(pos, "unexpected input after ')'"));
         }
         Ok(shape)
+    }
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for ParseShapeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
     }
 }
 

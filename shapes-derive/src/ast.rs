@@ -3,6 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use shapes_core::{__private, CmpOp, DimExpr, Pattern};
+use syn::ext::IdentExt as _;
 use syn::{Data, DeriveInput, Fields, GenericArgument, LitStr, PathArguments, Type};
 
 use crate::attr::{self, FieldAttr, StructAttr};
@@ -127,7 +128,9 @@ impl<'a> Input<'a> {
             let attr = attr::field_attr(cx, &field.attrs);
             let Some(span) = attr.span else { continue };
             let (member, name) = match &field.ident {
-                Some(id) => (syn::Member::Named(id.clone()), id.to_string()),
+                // `r#type` is the field `type`: in error paths and in a checkpoint's names (as
+                // `#[shapes::check]` names its parameters).
+                Some(id) => (syn::Member::Named(id.clone()), id.unraw().to_string()),
                 None => (
                     syn::Member::Unnamed(syn::Index {
                         index: i as u32,

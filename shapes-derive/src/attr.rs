@@ -26,6 +26,9 @@ pub struct FieldAttr {
     /// `count = "n_layers"`: the variable bound to the number of elements of a `Vec`, array or
     /// slice field.
     pub count: Option<LitStr>,
+    /// `min = 2`: in a checkpoint, a collection field has at least this many elements (1
+    /// when not given).
+    pub min: Option<syn::LitInt>,
     /// `tied = "…"`: an `Option` tensor that a checkpoint may leave out because it shares the
     /// weights of the tensor of this name (under the same prefixes).
     pub tied: Option<LitStr>,
@@ -48,7 +51,7 @@ pub struct StructAttr {
     pub config: Vec<(Ident, LitStr)>,
 }
 
-const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `tied = \"…\"`, `tie_key = \"…\"`";
+const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`, `tied = \"…\"`, `tie_key = \"…\"`";
 const STRUCT_KEYS: &str =
     "`where = \"…\"`, `given = \"…\"`, `config(var = \"key | key\")`, `crate = \"…\"`";
 
@@ -135,6 +138,20 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
                             content.parse::<Token![,]>()?;
                         }
                     }
+                }
+                "min" => {
+                    input.parse::<Token![=]>()?;
+                    let v: syn::LitInt = input.parse().map_err(|e| {
+                        syn::Error::new(
+                            e.span(),
+                            "`min` takes a number of elements, like `min = 1`",
+                        )
+                    })?;
+                    if out.min.is_some() {
+                        return Err(syn::Error::new(key.span(), "`min` is given twice"));
+                    }
+                    v.base10_parse::<usize>()?;
+                    out.min = Some(v);
                 }
                 "name" | "prefix" | "count" | "tied" | "tie_key" => {
                     input.parse::<Token![=]>()?;

@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
@@ -305,6 +305,41 @@ pub fn renames(f: &Field) -> TokenStream {
     quote!(#(#pairs),*)
 }
 
+/// For each `rename(inner = …)` of a nested field, a `const` assertion, at `inner`, that
+/// `inner` is a variable of the nested struct: a free `const _` item (`item`), checked by
+/// `cargo check`, for a nested type that names none of the struct's parameters; otherwise
+/// `const` blocks in the function body, checked when it is compiled for a type.
+pub fn rename_checks(krate: &TokenStream, f: &Field, item: bool) -> TokenStream {
+    let child = f.access.leaf();
+    let child_text = child
+        .to_token_stream()
+        .to_string()
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",");
+    let checks = f.attr.renames.iter().map(|(inner, _)| {
+        let name = inner.value();
+        let message = format!(
+            "`rename({name} = …)`: `{name}` is not a variable of the nested struct `{child_text}`"
+        );
+        let test = quote_spanned! {inner.span()=>
+            ::core::assert!(
+                ::core::option::Option::is_some(
+                    &<#child as #krate::Shaped>::VARS.index_of(#name)
+                ),
+                #message
+            )
+        };
+        if item {
+            quote_spanned!(inner.span()=> const _: () = #test;)
+        } else {
+            quote_spanned!(inner.span()=> const { #test };)
+        }
+    });
+    quote!(#(#checks)*)
+}
+
 /// `let __child = …;`: the slot map from a nested field's variables to this struct's scope
 /// (a `const`, built at compile time), for a field in the shared scope; nothing for
 /// `scope = "own"`.
@@ -314,7 +349,15 @@ pub fn child_map(krate: &TokenStream, f: &Field) -> TokenStream {
     }
     let child = f.access.leaf();
     let renames = renames(f);
+    // A nested type naming the struct's parameters has its variables known only once the
+    // function is instantiated: its rename keys are checked there (see `rename_checks`).
+    let checks = if f.contains_generic {
+        rename_checks(krate, f, false)
+    } else {
+        quote!()
+    };
     quote! {
+        #checks
         let __child = __map.then(&const {
             <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
         });

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::ast::{Access, Field, Input, Kind, is_data_array};
-use crate::codegen::{Codegen, crate_tokens, local_guards, renames};
+use crate::codegen::{Codegen, crate_tokens, local_guards, rename_checks, renames};
 use crate::ctxt::Ctxt;
 use crate::{attr, expand_memory, expand_source, fallback, valid};
 
@@ -52,6 +52,13 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         .fields
         .iter()
         .filter_map(|f| static_check(&g, f))
+        .chain(
+            input
+                .fields
+                .iter()
+                .filter(|f| matches!(f.kind, Kind::Nested) && !f.contains_generic)
+                .map(|f| rename_checks(krate, f, true)),
+        )
         .collect();
     let source_fn = expand_source::check_source_fn(&g, krate, input);
     let config = config_keys(&p, input);

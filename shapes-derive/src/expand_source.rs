@@ -42,6 +42,12 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
     let p = &g.private_path;
     let name = &f.name;
     let span = span_of_field(f);
+    // A list that matches nothing in a checkpoint is most likely under another prefix: at
+    // least one element unless the field says otherwise (`min = 0`, or an `Option` around it).
+    let min = match &f.attr.min {
+        Some(lit) => lit.base10_parse::<usize>().unwrap_or(1),
+        None => 1,
+    };
     let count = f.attr.count.as_ref().map(|c| {
         let slot = slot_ident(usize::from(g.local(&c.value())));
         (slot, count_text(&c.value()))
@@ -75,7 +81,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
             let tp = quote!(__tp);
             let body = match (&f.attr.tied, &f.access) {
                 (Some(to), Access::Option(inner)) => {
-                    let inner = walk(g, inner, 1, None, &leaf);
+                    let inner = walk(g, inner, 1, None, min, &leaf);
                     let to = to.value();
                     let key = match &f.attr.tie_key {
                         Some(k) => {
@@ -91,7 +97,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                         }
                     }
                 }
-                _ => walk(g, &f.access, 0, count.as_ref(), &leaf),
+                _ => walk(g, &f.access, 0, count.as_ref(), min, &leaf),
             };
             // The locals are interpolated at the call site: spelled inside `quote_spanned!` they
             // would take the field's hygiene and miss the parameters when the struct comes out of
@@ -119,7 +125,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                     quote!(<#child as #krate::Shaped>::check_source_in(__cx, &__child, __src);)
                 }
             };
-            let body = walk(g, &f.access, 0, count.as_ref(), &leaf);
+            let body = walk(g, &f.access, 0, count.as_ref(), min, &leaf);
             let map = child_map(krate, f);
             let prefix = f
                 .attr
@@ -143,21 +149,23 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
 }
 
 /// Walks the field's wrappers by name: an `Option` is `Some` when the source has anything
-/// under the current name, a sequence is `name.0`, `name.1`, … as far as the source goes.
+/// under the current name, a sequence is `name.0`, `name.1`, … as far as the source goes, with
+/// at least `min` elements.
 /// `count` (the variable's slot and its pattern text) is bound at the first sequence.
 fn walk(
     g: &Codegen,
     access: &Access,
     depth: usize,
     count: Option<&(proc_macro2::Ident, String)>,
+    min: usize,
     leaf: &dyn Fn(usize) -> TokenStream,
 ) -> TokenStream {
     let p = &g.private_path;
     match access {
         Access::Leaf(_) => leaf(depth),
-        Access::Deref(inner) => walk(g, inner, depth + 1, count, leaf),
+        Access::Deref(inner) => walk(g, inner, depth + 1, count, min, leaf),
         Access::Option(inner) => {
-            let body = walk(g, inner, depth + 1, None, leaf);
+            let body = walk(g, inner, depth + 1, None, min, leaf);
             quote! {
                 if __src.present() {
                     #body
@@ -165,7 +173,7 @@ fn walk(
             }
         }
         Access::Seq(inner) => {
-            let body = walk(g, inner, depth + 1, None, leaf);
+            let body = walk(g, inner, depth + 1, None, min, leaf);
             let (n, i, m) = (
                 format_ident!("__n{}", depth),
                 format_ident!("__i{}", depth),
@@ -177,7 +185,7 @@ fn walk(
             quote! {
                 static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: #text };
                 __cx.field(&#info);
-                let #n = __src.count(__cx);
+                let #n = __src.count(__cx, #min);
                 #bind
                 for #i in 0..#n {
                     let #m = __src.push_index(#i);

@@ -16,6 +16,7 @@ use crate::ctxt::Ctxt;
 
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_source_keys(cx, input);
+    check_renames(cx, input);
     check_supported_fields(cx, input);
     // Clause by clause, so each clause's errors come together, in source order.
     let mut literals = BTreeMap::new();
@@ -187,6 +188,26 @@ fn check_solvable(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
     }
 }
 
+/// Rule: `rename(inner = "outer")` maps a nested variable to a name of this struct: `outer` is
+/// a variable name, not an expression (an equation between the two is a `where` clause of the
+/// nested struct). That `inner` is a variable of the nested struct is checked where its
+/// variables are known, in a `const` the derive emits (see `expand::rename_checks`).
+fn check_renames(cx: &Ctxt, input: &Input<'_>) {
+    for f in &input.fields {
+        for (_, outer) in &f.attr.renames {
+            let value = outer.value();
+            if !shapes_core::__private::is_identifier(&value) {
+                cx.error_at(
+                    outer.span(),
+                    format!(
+                        "`rename` maps a nested variable to a variable name of this struct like \"d_model\", not {value:?}; state an equation with `#[shapes(where = \"…\")]` instead"
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// Rule: the checkpoint-naming keys go where they make sense. `name` names one tensor (not a
 /// `nested` field) and is not empty; `prefix` is for `nested` fields; `count` is on a
 /// collection field and names one variable.
@@ -209,6 +230,14 @@ fn check_source_keys(cx: &Ctxt, input: &Input<'_>) {
             && lit.value().is_empty()
         {
             cx.error_at(lit.span(), "a tensor name cannot be empty");
+        }
+        if let Some(lit) = &f.attr.min
+            && !f.access.has_seq()
+        {
+            cx.error_at(
+                lit.span(),
+                "`min` is the least number of elements of a `Vec`, array or slice field in a checkpoint; this field is not one",
+            );
         }
         if let Some(lit) = &f.attr.tied {
             let optional =

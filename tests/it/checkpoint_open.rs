@@ -354,9 +354,9 @@ fn a_missing_last_layer_is_caught_by_the_configs_layer_count() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Llama.model.layers: config `num_hidden_layers` = 22, but \"model.layers.0 to \
-         model.layers.20\" axis 0 is 21\n  n_layers = 22 bound by config `num_hidden_layers`\n  \
-         shape is (21,), pattern (n_layers,) = the number of elements"
+        "Llama.model.layers: expected 22 elements under model.layers.* (n_layers = 22), found \
+         21: missing model.layers.21.*\n  n_layers = 22 bound by config `num_hidden_layers`\n  \
+         pattern (n_layers,) = the number of elements"
     );
 }
 

@@ -133,9 +133,12 @@ fn verify_all_reports_every_mismatch_in_declaration_order() {
         .verify_all_with(Bindings::new().bind("heads", 12))
         .unwrap_err();
     assert_eq!(errs, again);
+    // The two mismatches with one cause (d_model) come first, under it.
     assert!(
-        errs.to_string()
-            .starts_with("3 shape errors:\n- Model.layers[1].w_q")
+        errs.to_string().starts_with(
+            "3 shape errors:\n- 2 mismatches, one cause: d_model is 768, bound by Model.embed axis 1, but 512 in:\n    Model.layers[1].w_q axis 0\n    Model.layers[1].w_k axis 0\n- Model.layers[2].b_q: axis 0"
+        ),
+        "{errs}"
     );
 }
 

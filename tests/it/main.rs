@@ -26,6 +26,7 @@ mod model_zoo;
 mod parse_conformance;
 mod plan_parity;
 mod print_roundtrip;
+mod reports;
 mod semantics;
 mod solve_conformance;
 mod verify_source;

@@ -23,7 +23,7 @@ use crate::shape::Shape;
 /// );
 /// assert!(matches!(err.kind(), BroadcastErrorKind::Incompatible { axis: 1, lhs_dim: 4, rhs_dim: 2, .. }));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct BroadcastError {
     kind: Box<BroadcastErrorKind>,
 }
@@ -63,6 +63,13 @@ impl From<BroadcastErrorKind> for BroadcastError {
 impl fmt::Display for BroadcastError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.kind, f)
+    }
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for BroadcastError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
     }
 }
 

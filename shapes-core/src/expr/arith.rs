@@ -36,7 +36,7 @@ pub(crate) const fn int(n: usize) -> Int {
 /// ));
 /// assert_eq!(err.to_string(), "7 ÷ 0 divides by zero");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ArithFailure {
     /// The result does not fit in `usize`.
     #[error("overflows usize")]
@@ -343,6 +343,13 @@ impl ArithOp {
             (ArithOp::FloorDiv, Side::Left) if k == 1 => done(ArithOp::Add, t, 0),
             (ArithOp::FloorDiv | ArithOp::Rem, _) => Undecided,
         }
+    }
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for ArithFailure {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
     }
 }
 

@@ -5,7 +5,9 @@ use std::fmt;
 /// A shape expression or pattern that does not parse.
 ///
 /// It knows the byte offset of the problem, what the parser found there and what it expected,
-/// and keeps a copy of the input so that its [`Display`](fmt::Display) can point at the spot:
+/// and keeps a copy of the input so that its [`Display`](fmt::Display) can point at the spot.
+/// The display is bounded whatever the input's size: it quotes at most 60 characters of the
+/// input on each side of the caret, and of the token found, marking each cut with `…`.
 ///
 /// ```
 /// let err = shapes::parse("(a b)").unwrap_err();
@@ -15,7 +17,7 @@ use std::fmt;
 /// assert_eq!(err.message(), "expected ',' or ')', found 'b' at byte 3");
 /// assert_eq!(err.to_string(), "expected ',' or ')', found 'b' at byte 3\n  (a b)\n     ^");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ParseError {
     input: String,
     offset: usize,
@@ -28,8 +30,8 @@ impl ParseError {
         ParseError {
             input: input.to_owned(),
             offset,
-            found,
-            expected,
+            found: shorten(found),
+            expected: shorten(expected),
         }
     }
 
@@ -94,13 +96,29 @@ impl fmt::Display for ParseError {
     }
 }
 
+/// At most this many characters of the input are quoted on each side of a caret (a longer
+/// line is cut, and the cut marked with `…`), and of a token in a message: an error about a
+/// 30 MB string prints a line, not the string.
+pub(crate) const MAX_QUOTED_CHARS: usize = 60;
+
+/// `s`, cut to [`MAX_QUOTED_CHARS`] characters (and `…`) if longer.
+fn shorten(s: String) -> String {
+    match s.char_indices().nth(MAX_QUOTED_CHARS) {
+        Some((end, _)) => format!("{}…", s.get(..end).unwrap_or("")),
+        None => s,
+    }
+}
+
 /// The line of `input` that holds byte `offset`, on a line of its own after a newline, with a
 /// caret under the spot (the column counts characters, not bytes): how every message about a
 /// spot in a shape string shows it. Inputs are usually one line; a multi-line input shows only
-/// the offending line.
+/// the offending line, and of a long line at most [`MAX_QUOTED_CHARS`] characters on each
+/// side of the spot.
 ///
 /// ```
 /// assert_eq!(shapes::__private::caret("heads >= 12", 7), "\n  heads >= 12\n         ^");
+/// let long = format!("({})", "a, ".repeat(1000));
+/// assert!(shapes::__private::caret(&long, 1500).len() < 300);
 /// ```
 #[doc(hidden)]
 pub fn caret(input: &str, offset: usize) -> String {
@@ -109,10 +127,30 @@ pub fn caret(input: &str, offset: usize) -> String {
     let after = input.get(offset..).unwrap_or("");
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line_end = after.find('\n').map_or(input.len(), |i| offset + i);
-    let line = input.get(line_start..line_end).unwrap_or("");
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let column = before.get(line_start..).unwrap_or("").chars().count();
-    format!("\n  {line}\n  {}^", " ".repeat(column))
+    let head = before.get(line_start..).unwrap_or("");
+    let tail = input.get(offset..line_end).unwrap_or("");
+    let tail = tail.strip_suffix('\r').unwrap_or(tail);
+    // The last `MAX_QUOTED_CHARS` characters before the spot, the first after it.
+    let (cut_head, head) = match head.char_indices().rev().nth(MAX_QUOTED_CHARS - 1) {
+        Some((i, _)) if i > 0 => ("…", head.get(i..).unwrap_or("")),
+        _ => ("", head),
+    };
+    let (tail, cut_tail) = match tail.char_indices().nth(MAX_QUOTED_CHARS) {
+        Some((i, _)) => (tail.get(..i).unwrap_or(""), "…"),
+        None => (tail, ""),
+    };
+    let column = cut_head.chars().count() + head.chars().count();
+    format!(
+        "\n  {cut_head}{head}{tail}{cut_tail}\n  {}^",
+        " ".repeat(column)
+    )
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for ParseError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
+    }
 }
 
 impl std::error::Error for ParseError {}

@@ -16,7 +16,7 @@ use crate::expr::{ArithFailure, Name};
 /// let err = infer_app(&matmul, &[parse("(2, 3)").unwrap(), parse("(4, 5)").unwrap()]).unwrap_err();
 /// assert!(matches!(err.kind(), InferErrorKind::Mismatch { .. }));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum InferErrorKind {
     /// Two sizes or two values that must be equal are not: `3` against `4`, `X[0 1]` against
@@ -173,7 +173,7 @@ pub enum InferErrorKind {
 ///     "argument 2 `(2, 3)` does not fit parameter `(2, 2)`: 2 ≠ 3"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct InferError {
     kind: InferErrorKind,
     context: Option<Box<ArgContext>>,
@@ -241,6 +241,13 @@ impl fmt::Display for InferError {
     }
 }
 
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for InferError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
+    }
+}
+
 impl std::error::Error for InferError {}
 
 /// Shorthand for building an [`InferError`] of a kind.
@@ -250,4 +257,11 @@ pub(crate) fn err<T>(kind: InferErrorKind) -> Result<T, InferError> {
 
 pub(crate) fn bad_op<T>(op: &'static str, detail: String) -> Result<T, InferError> {
     err(InferErrorKind::BadOperation { op, detail })
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for InferErrorKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
+    }
 }

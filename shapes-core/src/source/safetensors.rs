@@ -15,7 +15,7 @@ use crate::shape::Shape;
 
 /// Why a safetensors header could not be read. Every variant says what is wrong and, where
 /// there is one, which tensor.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum SafetensorsError {
     /// Reading failed.
@@ -327,7 +327,7 @@ fn check_entry(
         return Err(bad("end before start".into()));
     }
     let bits = (numel as u128) * (entry.dtype.bitsize() as u128);
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         return Err(bad(format!(
             "cannot hold {:?} {shape}: {bits} bits is not a whole number of bytes",
             entry.dtype
@@ -521,6 +521,13 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
             tensors,
             metadata: metadata.flatten().unwrap_or_default(),
         })
+    }
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for SafetensorsError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
     }
 }
 

@@ -13,7 +13,6 @@
 use super::bindings::{Bindings, Tie};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
-use super::item_checks::ItemChecks;
 use super::path::{FieldPath, Origin};
 use super::vars::Slot;
 use crate::source::{ConfigValue, ShapeSource};
@@ -232,6 +231,7 @@ impl<'s> SourceCx<'s> {
                 let name = &self.prefix;
                 cx.source_error(|| ShapeErrorKind::Missing {
                     tensor: name.clone(),
+                    suggestion: None,
                 });
                 None
             }
@@ -254,8 +254,10 @@ impl<'s> SourceCx<'s> {
 
     /// The number of list elements under the current name: the length of the run `name.0`,
     /// `name.1`, … for which some tensor exists (`name.{i}` itself, or `name.{i}.…`). Later
-    /// indices after a gap are reported as an error on the current field.
-    pub fn count(&mut self, cx: &mut Checker) -> usize {
+    /// indices after a gap are reported as an error on the current field, and so are fewer
+    /// than `min` elements (a prefix that matches nothing is then named, with the closest
+    /// name the source has in its place).
+    pub fn count(&mut self, cx: &mut Checker, min: usize) -> usize {
         let mut indices: Vec<usize> = Vec::new();
         let start = if self.prefix.is_empty() {
             String::new()
@@ -290,23 +292,47 @@ impl<'s> SourceCx<'s> {
                 later: later.to_vec(),
             });
         }
+        if n < min {
+            cx.source_error(|| ShapeErrorKind::Count {
+                prefix: self.prefix.clone(),
+                expected: min,
+                at_least: true,
+                variable: None,
+                found: n,
+                suggestion: if n == 0 { self.near_prefix() } else { None },
+            });
+        }
         n
     }
 
+    /// The name the source has in the current name's place (same parent, last part within a
+    /// typo's distance), when the current name has nothing under it: `encoder.layer` for
+    /// `encoder.layers`.
+    fn near_prefix(&self) -> Option<String> {
+        let (parent, last) = match self.prefix.rfind('.') {
+            Some(dot) => (self.prefix.get(..=dot)?, self.prefix.get(dot + 1..)?),
+            None => ("", self.prefix.as_str()),
+        };
+        // ok: `range` yields indices into `self.names`.
+        let mut parts: Vec<&str> = self
+            .range(parent)
+            .filter_map(|i| self.names[i].get(parent.len()..)?.split('.').next())
+            .filter(|p| !p.is_empty() && *p != last)
+            .collect();
+        // Sorted names put equal parts side by side; a bounded number of distinct ones is
+        // compared (an error path, but a hostile source can have millions).
+        parts.dedup();
+        parts.truncate(MAX_NEAR_PARTS);
+        let best = super::suggest::closest(last, &parts)?;
+        Some(format!("{parent}{best}"))
+    }
+
     /// Binds the list length `n` to the variable at `slot` (a `count = "…"` attribute), with
-    /// the current field as its origin.
+    /// the current field as its origin; when the variable already has a value (given by the
+    /// caller or bound by a field), `n` must be that value, and a list with more or fewer
+    /// elements is reported with the elements missing.
     pub fn bind_count(&mut self, cx: &mut Checker, slot: Slot, n: usize) {
-        let start = cx.error_count();
-        cx.var(slot, &[n], 0);
-        if cx.error_count() > start {
-            let tag = match n {
-                0 => format!("{}.* (none found)", self.prefix),
-                _ => format!("{0}.0 to {0}.{1}", self.prefix, n - 1),
-            };
-            for e in cx.errors_since(start) {
-                e.tensor = Some(tag.clone());
-            }
-        }
+        cx.count(slot, n, &self.prefix);
     }
 
     /// For a tensor that is absent from the source but declared tied to `to` (a name under
@@ -339,7 +365,10 @@ impl<'s> SourceCx<'s> {
             return false;
         }
         if self.src.shape_of(&target).is_none() {
-            cx.source_error(|| ShapeErrorKind::Missing { tensor });
+            cx.source_error(|| ShapeErrorKind::Missing {
+                tensor,
+                suggestion: None,
+            });
             return false;
         }
         cx.note_tie(Tie {
@@ -383,12 +412,20 @@ impl<'s> SourceCx<'s> {
         result: Result<Bindings, Vec<ShapeError>>,
         strict: bool,
     ) -> Result<Bindings, ShapeErrors> {
-        let unexpected = if strict {
-            self.unexpected()
-        } else {
-            Vec::new()
-        };
-        if unexpected.is_empty() {
+        let mut result = result;
+        let missing = result.as_ref().err().is_some_and(|errors| {
+            errors
+                .iter()
+                .any(|e| matches!(e.kind, ShapeErrorKind::Missing { .. }))
+        });
+        if !strict && !missing {
+            return result.map_err(ShapeErrors::from);
+        }
+        let unexpected = self.unexpected();
+        if let Err(errors) = &mut result {
+            suggest_for_missing(errors, &unexpected);
+        }
+        if !strict || unexpected.is_empty() {
             return result.map_err(ShapeErrors::from);
         }
         let error = ShapeErrorDetails::new(
@@ -415,5 +452,60 @@ impl<'s> SourceCx<'s> {
             .filter(|(_, used)| !**used)
             .map(|(n, _)| (*n).to_owned())
             .collect()
+    }
+}
+
+/// The most distinct names compared with a list prefix that matches nothing.
+const MAX_NEAR_PARTS: usize = 4_096;
+
+/// The most missing tensors given a "did you mean", and the most names each is compared with:
+/// a report about a hostile checkpoint stays linear in its size.
+const MAX_SUGGESTED: usize = 1_000;
+const MAX_CANDIDATES: usize = 64;
+
+/// The last two parts of a name (`mlp.up_proj.weight` → `up_proj.weight`), the key that finds a
+/// tensor under a wrong prefix.
+fn tail(name: &str) -> &str {
+    let mut dots = name.rmatch_indices('.').map(|(i, _)| i);
+    match (dots.next(), dots.next()) {
+        (Some(_), Some(i)) => name.get(i + 1..).unwrap_or(name),
+        _ => name,
+    }
+}
+
+/// Gives each missing tensor the closest of the `unexpected` names (sorted) that is in the same
+/// place (same parent, a renamed key) or ends the same way (a wrong prefix), if one is close.
+fn suggest_for_missing(errors: &mut [ShapeError], unexpected: &[String]) {
+    if unexpected.is_empty() {
+        return;
+    }
+    let mut by_tail: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+    for u in unexpected {
+        let same = by_tail.entry(tail(u)).or_default();
+        if same.len() < MAX_CANDIDATES {
+            same.push(u);
+        }
+    }
+    let missing = errors.iter_mut().filter_map(|e| match &mut e.kind {
+        ShapeErrorKind::Missing { tensor, suggestion } => Some((tensor, suggestion)),
+        _ => None,
+    });
+    for (tensor, suggestion) in missing.take(MAX_SUGGESTED) {
+        let parent = tensor
+            .rfind('.')
+            .map_or("", |i| tensor.get(..=i).unwrap_or(""));
+        let from = unexpected.partition_point(|u| u.as_str() < parent);
+        let mut candidates: Vec<&str> = unexpected
+            .get(from..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|u| u.starts_with(parent))
+            .take(MAX_CANDIDATES)
+            .map(String::as_str)
+            .collect();
+        if let Some(same) = by_tail.get(tail(tensor)) {
+            candidates.extend(same);
+        }
+        *suggestion = super::suggest::closest(tensor, &candidates);
     }
 }

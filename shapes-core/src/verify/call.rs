@@ -417,7 +417,7 @@ pub fn call_reports() -> usize {
 /// ```
 /// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
-/// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into() },
+/// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
 /// #     provenance: vec![], tensor: None });
 /// let boxed: Box<dyn std::error::Error> = shapes::__private::call_error(e);
 /// assert!(boxed.to_string().contains("missing"));
@@ -433,7 +433,7 @@ pub fn call_error<E: From<ShapeError>>(error: ShapeError) -> E {
 /// ```should_panic
 /// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
-/// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into() },
+/// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
 /// #     provenance: vec![], tensor: None });
 /// shapes::__private::call_panic(e);
 /// ```

@@ -77,6 +77,9 @@ pub enum ShapeErrorKind {
     Missing {
         /// The tensor's name in the checkpoint.
         tensor: String,
+        /// A tensor the source has that nothing asked for, close to this name (a renamed key,
+        /// a wrong prefix).
+        suggestion: Option<String>,
     },
     /// A checkpoint holds tensors the struct does not describe (strict mode).
     Unexpected {
@@ -93,6 +96,30 @@ pub enum ShapeErrorKind {
         index: usize,
         /// The later indices that have tensors.
         later: Vec<usize>,
+    },
+    /// A list in a checkpoint (`prefix.0`, `prefix.1`, …) has fewer elements than its
+    /// minimum (`min = …` on the field; 1 unless the list is declared optional with
+    /// `Option<Vec<_>>` or `min = 0`), or another number than its `count` variable holds.
+    Count {
+        /// The list's name prefix, e.g. `encoder.layer`.
+        prefix: String,
+        /// The number of elements required.
+        expected: usize,
+        /// Whether `expected` is a minimum (`min`) rather than an exact count (`count`).
+        at_least: bool,
+        /// The `count` variable the exact number comes from.
+        variable: Option<String>,
+        /// The number of elements found.
+        found: usize,
+        /// A name the source has where the list was looked for, close to its last part (a
+        /// wrong prefix: `layers` for `layer`).
+        suggestion: Option<String>,
+    },
+    /// The tensor's shape is the expected one reversed (a weight stored transposed): one
+    /// error instead of one per axis.
+    Transposed {
+        /// The shape the pattern wants.
+        expected: Shape,
     },
     /// The shape source itself failed (a malformed header, an I/O error).
     Source {
@@ -124,7 +151,7 @@ pub enum ShapeErrorKind {
 /// The details live behind one box (a `ShapeError` is a pointer wide, so `Result<_,
 /// ShapeError>` stays small); they are reached through `Deref`: `err.path`, `err.axis`,
 /// `err.kind`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ShapeError(Box<ShapeErrorDetails>);
 
 impl std::ops::Deref for ShapeError {
@@ -151,7 +178,7 @@ impl ShapeError {
     ///
     /// ```
     /// use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
-    /// let kind = ShapeErrorKind::Missing { tensor: "w".into() };
+    /// let kind = ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None };
     /// let e = ShapeError::from(ShapeErrorDetails::new(FieldPath::new("M", &[]), kind.clone()));
     /// assert_eq!(e.into_details().kind, kind);
     /// ```
@@ -199,7 +226,7 @@ impl ShapeErrorDetails {
     ///
     /// ```
     /// use shapes::{FieldPath, ShapeErrorDetails, ShapeErrorKind};
-    /// let e = ShapeErrorDetails::new(FieldPath::new("M", &[]), ShapeErrorKind::Missing { tensor: "w".into() });
+    /// let e = ShapeErrorDetails::new(FieldPath::new("M", &[]), ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None });
     /// assert_eq!(e.to_string(), "M: tensor \"w\" is missing from the source");
     /// ```
     pub fn new(path: FieldPath, kind: ShapeErrorKind) -> Self {
@@ -291,25 +318,58 @@ impl fmt::Display for ShapeErrorDetails {
                     write!(f, " (did you mean {s:?}?)")?;
                 }
             }
-            ShapeErrorKind::Missing { tensor } => {
-                write!(f, "tensor {tensor:?} is missing from the source")?
+            ShapeErrorKind::Missing { tensor, suggestion } => {
+                write!(f, "tensor {tensor:?} is missing from the source")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean {s:?}?)")?;
+                }
             }
-            ShapeErrorKind::Unexpected { tensors } => write!(
-                f,
-                "the source has {} tensor(s) the struct does not describe: {}",
-                tensors.len(),
-                tensors.join(", ")
-            )?,
+            ShapeErrorKind::Unexpected { tensors } => {
+                write!(
+                    f,
+                    "the source has {} tensor(s) the struct does not describe: ",
+                    super::summary::thousands(tensors.len())
+                )?;
+                super::summary::write_names(f, tensors.iter().map(String::as_str))?
+            }
             ShapeErrorKind::Gap {
                 prefix,
                 index,
                 later,
             } => {
-                let later: Vec<String> = later.iter().map(|i| format!("{prefix}.{i}")).collect();
+                let later: Vec<String> = later
+                    .iter()
+                    .take(super::summary::MAX_LINES + 1)
+                    .map(|i| format!("{prefix}.{i}"))
+                    .collect();
+                write!(f, "no tensor under {prefix}.{index} but some under ")?;
+                super::summary::write_names(f, later.iter().map(String::as_str))?;
                 write!(
                     f,
-                    "no tensor under {prefix}.{index} but some under {}: the elements must be numbered 0, 1, 2, … without gaps, so only the first {index} were checked",
-                    later.join(", ")
+                    ": the elements must be numbered 0, 1, 2, … without gaps, so only the first {index} were checked"
+                )?
+            }
+            ShapeErrorKind::Count {
+                prefix,
+                expected,
+                at_least,
+                variable,
+                found,
+                suggestion,
+            } => write_count(
+                f,
+                prefix,
+                *expected,
+                *at_least,
+                variable.as_deref(),
+                *found,
+                suggestion.as_deref(),
+            )?,
+            ShapeErrorKind::Transposed { expected } => {
+                let found = self.shape.clone().unwrap_or_default();
+                write!(
+                    f,
+                    "looks transposed: expected {expected}, found {found}, its reverse"
                 )?
             }
             ShapeErrorKind::Source { detail } => f.write_str(detail)?,
@@ -373,6 +433,51 @@ impl ShapeErrorDetails {
     }
 }
 
+/// `expected 6 elements (n_layers = 6), found 5: missing layers.5.*`, or
+/// `expected at least 1 element under "layers.", found none (did you mean "layer"?) …`.
+fn write_count(
+    f: &mut fmt::Formatter<'_>,
+    prefix: &str,
+    expected: usize,
+    at_least: bool,
+    variable: Option<&str>,
+    found: usize,
+    suggestion: Option<&str>,
+) -> fmt::Result {
+    let dot = if prefix.is_empty() { "" } else { "." };
+    let plural = if expected == 1 { "" } else { "s" };
+    let least = if at_least { "at least " } else { "" };
+    write!(
+        f,
+        "expected {least}{expected} element{plural} under {prefix}{dot}*"
+    )?;
+    if let Some(v) = variable {
+        write!(f, " ({v} = {expected})")?;
+    }
+    match found {
+        0 => f.write_str(", found none")?,
+        n => write!(f, ", found {n}")?,
+    }
+    if found < expected && !at_least {
+        write!(f, ": missing {prefix}{dot}{found}.*")?;
+        if expected - found > 1 {
+            write!(f, " to {prefix}{dot}{}.*", expected - 1)?;
+        }
+    } else if found > expected && !at_least {
+        write!(
+            f,
+            ": {prefix}{dot}{expected}.* and later are more than expected"
+        )?;
+    }
+    if let Some(s) = suggestion {
+        write!(f, " (did you mean {s:?}?)")?;
+    }
+    if at_least && found == 0 {
+        f.write_str("; if the list may be absent, declare it `Option<Vec<_>>` or `min = 0`")?;
+    }
+    Ok(())
+}
+
 fn write_axis(f: &mut fmt::Formatter<'_>, axis: Option<usize>) -> fmt::Result {
     match axis {
         Some(a) => write!(f, "axis {a} "),
@@ -394,6 +499,13 @@ fn join_names(names: &[String]) -> String {
     }
 }
 
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for ShapeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
+    }
+}
+
 impl std::error::Error for ShapeError {}
 
 /// Every mismatch found by one verification, in declaration order.
@@ -401,16 +513,22 @@ impl std::error::Error for ShapeError {}
 /// ```
 /// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("M", &[]), axis: None,
-/// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into() },
+/// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
 /// #     provenance: vec![], tensor: None });
 /// let errs = ShapeErrors::from(vec![e.clone(), e]);
 /// assert_eq!(errs.len(), 2);
 /// assert!(errs.to_string().starts_with("2 shape errors:"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ShapeErrors(Vec<ShapeError>);
 
 impl ShapeErrors {
+    /// The most lines (an error, a folded group of errors, a cause) the `Display` of several
+    /// errors shows; then it counts the rest (`… and 99,990 more errors`). A list of names in
+    /// one error (unexpected tensors, the later elements of a gap) is folded and cut the same
+    /// way, so a report stays a few kilobytes whatever the checkpoint.
+    pub const MAX_LINES: usize = super::summary::MAX_LINES;
+
     /// The errors in order.
     pub fn errors(&self) -> &[ShapeError] {
         &self.0
@@ -464,7 +582,7 @@ impl ShapeErrors {
         self.errors()
             .iter()
             .filter_map(|e| match &e.kind {
-                ShapeErrorKind::Missing { tensor } | ShapeErrorKind::Untied { tensor, .. } => {
+                ShapeErrorKind::Missing { tensor, .. } | ShapeErrorKind::Untied { tensor, .. } => {
                     Some(tensor.as_str())
                 }
                 _ => None,
@@ -528,21 +646,22 @@ impl IntoIterator for ShapeErrors {
 }
 
 impl fmt::Display for ShapeErrors {
+    /// One error as itself; several as a count, then the mismatches that share one cause
+    /// under it, then the others with the texts that differ only in a list index folded into
+    /// one line (`layers[{0..11}]`), at most [`ShapeErrors::MAX_LINES`] lines and the count of
+    /// the rest.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.as_slice() {
             [one] => fmt::Display::fmt(one, f),
-            all => {
-                write!(f, "{} shape errors:", all.len())?;
-                for e in all {
-                    let text = e.to_string();
-                    for (i, line) in text.lines().enumerate() {
-                        let bullet = if i == 0 { "\n- " } else { "\n  " };
-                        write!(f, "{bullet}{line}")?;
-                    }
-                }
-                Ok(())
-            }
+            all => super::summary::write_errors(f, all),
         }
+    }
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for ShapeErrors {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
     }
 }
 

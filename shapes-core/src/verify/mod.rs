@@ -2,9 +2,10 @@
 //! `verify_source*`, `#[shapes::check]`'s calls), its errors and its bindings.
 //!
 //! Layers, lowest first: `vars` (slots), `plan` (the static description of checks: dim
-//! expressions over slots), `path`, `bindings`, `error`, `suggest`; then `item_checks`, the
-//! one contract generated code calls, implemented by `checker` (records and reports; the pass
-//! driver) and `call` (a checked call's lean success path); `by_name` (the source side of a
+//! expressions over slots), `path`, `bindings`, `error`, `suggest`, `fold` and `summary` (how
+//! many errors are written); then `item_checks`, the one contract generated code calls,
+//! implemented by `checker` (records and reports; the pass driver) and `call` (a checked
+//! call's lean success path); `by_name` (the source side of a
 //! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points, and
 //! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
 //! Beside them, `analysis`: the static analysis of a scope's variables (which are used once,
@@ -17,6 +18,7 @@ mod by_name;
 mod call;
 mod checker;
 mod error;
+mod fold;
 mod item_checks;
 mod path;
 mod plan;
@@ -24,6 +26,7 @@ mod runtime_plan;
 mod shaped;
 mod static_check;
 mod suggest;
+mod summary;
 mod vars;
 
 pub use bindings::{Binding, Bindings, Tie, Value};

@@ -134,7 +134,10 @@ impl PlanNode {
     }
 
     /// This group repeated as `prefix.0`, `prefix.1`, …, the count bound to `count` if given.
-    /// A tensor becomes a group of one repeated tensor named by its own name.
+    /// A tensor becomes a group of one repeated tensor named by its own name. The source must
+    /// hold at least one element (a wrong prefix would otherwise check nothing), unless the
+    /// group is also [`optional`](Self::optional), and when `count` is given a value (by
+    /// [`SourceOptions::bindings`]), exactly that many.
     ///
     /// ```
     /// let g = shapes::PlanNode::group("layers", vec![]).repeated(Some("n_layers"));
@@ -722,7 +725,9 @@ impl Plan {
                     None => body(cx, src),
                     Some((count, info)) => {
                         cx.field(info);
-                        let n = src.count(cx);
+                        // A repeated group that matches nothing is an error unless optional
+                        // (then it was present, and needs an element too).
+                        let n = src.count(cx, 1);
                         if let Some(slot) = count {
                             src.bind_count(cx, *slot, n);
                         }

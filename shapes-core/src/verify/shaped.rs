@@ -39,10 +39,11 @@ use crate::source::ShapeSource;
 /// | `"(…)"` | tensor field | the pattern |
 /// | `nested` | field of `Shaped` structs | checked in this struct's scope (same name = same size) |
 /// | `scope = "own"` | `nested` | each nested struct gets a scope of its own |
-/// | `rename(inner = "outer")` | `nested` | the nested struct's `inner` is this struct's `outer` |
+/// | `rename(inner = "outer")` | `nested` | the nested struct's `inner` is this struct's `outer`; `inner` must be a variable of the nested struct and `outer` a name (a compile error otherwise; for a nested type that names the struct's type parameters, when the verification is compiled for a type: `cargo build`, not `cargo check`) |
 /// | `name = "…"` | tensor field | its name in a checkpoint ([`verify_source`](Shaped::verify_source)); the field's name by default |
 /// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
-/// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …) |
+/// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …); a value of `n` given by the caller is then the exact count a checkpoint must have |
+/// | `min = 2` | `Vec`/array/slice field | in a checkpoint, the least number of elements (1 by default, so a wrong prefix is an error, not an empty list); `min = 0`, or an `Option<Vec<_>>` field, lets the list be absent |
 /// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
 /// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
 ///
@@ -184,8 +185,11 @@ pub trait Shaped {
     /// of each nested struct it sits in (`#[shape(nested, prefix = "encoder")]`, the field's
     /// name by default, `""` for none), joined with `.`. A `Vec` (or array, or slice) of nested
     /// structs or tensors is read as `prefix.0`, `prefix.1`, …, its length discovered from the
-    /// source and bound to the variable named by `count = "…"` if there is one. An `Option`
-    /// field is `None` when the source has nothing under its name.
+    /// source and bound to the variable named by `count = "…"` if there is one. A list must
+    /// have at least one element (or `min = …`; a list that matches nothing is reported with
+    /// the closest name the source has in its place), and exactly `n` when its `count`
+    /// variable `n` is given. An `Option` field is `None` when the source has nothing under
+    /// its name, so `Option<Vec<_>>` is a list that may be absent.
     ///
     /// Like PyTorch's `load_state_dict(strict=True)`, every problem is reported: missing
     /// tensors ([`ShapeErrors::missing_tensors`]), tensors the struct does not describe

@@ -4,7 +4,7 @@ use super::ggml_type::GgmlType;
 
 /// Why a GGUF header could not be read. Every variant says what is wrong and where: a byte
 /// offset into the file, and the tensor's name once it is known.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum GgufError {
     /// Reading failed.
@@ -201,4 +201,11 @@ pub enum GgufError {
         /// The limit.
         max: u64,
     },
+}
+
+/// Reads like `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the message.
+impl core::fmt::Debug for GgufError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
+    }
 }

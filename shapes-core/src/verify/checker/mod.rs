@@ -36,8 +36,10 @@ pub(crate) fn cmp_holds(op: CmpOp, a: usize, b: usize) -> bool {
     }
 }
 
-/// Nesting tracked by the checker: paths in errors and origins show the outer `PATH_DEPTH`
-/// levels (deeper levels are still checked).
+use smallvec::SmallVec;
+
+/// Nesting levels the checker holds without allocating; deeper paths grow its storage, so an
+/// error or origin always names the whole path.
 const PATH_DEPTH: usize = 8;
 
 /// What an unbound slot of `sizes` holds: see `var_is` below.
@@ -52,12 +54,13 @@ pub struct Checker {
     /// What `verify` returns on success, filled as variables are bound (so success only moves
     /// it out).
     out: Bindings,
-    /// The nested levels entered, the outer `PATH_DEPTH` of them.
-    path: [Segment; PATH_DEPTH],
+    /// The nested levels entered: `path[..depth]` (the storage only grows, so entering and
+    /// leaving levels never allocates once the deepest level was reached).
+    path: SmallVec<[Segment; PATH_DEPTH]>,
     depth: usize,
     /// `node_at[l]`: the id in `out` of the level `path[..=l]` as it was when a variable was
-    /// last bound under it (checked against `path` before it is reused).
-    node_at: [u16; PATH_DEPTH],
+    /// last bound under it (checked against `path` before it is reused); as long as `path`.
+    node_at: SmallVec<[u16; PATH_DEPTH]>,
     field: &'static FieldInfo,
     pending: u32,
     progress: bool,
@@ -87,9 +90,9 @@ impl Checker {
             sizes: [UNBOUND; MAX_VARS],
             bound: 0,
             out: Bindings::in_scope(table, root),
-            path: [Segment::Index(0); PATH_DEPTH],
+            path: SmallVec::from_buf([Segment::Index(0); PATH_DEPTH]),
             depth: 0,
-            node_at: [Bindings::ROOT_NODE; PATH_DEPTH],
+            node_at: SmallVec::from_buf([Bindings::ROOT_NODE; PATH_DEPTH]),
             field: &NO_FIELD,
             pending: 0,
             progress: false,
@@ -171,6 +174,7 @@ impl Checker {
         self.begin_pass(true);
         checks(&mut self);
         let mut errors = self.errors;
+        report::fold_transposed(&mut errors);
         if errors.is_empty() {
             errors.push(ShapeError::unrecorded(self.root));
         }
@@ -205,10 +209,19 @@ impl Checker {
     /// element.
     #[inline(always)]
     pub fn enter(&mut self, segment: Segment) {
-        if let Some(s) = self.path.get_mut(self.depth) {
-            *s = segment;
+        match self.path.get_mut(self.depth) {
+            Some(s) => *s = segment,
+            None => self.grow(segment),
         }
         self.depth += 1;
+    }
+
+    /// A level deeper than any entered before: both per-level arrays get one more entry.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, segment: Segment) {
+        self.path.push(segment);
+        self.node_at.push(Bindings::ROOT_NODE);
     }
 
     /// Sets the index of the innermost level, entered as a `Segment::Index`: the next element

@@ -3,19 +3,19 @@
 
 use smallvec::SmallVec;
 
-use super::{Checker, PATH_DEPTH};
+use super::Checker;
 use crate::expr::{CmpOp, Step};
 use crate::shape::Shape;
 use crate::verify::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
-use crate::verify::path::{FieldPath, Segment};
+use crate::verify::path::{FieldPath, OriginKind, Segment};
 use crate::verify::plan::SlotExpr;
 use crate::verify::vars::{Slot, SlotMap};
 
 impl Checker {
     pub(super) fn current_path(&self) -> FieldPath {
-        // ok: `min(PATH_DEPTH)` keeps the range inside `path`.
-        let mut segments: SmallVec<[Segment; 6]> =
-            SmallVec::from_slice(&self.path[..self.depth.min(PATH_DEPTH)]);
+        // `path` holds at least `depth` levels (`enter` grows it); `get` keeps this total.
+        let levels = self.path.get(..self.depth).unwrap_or(&self.path);
+        let mut segments: SmallVec<[Segment; 6]> = SmallVec::from_slice(levels);
         if !self.field.name.is_empty() {
             segments.push(Segment::Field(self.field.name));
         }
@@ -154,17 +154,13 @@ impl Checker {
             let mut text = String::new();
             expr.write(&mut text, &|v| cx.leaf_name(map, v));
             let detail = format!("{text} = {target} has no whole solution ({step})");
-            // Where each known variable of the equation was bound.
-            let known: Vec<Slot> = cx
-                .expr_slots(&[expr], map)
-                .into_iter()
-                .filter(|&s| cx.value(s).is_some())
-                .collect();
+            // Where each variable already known was bound: the other side of the conflict.
+            let known = cx.provenance(cx.expr_slots(&[expr], map));
             cx.error(
                 at.map(|(_, a)| a),
                 at.map(|(d, _)| d),
                 ShapeErrorKind::Arithmetic { detail },
-                cx.provenance(known),
+                known,
             )
         });
     }
@@ -378,6 +374,30 @@ impl Checker {
         self.push(|cx| cx.error(None, None, kind(), Vec::new()));
     }
 
+    /// Binds a list's element count `n` (`count = "…"`) to `slot`; when `slot` already has
+    /// another value, the list under `prefix` has the wrong number of elements.
+    pub(crate) fn count(&mut self, slot: Slot, n: usize, prefix: &str) {
+        match self.value(slot) {
+            Some(v) if v != n => self.push(|cx| {
+                cx.error(
+                    None,
+                    None,
+                    ShapeErrorKind::Count {
+                        prefix: prefix.to_owned(),
+                        expected: v,
+                        at_least: false,
+                        variable: Some(cx.table.name(slot.index()).to_owned()),
+                        found: n,
+                        suggestion: None,
+                    },
+                    cx.provenance([slot]),
+                )
+            }),
+            Some(_) => {}
+            None => self.set(slot, n, 0, OriginKind::Field),
+        }
+    }
+
     /// Folds the errors of a nested scope checked on its own into this checker's, under the
     /// current path.
     pub(crate) fn absorb(&mut self, errors: Vec<ShapeError>) {
@@ -392,4 +412,67 @@ impl Checker {
             }
         }
     }
+}
+
+/// Replaces each run of errors about one tensor's dims, when the shape its pattern wants is the
+/// tensor's shape reversed, with one error that says so: a transposed weight is one mistake,
+/// not one per axis.
+pub(super) fn fold_transposed(errors: &mut Vec<ShapeError>) {
+    let all = std::mem::take(errors);
+    let mut run: Vec<ShapeError> = Vec::new();
+    for e in all {
+        let same = run.first().is_some_and(|f| {
+            f.shape.is_some() && e.shape == f.shape && e.path == f.path && e.tensor == f.tensor
+        });
+        if !same && !run.is_empty() {
+            errors.extend(transposed(std::mem::take(&mut run)));
+        }
+        run.push(e);
+    }
+    errors.extend(transposed(run));
+}
+
+/// `run`, errors about one tensor, as one `Transposed` error when it says that, else as is.
+fn transposed(run: Vec<ShapeError>) -> Vec<ShapeError> {
+    let Some(first) = run.first() else {
+        return run;
+    };
+    let Some(shape) = first.shape.clone() else {
+        return run;
+    };
+    if run.len() < 2 || shape.rank() < 2 {
+        return run;
+    }
+    // The wanted shape: the found one with each reported axis set to its expected size.
+    let mut wanted: Vec<usize> = shape.dims().to_vec();
+    for e in &run {
+        let expected = match e.kind {
+            ShapeErrorKind::Dim { value, .. } => value,
+            ShapeErrorKind::Literal { expected } => expected,
+            _ => return run,
+        };
+        match e.axis.and_then(|a| wanted.get_mut(a)) {
+            Some(w) => *w = expected,
+            None => return run,
+        }
+    }
+    let reversed: Vec<usize> = shape.dims().iter().rev().copied().collect();
+    if wanted != reversed {
+        return run;
+    }
+    let mut provenance: Vec<Provenance> = Vec::new();
+    for e in &run {
+        for p in &e.provenance {
+            if !provenance.contains(p) {
+                provenance.push(p.clone());
+            }
+        }
+    }
+    let mut folded = first.clone();
+    folded.axis = None;
+    folded.kind = ShapeErrorKind::Transposed {
+        expected: Shape::new(&wanted),
+    };
+    folded.provenance = provenance;
+    vec![folded]
 }

@@ -1,0 +1,237 @@
+//! How many errors, or many names, are written: the mismatches that share one cause under it,
+//! texts that differ only in a list index folded into one line, and at most [`MAX_LINES`]
+//! lines, then a count of the rest. A checkpoint with 100,000 bad layers or a million
+//! unexpected tensors gets a report of a few kilobytes.
+
+use core::fmt;
+
+use super::error::{ShapeError, ShapeErrorKind};
+use super::fold::fold;
+
+/// The most lines a list of errors, or of names, shows before counting the rest.
+pub(crate) const MAX_LINES: usize = 50;
+
+/// The most errors whose texts are folded; the rest are counted. Folding needs each text once,
+/// so this bounds the memory a report takes to write.
+const MAX_FOLDED: usize = 100_000;
+
+/// `1234567` as `1,234,567`.
+pub(crate) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Names, folded across list indices, comma-separated; when they fold to more than
+/// [`MAX_LINES`] entries, grouped by their first part (`vision_tower.* (2,931 tensors)`); at
+/// most [`MAX_LINES`] entries, then `… and 999,950 more`.
+pub(crate) fn write_names<'a>(
+    f: &mut fmt::Formatter<'_>,
+    names: impl IntoIterator<Item = &'a str>,
+) -> fmt::Result {
+    let (folded, rest) = fold(names);
+    let total = folded.iter().map(|g| g.count).sum::<usize>() + rest;
+    let entries: Vec<(String, usize)> = if folded.len() <= MAX_LINES {
+        folded.into_iter().map(|g| (g.text, g.count)).collect()
+    } else {
+        by_first_part(folded)
+    };
+    let mut shown = 0;
+    for (i, (text, count)) in entries.iter().take(MAX_LINES).enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        f.write_str(text)?;
+        shown += count;
+    }
+    if shown < total {
+        write!(f, ", … and {} more", thousands(total - shown))?;
+    }
+    Ok(())
+}
+
+/// Folded names grouped by the part before their first `.`, in order of first appearance: a
+/// part with one entry keeps it, a part with more becomes `part.* (N tensors)`.
+fn by_first_part(folded: Vec<super::fold::Folded>) -> Vec<(String, usize)> {
+    let mut groups: Vec<(String, Vec<super::fold::Folded>)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
+    for g in folded {
+        let part = g.text.split('.').next().unwrap_or("").to_owned();
+        match index.get(&part) {
+            Some(&k) => {
+                if let Some((_, members)) = groups.get_mut(k) {
+                    members.push(g);
+                }
+            }
+            None => {
+                index.insert(part.clone(), groups.len());
+                groups.push((part, vec![g]));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(part, mut members)| match members.len() {
+            1 => {
+                let g = members.remove(0);
+                (g.text, g.count)
+            }
+            _ => {
+                let n: usize = members.iter().map(|g| g.count).sum();
+                (format!("{part}.* ({} tensors)", thousands(n)), n)
+            }
+        })
+        .collect()
+}
+
+/// What several mismatches have in common when one binding explains them all: the variable,
+/// its value and where it was bound, and the size found instead.
+#[derive(PartialEq, Eq)]
+struct Cause {
+    name: String,
+    value: String,
+    origin: String,
+    found: usize,
+}
+
+fn cause_of(e: &ShapeError) -> Option<Cause> {
+    let ShapeErrorKind::Dim { expected, .. } = &e.kind else {
+        return None;
+    };
+    let [p] = e.provenance.as_slice() else {
+        return None;
+    };
+    // Only a plain variable (`d_ff = 4096`), not an expression of one (`2 * d = 8`).
+    if *expected != format!("{} = {}", p.name, p.value) {
+        return None;
+    }
+    Some(Cause {
+        name: p.name.clone(),
+        value: p.value.clone(),
+        origin: p.origin.to_string(),
+        found: e.found()?,
+    })
+}
+
+/// Where a mismatch is, without what: `M.layers[3].up (tensor "layers.3.up") axis 0`.
+fn place(e: &ShapeError) -> String {
+    let mut out = e.path.to_string();
+    if let Some(t) = &e.tensor {
+        out.push_str(&format!(" (tensor {t:?})"));
+    }
+    if let Some(a) = e.axis {
+        out.push_str(&format!(" axis {a}"));
+    }
+    out
+}
+
+fn write_bulleted(f: &mut fmt::Formatter<'_>, head: &str, text: &str) -> fmt::Result {
+    for (i, line) in text.lines().enumerate() {
+        match i {
+            0 => write!(f, "\n- {head}{line}")?,
+            _ => write!(f, "\n  {line}")?,
+        }
+    }
+    Ok(())
+}
+
+/// `12 shape errors:`, then the causes, then the other errors folded, bounded.
+pub(crate) fn write_errors(f: &mut fmt::Formatter<'_>, all: &[ShapeError]) -> fmt::Result {
+    write!(f, "{} shape errors:", thousands(all.len()))?;
+    // The causes, in order of first appearance, with their members; a cause counts when it
+    // explains two mismatches or more.
+    let mut causes: Vec<(Cause, Vec<usize>)> = Vec::new();
+    for (i, e) in all.iter().enumerate() {
+        if let Some(c) = cause_of(e) {
+            let room = causes.len() < MAX_LINES;
+            match causes.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, members)) => members.push(i),
+                // Past the line budget a new cause could not be shown anyway.
+                None if room => causes.push((c, vec![i])),
+                None => {}
+            }
+        }
+    }
+    causes.retain(|(_, members)| members.len() > 1);
+    let mut grouped = vec![false; all.len()];
+    let mut lines = 0;
+    let mut shown = 0;
+    for (c, members) in &causes {
+        if lines >= MAX_LINES {
+            break;
+        }
+        for &i in members {
+            if let Some(g) = grouped.get_mut(i) {
+                *g = true;
+            }
+        }
+        write!(
+            f,
+            "\n- {} mismatches, one cause: {} is {}, bound by {}, but {} in:",
+            thousands(members.len()),
+            c.name,
+            c.value,
+            c.origin,
+            c.found
+        )?;
+        lines += 1;
+        let places: Vec<String> = members
+            .iter()
+            .filter_map(|&i| all.get(i))
+            .map(place)
+            .collect();
+        let (folded, _) = fold(places.iter().map(String::as_str));
+        for g in &folded {
+            if lines >= MAX_LINES {
+                break;
+            }
+            write!(f, "\n    {}", g.text)?;
+            lines += 1;
+            shown += g.count;
+        }
+    }
+    let texts: Vec<String> = all
+        .iter()
+        .zip(&grouped)
+        .filter(|(_, g)| !**g)
+        .take(MAX_FOLDED)
+        .map(|(e, _)| e.to_string())
+        .collect();
+    let (folded, _) = fold(texts.iter().map(String::as_str));
+    for g in &folded {
+        if lines >= MAX_LINES {
+            break;
+        }
+        let head = match g.count {
+            1 => String::new(),
+            n => format!("({} errors) ", thousands(n)),
+        };
+        write_bulleted(f, &head, &g.text)?;
+        lines += 1;
+        shown += g.count;
+    }
+    if shown < all.len() {
+        write!(f, "\n… and {} more errors", thousands(all.len() - shown))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(999_990), "999,990");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
