@@ -44,11 +44,11 @@ pub use expr::{
 pub use parse::{ParseError, parse, parse_pattern};
 pub use shape::{DisplayDims, INLINE_RANK, ParseShapeError, Shape, numel};
 pub use solve::{InferError, InferErrorKind, Substitution, Term, infer_app, ops, unify};
-pub use source::{Dims, Element, HasShape, ShapeSource, StaticShape};
+pub use source::{Dims, Element, HasShape, Prefixed, ShapeSource, StaticShape};
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 #[cfg(feature = "safetensors")]
-pub use source::{SafetensorsError, SafetensorsHeader, TensorEntry};
+pub use source::{SafetensorsError, SafetensorsHeader, ShapeIndex, TensorEntry};
 pub use verify::{
     Binding, Bindings, FieldPath, Origin, Provenance, Segment, ShapeError, ShapeErrorDetails,
     ShapeErrorKind, ShapeErrors, Shaped, Value,

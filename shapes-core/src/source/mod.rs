@@ -14,9 +14,15 @@ mod has_shape;
 mod header;
 mod integrations;
 #[cfg(feature = "safetensors")]
+mod opened;
+mod prefixed;
+#[cfg(feature = "safetensors")]
 mod safetensors;
 
 pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
+#[cfg(feature = "safetensors")]
+pub use self::opened::ShapeIndex;
+pub use self::prefixed::Prefixed;
 
 #[cfg(feature = "safetensors")]
 pub use self::safetensors::{SafetensorsError, SafetensorsHeader, TensorEntry};
@@ -41,6 +47,23 @@ pub trait ShapeSource {
 
     /// Every tensor name, in the source's order.
     fn tensor_names(&self) -> Vec<&str>;
+
+    /// The part of this source under `prefix` (`"bert"`: the tensors named `bert.…`, without
+    /// the prefix), what `VarBuilder::pp` is to candle: a sub-model verifies against it.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, ShapeSource};
+    ///
+    /// let src = HashMap::from([("encoder.w".to_string(), Shape::from([2, 3]))]);
+    /// assert_eq!(src.prefixed("encoder").shape_of("w"), Some(&[2, 3][..]));
+    /// ```
+    fn prefixed(&self, prefix: &str) -> Prefixed<&Self>
+    where
+        Self: Sized,
+    {
+        Prefixed::new(self, prefix)
+    }
 }
 
 impl<S: ShapeSource + ?Sized> ShapeSource for &S {
