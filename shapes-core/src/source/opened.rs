@@ -77,17 +77,35 @@ impl From<&::safetensors::SafeTensors<'_>> for ShapeIndex {
     }
 }
 
-/// The shapes of candle's memory-mapped safetensors file (or files, `MmapedSafetensors::multi`),
-/// what `VarBuilder::from_mmaped_safetensors` loads from.
+/// `From` for candle's open safetensors types: each lists its tensors as `(name, view)`.
 #[cfg(feature = "candle")]
-impl From<&::candle_core::safetensors::MmapedSafetensors> for ShapeIndex {
-    fn from(st: &::candle_core::safetensors::MmapedSafetensors) -> Self {
-        st.tensors()
-            .into_iter()
-            .map(|(name, view)| {
-                let shape = Shape::new(view.shape());
-                (name, shape)
-            })
-            .collect()
-    }
+macro_rules! from_candle {
+    ($($(#[$doc:meta])* $ty:ty),+) => {$(
+        $(#[$doc])*
+        impl From<&$ty> for ShapeIndex {
+            fn from(st: &$ty) -> Self {
+                st.tensors()
+                    .into_iter()
+                    .map(|(name, view)| {
+                        let shape = Shape::new(view.shape());
+                        (name, shape)
+                    })
+                    .collect()
+            }
+        }
+    )+};
 }
+
+#[cfg(feature = "candle")]
+from_candle!(
+    /// The shapes of candle's memory-mapped safetensors file (or files,
+    /// `MmapedSafetensors::multi`, where a name in several files is the last file's), what
+    /// `VarBuilder::from_mmaped_safetensors` loads from.
+    ::candle_core::safetensors::MmapedSafetensors,
+    /// The shapes of candle's safetensors file read into memory
+    /// (`VarBuilder::from_buffered_safetensors`).
+    ::candle_core::safetensors::BufferedSafetensors,
+    /// The shapes of candle's safetensors buffer borrowed from the caller
+    /// (`VarBuilder::from_slice_safetensors`).
+    ::candle_core::safetensors::SliceSafetensors<'_>
+);
