@@ -21,6 +21,8 @@
 
 mod broadcast;
 mod expr;
+#[cfg(any(feature = "candle", feature = "burn"))]
+pub mod frameworks;
 mod parse;
 #[doc(hidden)]
 pub mod private;

@@ -97,6 +97,87 @@ mod tests {
     use crate::source::integrations::layers::assert_described;
     use crate::verify::{Bindings, ShapeErrorKind, Shaped};
 
+    // What a burn user writes: burn's derive names its crate `burn`.
+    use ::burn_core as burn;
+
+    /// A small encoder, `#[derive(Module, Shaped)]` on the module itself.
+    #[derive(Module, Debug, shapes::Shaped)]
+    #[shapes(crate = "crate")]
+    struct Encoder {
+        #[shape(nested)]
+        embed: Embedding,
+        #[shape(nested)]
+        norm: LayerNorm,
+        #[shape(nested, rename(d_in = "d_model", d_out = "d_ff"))]
+        up: Linear,
+        #[shape(nested, rename(d_in = "d_ff", d_out = "d_model"))]
+        down: Linear,
+        #[shape(nested, rename(d_in = "d_model", d_out = "vocab"))]
+        head: Linear,
+    }
+
+    /// The encoder's sizes, as a burn config carries them.
+    struct EncoderConfig {
+        vocab: usize,
+        d_model: usize,
+        d_ff: usize,
+        /// The width the head is built with: `d_model` unless the config is wrong.
+        head_in: usize,
+    }
+
+    impl EncoderConfig {
+        fn init(&self, device: &burn_tensor::Device) -> Encoder {
+            Encoder {
+                embed: EmbeddingConfig::new(self.vocab, self.d_model).init(device),
+                norm: LayerNormConfig::new(self.d_model).init(device),
+                up: LinearConfig::new(self.d_model, self.d_ff).init(device),
+                down: LinearConfig::new(self.d_ff, self.d_model).init(device),
+                head: LinearConfig::new(self.head_in, self.vocab).init(device),
+            }
+        }
+    }
+
+    #[test]
+    fn a_module_built_from_its_config_verifies() {
+        let device = Default::default();
+        let config = EncoderConfig {
+            vocab: 50,
+            d_model: 16,
+            d_ff: 64,
+            head_in: 16,
+        };
+        let encoder = config.init(&device);
+        let b = encoder.verify().unwrap();
+        assert_eq!(
+            [b.get("vocab"), b.get("d_model"), b.get("d_ff")],
+            [Some(50), Some(16), Some(64)]
+        );
+        // burn's own view of the same module: every parameter counted, still lazy.
+        assert!(!encoder.up.weight.is_initialized());
+        assert_eq!(
+            encoder.num_params(),
+            50 * 16 + 2 * 16 + 2 * 16 * 64 + 64 + 16 + 16 * 50 + 50
+        );
+    }
+
+    #[test]
+    fn a_wrong_config_is_named_in_the_error() {
+        let device = Default::default();
+        let config = EncoderConfig {
+            vocab: 50,
+            d_model: 16,
+            d_ff: 64,
+            head_in: 32,
+        };
+        let e = config.init(&device).verify().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Encoder.head.weight: axis 0 expected d_model = 16, found 32\n  \
+             d_model = 16 bound by Encoder.embed.weight axis 1\n  \
+             shape is (32, 50), pattern (d_in, d_out)"
+        );
+    }
+
     #[test]
     fn every_pattern_text_says_what_is_checked() {
         assert_described::<Linear>();
