@@ -1,5 +1,6 @@
-//! Using `shapes` with a framework's own model types: [`candle`] (feature `candle`) and
-//! [`burn`] (feature `burn`). Documentation only: the impls live with the rest of the crate.
+//! Using `shapes` with a framework's own model types: `frameworks::candle` (feature `candle`)
+//! and `frameworks::burn` (feature `burn`). Documentation only: the impls live with the rest
+//! of the crate.
 //!
 //! A model struct holds the framework's layers, not raw tensors. Each layer type below is
 //! [`Shaped`](crate::Shaped), so `#[derive(Shaped)]` goes on the model struct itself, each
