@@ -6,7 +6,7 @@
 fn derive_errors() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
-    // rustc lists "other types that implement HasShape" in these errors, and that list depends
+    // rustc lists "other types that implement HasShape" (or `Shaped`) in these errors, and that list depends
     // on the enabled integrations: their .stderr files are written for CI's `--all-features`.
     if cfg!(all(
         feature = "ndarray",
