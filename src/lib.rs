@@ -82,8 +82,9 @@ pub use shapes_derive::expr;
 ///
 /// # Parameters and return value
 /// - A parameter with `#[shape("…")]` must be a plain name (`x: T`, `mut x: T`) whose type
-///   implements [`HasShape`] (references, `Box`, `Rc`, `Arc` of one included). Parameters
-///   without the attribute, and `self`, are left alone; `#[shape("…")] self` checks `self`.
+///   implements [`HasShape`] (references, `Box`, `Rc`, `Arc` of one included), or an
+///   `Option` of one (an attention mask), checked when `Some`. Parameters without the
+///   attribute, and `self`, are left alone; `#[shape("…")] self` checks `self`.
 /// - `ret = "…"` checks the return value against the same scope (a name bound by an argument
 ///   must match; a new name is bound by the return value). Rust has no attributes on return
 ///   types, hence the argument. For a function returning `Result<T, E>`, the pattern is about
@@ -97,7 +98,31 @@ pub use shapes_derive::expr;
 /// A function whose return type is a `Result` (any path ending in `Result`: `Result<T, E>`,
 /// `io::Result<T>`, `anyhow::Result<T>`) returns `Err(E::from(error))` with the
 /// [`ShapeError`]; `E` must implement `From<ShapeError>` (a compile error at the return type
-/// otherwise). Any other function panics with the error's full message.
+/// otherwise; `candle_core::Error` does with the `candle` feature). Any other function panics
+/// with the error's full message, at the line that called it: the function is made
+/// `#[track_caller]` (unless it is `async` or `extern`), so panics of `#[track_caller]` calls in
+/// its body (`unwrap`, indexing) name that line too.
+///
+/// Two keys choose otherwise for a `Result` function: `panic` (a mismatch panics) and
+/// `map_err = "path"` (returns `Err(path(error))`, for an error type without
+/// `From<ShapeError>`).
+///
+/// ```
+/// use shapes::{Shape, ShapeError, check};
+///
+/// fn message(e: ShapeError) -> String {
+///     format!("bad input: {e}")
+/// }
+///
+/// #[check(map_err = "message")]
+/// fn rows(#[shape("(n, n)")] m: &Shape, #[shape("(n,)")] mask: Option<&Shape>) -> Result<usize, String> {
+///     Ok(m.dims()[0])
+/// }
+///
+/// assert_eq!(rows(&Shape::from([3, 3]), None), Ok(3));
+/// let err = rows(&Shape::from([3, 3]), Some(&Shape::from([4]))).unwrap_err();
+/// assert!(err.starts_with("bad input: rows.mask: axis 0 expected n = 3, found 4"), "{err}");
+/// ```
 ///
 /// ```
 /// use shapes::{Shape, ShapeError, check};
@@ -126,6 +151,9 @@ pub use shapes_derive::expr;
 ///   additive: `--all-features`, or any one crate in the graph, would turn checks off for all.
 ///
 /// Other keys: `crate = "path"` names the `shapes` crate when it is renamed.
+///
+/// With candle or burn, see the `frameworks` module (features `candle`, `burn`): the framework's layer
+/// types are `Shaped`, and a checked `forward` returns `candle_core::Result`.
 #[cfg(feature = "derive")]
 pub use shapes_derive::check;
 

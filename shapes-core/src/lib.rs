@@ -21,6 +21,8 @@
 
 mod broadcast;
 mod expr;
+#[cfg(any(feature = "candle", feature = "burn"))]
+pub mod frameworks;
 mod parse;
 #[doc(hidden)]
 pub mod private;
@@ -49,12 +51,13 @@ pub use solve::{
 #[cfg(feature = "checkpoint")]
 pub use source::{Checkpoint, CheckpointError, CheckpointFormat, CheckpointTensor};
 pub use source::{
-    ConfigEntry, ConfigPlace, ConfigValue, Dims, Element, HasShape, ShapeSource, StaticShape,
+    ConfigEntry, ConfigPlace, ConfigValue, Dims, Element, HasShape, Prefixed, ShapeSource,
+    StaticShape,
 };
 #[cfg(feature = "gguf")]
 pub use source::{GgmlType, GgufArray, GgufError, GgufHeader, GgufTensor, GgufType, GgufValue};
 #[cfg(feature = "safetensors")]
-pub use source::{SafetensorsError, SafetensorsHeader, TensorEntry};
+pub use source::{SafetensorsError, SafetensorsHeader, ShapeIndex, TensorEntry};
 pub use verify::{
     Binding, Bindings, FieldPath, Origin, Provenance, Segment, ShapeError, ShapeErrorDetails,
     ShapeErrorKind, ShapeErrors, Shaped, Tie, Value,

@@ -539,3 +539,80 @@ fn passing_calls_stay_on_the_fast_path() {
         assert_eq!(shapes::__private::call_reports(), before + 1);
     }
 }
+
+/// An optional mask: checked when given, against the other arguments' variables.
+#[check]
+fn masked_scores(
+    #[shape("(batch, seq, seq)")] scores: &Tensor,
+    #[shape("(batch, 1, seq)")] mask: Option<&Tensor>,
+) -> usize {
+    mask.map_or(0, |m| m.shape.dims()[2])
+}
+
+#[test]
+fn an_optional_argument_is_checked_when_some() {
+    let scores = t(&[2, 7, 7]);
+    assert_eq!(masked_scores(&scores, None), 0);
+    assert_eq!(masked_scores(&scores, Some(&t(&[2, 1, 7]))), 7);
+    #[cfg(not(shapes_no_checks))]
+    {
+        let e =
+            std::panic::catch_unwind(|| masked_scores(&scores, Some(&t(&[2, 1, 6])))).unwrap_err();
+        let msg = e.downcast_ref::<String>().unwrap();
+        assert!(
+            msg.starts_with("masked_scores.mask: axis 2 expected seq = 7, found 6"),
+            "{msg}"
+        );
+    }
+}
+
+/// A `Result` function that chooses to panic on a mismatch.
+#[check(panic)]
+fn strict_len(#[shape("(n, n)")] x: &Tensor) -> Result<usize, String> {
+    Ok(x.shape.dims()[0])
+}
+
+/// A `Result` function whose error type has no `From<ShapeError>`: the error is mapped.
+#[check(map_err = "shape_message")]
+fn mapped_len(#[shape("(n, n)")] x: &Tensor) -> Result<usize, String> {
+    Ok(x.shape.dims()[0])
+}
+
+fn shape_message(e: ShapeError) -> String {
+    format!("bad input: {e}")
+}
+
+#[test]
+fn a_result_function_may_panic_or_map_the_error() {
+    assert_eq!(strict_len(&t(&[3, 3])), Ok(3));
+    assert_eq!(mapped_len(&t(&[3, 3])), Ok(3));
+    #[cfg(not(shapes_no_checks))]
+    {
+        assert!(std::panic::catch_unwind(|| strict_len(&t(&[3, 4]))).is_err());
+        let e = mapped_len(&t(&[3, 4])).unwrap_err();
+        assert!(
+            e.starts_with("bad input: mapped_len.x: axis 1 expected n = 3, found 4"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+#[cfg(not(shapes_no_checks))]
+fn a_mismatch_panic_names_the_callers_line() {
+    use std::sync::Mutex;
+    static LOCATION: Mutex<Option<(String, u32)>> = Mutex::new(None);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        if let Some(l) = info.location() {
+            *LOCATION.lock().unwrap() = Some((l.file().to_owned(), l.line()));
+        }
+    }));
+    let line = line!() + 1;
+    let result = std::panic::catch_unwind(|| strict_len(&t(&[2, 5])));
+    std::panic::set_hook(previous);
+    assert!(result.is_err());
+    let (file, at) = LOCATION.lock().unwrap().clone().unwrap();
+    assert!(file.ends_with("check.rs"), "{file}");
+    assert_eq!(at, line);
+}

@@ -19,6 +19,9 @@ mod expr_macro;
 // Needs the `candle` feature, as the struct it verifies holds candle tensors.
 #[cfg(feature = "candle")]
 mod fracast_weights;
+// A model of candle_nn layers: needs the `candle` feature.
+#[cfg(feature = "candle")]
+mod frameworks;
 mod fuzz_replay;
 mod header_bad_files;
 mod hygiene;

@@ -16,11 +16,17 @@ mod has_shape;
 mod header;
 mod integrations;
 #[cfg(feature = "safetensors")]
+mod opened;
+mod prefixed;
+#[cfg(feature = "safetensors")]
 mod safetensors;
 mod stated;
 
 pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
 pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
+#[cfg(feature = "safetensors")]
+pub use self::opened::ShapeIndex;
+pub use self::prefixed::Prefixed;
 
 #[cfg(feature = "safetensors")]
 pub use self::safetensors::{SafetensorsError, SafetensorsHeader, TensorEntry};
@@ -66,6 +72,23 @@ pub trait ShapeSource {
     fn config(&self, key: &str) -> Option<ConfigEntry> {
         let _ = key;
         None
+    }
+
+    /// The part of this source under `prefix` (`"bert"`: the tensors named `bert.…`, without
+    /// the prefix), what `VarBuilder::pp` is to candle: a sub-model verifies against it.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, ShapeSource};
+    ///
+    /// let src = HashMap::from([("encoder.w".to_string(), Shape::from([2, 3]))]);
+    /// assert_eq!(src.prefixed("encoder").shape_of("w"), Some(&[2, 3][..]));
+    /// ```
+    fn prefixed(&self, prefix: &str) -> Prefixed<&Self>
+    where
+        Self: Sized,
+    {
+        Prefixed::new(self, prefix)
     }
 }
 

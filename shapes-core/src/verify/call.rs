@@ -428,7 +428,9 @@ pub fn call_error<E: From<ShapeError>>(error: ShapeError) -> E {
     E::from(error)
 }
 
-/// The panic of a checked function that cannot return an error: the full message.
+/// The panic of a checked function that cannot return an error: the full message. It tracks
+/// its caller, and `#[shapes::check]` marks the functions it generates `#[track_caller]`, so
+/// the panic names the line that called the checked function.
 ///
 /// ```should_panic
 /// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
@@ -439,6 +441,7 @@ pub fn call_error<E: From<ShapeError>>(error: ShapeError) -> E {
 /// ```
 #[cold]
 #[inline(never)]
+#[track_caller]
 pub fn call_panic(error: ShapeError) -> ! {
     // ok: the documented behaviour of a checked function that has no error type to return.
     panic!("{error}")

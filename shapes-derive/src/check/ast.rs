@@ -20,6 +20,8 @@ pub struct Checked {
     pub span: Span,
     pub lit: LitStr,
     pub pattern: Pattern,
+    /// The parameter is an `Option` (an attention mask): checked when `Some`.
+    pub optional: bool,
 }
 
 /// What of a function gets checked, and how it returns.
@@ -75,10 +77,23 @@ impl CheckedFn {
                             span: ty.span(),
                             lit: lit.clone(),
                             pattern,
+                            optional: false,
                         });
                     }
                 }
             }
+        }
+
+        // Rule: `map_err` and `panic` choose how a `Result` function fails, one of them.
+        if let (Some(path), Some(_)) = (&opts.map_err, &opts.panic) {
+            cx.error_spanned(path, "`map_err` and `panic` contradict each other: a mismatch either panics or returns the mapped error");
+        } else if let Some(path) = &opts.map_err
+            && !returns_result
+        {
+            cx.error_spanned(
+                path,
+                format!("`map_err` maps the error a `Result` returns, but `{fname}` does not return a `Result`"),
+            );
         }
 
         // Rule: there is something to check.
@@ -124,6 +139,7 @@ fn take_params(cx: &Ctxt, func: &mut ItemFn) -> (Vec<Checked>, bool) {
                         span: self_token.span(),
                         lit,
                         pattern,
+                        optional: false,
                     });
                 }
             }
@@ -150,6 +166,7 @@ fn take_params(cx: &Ctxt, func: &mut ItemFn) -> (Vec<Checked>, bool) {
                         span: pt.ty.span(),
                         lit,
                         pattern,
+                        optional: is_option(&pt.ty),
                     });
                 }
             }
@@ -198,6 +215,18 @@ fn parse(cx: &Ctxt, lit: &LitStr) -> Option<Pattern> {
             cx.error_at(lit.span(), format!("invalid shape pattern: {e}"));
             None
         }
+    }
+}
+
+/// Whether `ty` is syntactically an `Option`: `Option<&Tensor>`, `core::option::Option<T>`.
+fn is_option(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => {
+            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option")
+        }
+        Type::Group(g) => is_option(&g.elem),
+        Type::Paren(p) => is_option(&p.elem),
+        _ => false,
     }
 }
 

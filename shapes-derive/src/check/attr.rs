@@ -6,7 +6,8 @@ use syn::LitStr;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &str = "`ret = \"(…)\"`, `debug_only`, `crate = \"path\"`";
+const KEYS: &str =
+    "`ret = \"(…)\"`, `debug_only`, `panic`, `map_err = \"path\"`, `crate = \"path\"`";
 
 /// What `#[shapes::check(...)]` says.
 #[derive(Default)]
@@ -17,6 +18,11 @@ pub struct Options {
     pub debug_only: bool,
     /// `crate = "path"`: where the `shapes` crate is.
     pub crate_path: Option<syn::Path>,
+    /// `panic`: a mismatch panics even when the function returns a `Result`.
+    pub panic: Option<proc_macro2::Span>,
+    /// `map_err = "path"`: a mismatch of a function returning a `Result` returns
+    /// `Err(path(error))`, for an error type without `From<ShapeError>`.
+    pub map_err: Option<syn::Path>,
 }
 
 pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
@@ -29,6 +35,14 @@ pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
             out.ret = Some(meta.value()?.parse()?);
         } else if meta.path.is_ident("debug_only") {
             out.debug_only = true;
+        } else if meta.path.is_ident("panic") {
+            out.panic = Some(syn::spanned::Spanned::span(&meta.path));
+        } else if meta.path.is_ident("map_err") {
+            if out.map_err.is_some() {
+                return Err(meta.error("duplicate `map_err`"));
+            }
+            let lit: LitStr = meta.value()?.parse()?;
+            out.map_err = Some(lit.parse()?);
         } else if meta.path.is_ident("crate") {
             let lit: LitStr = meta.value()?.parse()?;
             out.crate_path = Some(lit.parse()?);

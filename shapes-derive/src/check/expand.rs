@@ -27,12 +27,27 @@ pub fn generate(opts: &Options, func: &ItemFn, checked: &CheckedFn) -> TokenStre
     let body = wrap_body(&g, opts, func, checked);
     let vis = &func.vis;
     let sig = &func.sig;
+    let track_caller = track_caller(func);
     quote! {
         #(#outer_attrs)*
+        #track_caller
         #vis #sig {
             #(#inner_attrs)*
             #body
         }
+    }
+}
+
+/// `#[track_caller]`, so that a mismatch panic names the line that called the function, not
+/// the function or the library: on every function that can carry it (not `async`, not
+/// `extern`, not already marked).
+fn track_caller(func: &ItemFn) -> TokenStream {
+    let sig = &func.sig;
+    let marked = func.attrs.iter().any(|a| a.path().is_ident("track_caller"));
+    if sig.asyncness.is_some() || sig.abi.is_some() || marked {
+        quote!()
+    } else {
+        quote!(#[track_caller])
     }
 }
 
@@ -47,9 +62,13 @@ fn wrap_body(g: &Codegen, opts: &Options, func: &ItemFn, checked: &CheckedFn) ->
     } else {
         quote!(#p::CHECKS)
     };
-    let fail = match &checked.output {
+    let fail = match (&checked.output, &opts.map_err) {
+        _ if opts.panic.is_some() => quote!(#p::call_panic(__shapes_error)),
+        (Some(_), Some(map)) if checked.returns_result => {
+            quote!(return #p::Err((#map)(__shapes_error)))
+        }
         // At the return type: where a missing `From<ShapeError>` is reported.
-        Some(ty) if checked.returns_result => respan(
+        (Some(ty), _) if checked.returns_result => respan(
             quote!(return #p::Err(#p::call_error(__shapes_error))),
             ty.span(),
         ),
@@ -208,16 +227,33 @@ fn value_check(g: &Codegen, c: &Checked, info: syn::Ident) -> TokenStream {
     let value = &c.value;
     // Every token at the type, so a missing `HasShape` impl is reported there (a span made of
     // tokens from several places would fall back to the attribute).
-    let shape_call = respan(quote!(#p::HasShape::shape(&#value)), c.span);
+    let shape_call = if c.optional {
+        respan(quote!(#p::HasShape::shape(__shapes_some)), c.span)
+    } else {
+        respan(quote!(#p::HasShape::shape(&#value)), c.span)
+    };
     let items = g.items_check(&c.pattern);
+    let check = quote! {
+        let __s = #shape_call;
+        let __d: &[::core::primitive::usize] =
+            ::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s);
+        __cx.field(&#info);
+        #items
+    };
+    // An `Option` parameter (an attention mask) is checked when it is `Some`.
+    let check = if c.optional {
+        quote! {
+            if let ::core::option::Option::Some(__shapes_some) = ::core::option::Option::as_ref(&#value) {
+                #check
+            }
+        }
+    } else {
+        check
+    };
     quote! {
         {
             static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
-            let __s = #shape_call;
-            let __d: &[::core::primitive::usize] =
-                        ::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s);
-            __cx.field(&#info);
-            #items
+            #check
         }
     }
 }

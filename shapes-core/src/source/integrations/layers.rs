@@ -1,0 +1,157 @@
+//! What the framework layer types (`candle_nn::Linear`, `burn_nn::LayerNorm`, …) share: their
+//! `Shaped` impls, written once by [`layer!`] from a description of each layer's tensors.
+//!
+//! A layer is a struct of tensors whose patterns use plain variables only (`(d_out, d_in)`), so
+//! its checks are the ones `#[derive(Shaped)]` generates for such a field: a rank check, then
+//! one `var_is` per axis, in memory from the value and by name from a checkpoint. The
+//! variable names are the same across frameworks for the same concept (see the table on
+//! [`Shaped`](crate::verify::Shaped)'s impls in the module docs of each framework).
+
+use crate::source::has_shape::HasShape;
+use crate::verify::{Checker, FieldInfo, ItemChecks, SlotMap, SourceCx};
+
+/// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`.
+#[inline(always)]
+pub(super) fn check_value<T: HasShape + ?Sized, const R: usize>(
+    cx: &mut Checker,
+    map: &SlotMap,
+    info: &'static FieldInfo,
+    vars: [u8; R],
+    value: &T,
+) {
+    let s = value.shape();
+    let d: &[usize] = s.as_ref();
+    cx.field(info);
+    if let Some(a) = cx.rank_n::<R>(d) {
+        for (axis, (&v, &dim)) in vars.iter().zip(a).enumerate() {
+            cx.var_is(map.get(usize::from(v)), dim, d, axis);
+        }
+    }
+}
+
+/// The checks of one tensor of a layer read by its name from a checkpoint. An `optional`
+/// tensor (a bias) is checked when the source has it and is not missing otherwise.
+pub(super) fn check_named<const R: usize>(
+    cx: &mut Checker,
+    map: &SlotMap,
+    src: &mut SourceCx<'_>,
+    name: &str,
+    info: &'static FieldInfo,
+    vars: [u8; R],
+    optional: bool,
+) {
+    let mark = src.push(name);
+    if !optional || src.present() {
+        cx.field(info);
+        let start = src.mark(cx);
+        if let Some(d) = src.tensor(cx)
+            && let Some(a) = cx.rank_n::<R>(d)
+        {
+            for (axis, (&v, &dim)) in vars.iter().zip(a).enumerate() {
+                cx.var_is(map.get(usize::from(v)), dim, d, axis);
+            }
+        }
+        src.tag(cx, start);
+    }
+    src.pop(mark);
+}
+
+/// `impl Shaped` for a layer type, from its variables and its tensors:
+///
+/// ```text
+/// layer! {
+///     candle_nn::Linear, "Linear", [d_out, d_in],
+///     weight(required): "(d_out, d_in)" [d_out, d_in] = |l| Some(l.weight()),
+///     bias(optional): "(d_out,)" [d_out] = |l| l.bias(),
+/// }
+/// ```
+///
+/// Each tensor: its name (as the framework saves it), whether a layer may lack it, its pattern
+/// text (what errors print; a test checks it against the variable list), the variable of each
+/// axis, and how to reach it from the layer (`Option<&T>`).
+macro_rules! layer {
+    (
+        $ty:ty, $name:literal, [$($var:ident),+ $(,)?],
+        $( $tensor:ident ($presence:ident) : $pattern:literal [$($axis:ident),+] = |$l:ident| $get:expr ),+ $(,)?
+    ) => {
+        impl $crate::verify::Shaped for $ty {
+            const VARS: $crate::verify::VarTable =
+                $crate::verify::VarTable::new()$(.with(stringify!($var)))+;
+            const NAME: &'static str = $name;
+
+            #[inline]
+            fn check_in(&self, cx: &mut $crate::verify::Checker, map: &$crate::verify::SlotMap) {
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Var { $($var),+ }
+                $({
+                    static INFO: $crate::verify::FieldInfo = $crate::verify::FieldInfo {
+                        name: stringify!($tensor),
+                        pattern: $pattern,
+                    };
+                    let $l = self;
+                    if let Some(t) = $get {
+                        $crate::source::integrations::layers::check_value(
+                            cx, map, &INFO, [$(Var::$axis as u8),+], t,
+                        );
+                    }
+                })+
+            }
+
+            fn check_source_in(
+                cx: &mut $crate::verify::Checker,
+                map: &$crate::verify::SlotMap,
+                src: &mut $crate::verify::SourceCx<'_>,
+            ) {
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Var { $($var),+ }
+                $({
+                    static INFO: $crate::verify::FieldInfo = $crate::verify::FieldInfo {
+                        name: stringify!($tensor),
+                        pattern: $pattern,
+                    };
+                    $crate::source::integrations::layers::check_named(
+                        cx, map, src, stringify!($tensor), &INFO, [$(Var::$axis as u8),+],
+                        layer!(@optional $presence),
+                    );
+                })+
+            }
+        }
+
+        #[cfg(test)]
+        impl $crate::source::integrations::layers::Described for $ty {
+            const TENSORS: &'static [(&'static str, &'static str, &'static [&'static str])] = &[
+                $((stringify!($tensor), $pattern, &[$(stringify!($axis)),+])),+
+            ];
+        }
+    };
+    (@optional optional) => { true };
+    (@optional required) => { false };
+}
+pub(super) use layer;
+
+/// A layer's tensors as [`layer!`] was given them, for the test that each pattern text says
+/// what the checks do.
+#[cfg(test)]
+pub(super) trait Described {
+    /// `(name, pattern text, variable of each axis)`.
+    const TENSORS: &'static [(&'static str, &'static str, &'static [&'static str])];
+}
+
+/// Checks that every pattern text of `L` parses to exactly its listed variables, axis by axis.
+#[cfg(test)]
+pub(super) fn assert_described<L: Described>() {
+    use crate::expr::{DimExpr, Item};
+    for (name, text, vars) in L::TENSORS {
+        let pattern = crate::parse::parse_pattern(text)
+            .unwrap_or_else(|e| panic!("{name}: pattern {text} does not parse: {e}"));
+        let found: Vec<&str> = pattern
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Dim(DimExpr::Var(v)) => v.as_str(),
+                other => panic!("{name}: {other:?} is not a plain variable"),
+            })
+            .collect();
+        assert_eq!(&found, vars, "{name}: pattern {text}");
+    }
+}
