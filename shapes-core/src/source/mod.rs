@@ -23,10 +23,10 @@ mod safetensors;
 mod stated;
 
 pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
-pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 #[cfg(feature = "safetensors")]
 pub use self::opened::ShapeIndex;
 pub use self::prefixed::Prefixed;
+pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 
 #[cfg(feature = "safetensors")]
 pub use self::safetensors::{SafetensorsError, SafetensorsHeader, TensorEntry};
