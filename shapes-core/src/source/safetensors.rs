@@ -327,7 +327,7 @@ fn check_entry(
         return Err(bad("end before start".into()));
     }
     let bits = (numel as u128) * (entry.dtype.bitsize() as u128);
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         return Err(bad(format!(
             "cannot hold {:?} {shape}: {bits} bits is not a whole number of bytes",
             entry.dtype

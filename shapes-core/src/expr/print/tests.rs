@@ -242,7 +242,8 @@ fn trees_the_parser_never_builds_still_print() {
 #[test]
 fn every_construct_round_trips_at_every_depth_the_parser_accepts() {
     use crate::parse::parse;
-    let cases: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+    type Nest = Box<dyn Fn(usize) -> String>;
+    let cases: Vec<(&str, Nest)> = vec![
         ("D", Box::new(|n| format!("({}a,)", "D ".repeat(n)))),
         ("prod", Box::new(|n| format!("({}a,)", "prod ".repeat(n)))),
         (
