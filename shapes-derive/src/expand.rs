@@ -75,16 +75,17 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
             #check_fn
             #source_fn
         }
-        #(#static_checks)*
     };
     // In an anonymous const, so the guards of the locals' names shadow the user's items for
-    // the generated code only.
+    // the generated code only. The static checks bind no locals and stay outside (their
+    // compile errors name them as they always did).
     let guards = local_guards(&items, &[]);
     quote! {
         const _: () = {
             #guards
             #items
         };
+        #(#static_checks)*
     }
 }
 

@@ -657,7 +657,7 @@ pub fn check_safetensors_structured(data: &[u8]) {
         let (dtype, bits) = DTYPES[usize::from(bytes.byte()) % DTYPES.len()];
         let rank = usize::from(bytes.byte() % 5);
         let mut shape: Shape = (0..rank).map(|_| usize::from(bytes.byte() % 7)).collect();
-        if (shape.numel().unwrap_or(0) as u64 * u64::from(bits)) % 8 != 0 {
+        if !(shape.numel().unwrap_or(0) as u64 * u64::from(bits)).is_multiple_of(8) {
             // Sub-byte dtypes fill whole bytes (the safetensors crate refuses a partial one).
             shape = shape.iter().copied().chain([8]).collect();
         }
@@ -1414,7 +1414,7 @@ fn gen_expr(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
             out.push(']');
         }
         _ => {
-            let (kw, n) = if b.byte() % 2 == 0 {
+            let (kw, n) = if b.byte().is_multiple_of(2) {
                 ("X", 6)
             } else {
                 ("Sz", 200)
@@ -1428,7 +1428,7 @@ fn gen_expr(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
 
 /// An expression that needs no parentheses as a prefix operator's operand.
 fn gen_atomic(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
-    if b.byte() % 2 == 0 {
+    if b.byte().is_multiple_of(2) {
         gen_pattern(b, depth, out);
     } else {
         out.push('(');
@@ -1461,7 +1461,7 @@ fn gen_axis(b: &mut Bytes<'_>, out: &mut String) {
 fn gen_index(b: &mut Bytes<'_>) -> String {
     let signed = |b: &mut Bytes<'_>| {
         let v = gen_int(b);
-        if b.byte() % 4 == 0 {
+        if b.byte().is_multiple_of(4) {
             format!("-{v}")
         } else {
             v.to_string()
@@ -1535,7 +1535,7 @@ fn gen_pred(b: &mut Bytes<'_>, depth: u32, out: &mut String) {
     let leaf = depth == 0 || b.rest().is_empty();
     match if leaf { 0 } else { b.byte() % 4 } {
         0 => {
-            if b.byte() % 3 == 0 {
+            if b.byte().is_multiple_of(3) {
                 out.push_str("all ");
                 gen_atomic(b, depth.saturating_sub(1), out);
             } else {

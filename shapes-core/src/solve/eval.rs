@@ -136,7 +136,14 @@ fn index_value(e: &Expr, i: isize, s: &Substitution) -> Result<DimExpr, InferErr
                 }),
             }
         }
-        None => Ok(DimExpr::Index(Box::new(e), i)),
+        // The language indexes only a name or a pattern (`a[0]`, `(2, 3)[1]`): another
+        // expression whose dims are not known yet has no spelling, so the answer would not
+        // print to anything that parses back.
+        None if matches!(e, Expr::Var(_) | Expr::Pattern(_)) => Ok(DimExpr::Index(Box::new(e), i)),
+        None => err(InferErrorKind::BadOperation {
+            op: "index",
+            detail: format!("the size of axis {i} of {e} is not known while {e} is not a shape"),
+        }),
     }
 }
 

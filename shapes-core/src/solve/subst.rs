@@ -467,7 +467,22 @@ impl Substitution {
             DimExpr::Rank(e) => DimExpr::Rank(Box::new(self.subst_expr(e))),
             DimExpr::Prod(e) => DimExpr::Prod(Box::new(self.subst_expr(e))),
             DimExpr::Sum(e) => DimExpr::Sum(Box::new(self.subst_expr(e))),
-            DimExpr::Index(e, i) => DimExpr::Index(Box::new(self.subst_expr(e)), *i),
+            DimExpr::Index(e, i) => {
+                let e = self.subst_expr(e);
+                // An axis of a list of sizes or axes is a literal: written in, since
+                // `Sz[…][i]` has no spelling of its own (only a name or a pattern is indexed).
+                if let Expr::Sizes(v) | Expr::Axes(v) = &e {
+                    let j = if *i < 0 {
+                        v.len().checked_sub(i.unsigned_abs())
+                    } else {
+                        Some(i.unsigned_abs())
+                    };
+                    if let Some(&n) = j.and_then(|j| v.get(j)) {
+                        return DimExpr::Lit(n);
+                    }
+                }
+                DimExpr::Index(Box::new(e), *i)
+            }
         }
     }
 

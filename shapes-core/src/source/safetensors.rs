@@ -578,7 +578,7 @@ mod tests {
             (file(ok, 8)[..20].to_vec(), "claims"),
             (file("{\"w\": [1, 2", 0), "malformed"),
             (file("[1]", 0), "malformed"),
-            (file(&format!("{ok} trailing"), 0), "malformed"),
+            (file(&format!("{ok} trailing"), 8), "malformed"),
             (
                 file(
                     r#"{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#,

@@ -247,7 +247,7 @@ impl Printer {
                 f.write_str("#")?;
                 self.dim(f, d, 0)
             }
-            // Not produced by the parser (`#` takes a name or an integer).
+            // `#(h × 2)`: what a substitution makes of `#n`.
             Item::Broadcast(d) => {
                 f.write_str("#(")?;
                 self.dim(f, d, 0)?;

@@ -133,6 +133,17 @@ impl<'a> Parser<'a> {
                         self.advance();
                         Item::Broadcast(DimExpr::Lit(n))
                     }
+                    // `#(h * 2)`: any size, as the printer writes a broadcastable dim that a
+                    // substitution made more than a name.
+                    Tok::LParen => {
+                        let inner = self.pattern()?;
+                        match self.paren_use(inner)? {
+                            ParenUse::Dim(d) => Item::Broadcast(d),
+                            ParenUse::Shape(_) => {
+                                return Err(self.fail("one size in the parentheses after '#'"));
+                            }
+                        }
+                    }
                     _ => {
                         Item::Broadcast(DimExpr::Var(self.name("a name or an integer after '#'")?))
                     }

@@ -48,3 +48,42 @@ fn products_of_many_symbolic_dims_stop_at_the_depth_limit() {
         .unwrap();
     assert_eq!(err.kind(), &InferErrorKind::TermTooDeep { limit });
 }
+
+/// What the free-form solver fuzz target found: answers that printed to text that does not
+/// parse. Each is now an error or an answer that round-trips.
+mod printable_answers {
+    use crate::{infer_app, parse};
+
+    fn round_trips_or_errs(f: &str, args: &[&str]) {
+        let f = parse(f).unwrap();
+        let args: Vec<_> = args.iter().map(|a| parse(a).unwrap()).collect();
+        if let Ok(out) = infer_app(&f, &args) {
+            for text in [out.to_string(), format!("{out:#}")] {
+                assert_eq!(parse(&text).as_ref(), Ok(&out), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_of_functions_are_errors() {
+        let f = parse("x -> (x[0],)").unwrap();
+        let e = infer_app(&f, &[parse("(() -> ())").unwrap()]).unwrap_err();
+        assert!(e.to_string().contains("is a function, not a shape"), "{e}");
+        let f = parse("x -> (x[0], x[0])").unwrap();
+        assert!(infer_app(&f, &[parse("((() -> ()))[-0]").unwrap()]).is_err());
+        round_trips_or_errs("x -> (D x,)", &["(a -> a)"]);
+    }
+
+    #[test]
+    fn substituted_broadcastable_dims_and_axes_of_sizes_print_back() {
+        round_trips_or_errs(
+            "(y -> ((b -> b) -> (x -> (a, #x, #y, _))))",
+            &["D ((((#x, #c, #x, #x) || (#x, #x, #x, #x)) || ()))"],
+        );
+        round_trips_or_errs(
+            "{ x | x[2] >= n * 131072 } -> Sz[9 9 9 9]",
+            &["Sz[9 9 9 9]"],
+        );
+        assert_eq!(parse("(#(h * 2), 3)").unwrap().to_string(), "(#(h × 2), 3)");
+    }
+}
