@@ -102,7 +102,9 @@ fn a_transposed_ffn_weight_is_caught_by_the_gated_ffn_relation() {
     let errors = build(tensors).verify_all().unwrap_err();
     let first = errors.first().unwrap().to_string();
     assert!(
-        first.starts_with("Fracast.core.block.ffn.down_w: axis 0 expected d_model = 64, found 96"),
+        first.starts_with(
+            "Fracast.core.block.ffn.down_w: looks transposed: expected (64, 96), found (96, 64), its reverse"
+        ),
         "{errors}"
     );
 }

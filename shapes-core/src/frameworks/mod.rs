@@ -1,6 +1,7 @@
 //! Using `shapes` with a framework's own model types: `frameworks::candle` (feature `candle`)
-//! and `frameworks::burn` (feature `burn`). Documentation only: the impls live with the rest
-//! of the crate.
+//! and `frameworks::burn` (feature `burn`), the documentation; the private modules beside them
+//! hold the layer types' `Shaped` impls (one macro, `layers`), which sit above the
+//! verification runtime they drive.
 //!
 //! A model struct holds the framework's layers, not raw tensors. Each layer type below is
 //! [`Shaped`](crate::Shaped), so `#[derive(Shaped)]` goes on the model struct itself, each
@@ -38,5 +39,11 @@
 
 #[cfg(feature = "burn")]
 pub mod burn;
+#[cfg(feature = "burn")]
+mod burn_nn;
 #[cfg(feature = "candle")]
 pub mod candle;
+#[cfg(feature = "candle")]
+mod candle_nn;
+#[cfg(any(feature = "candle", feature = "burn"))]
+mod layers;

@@ -328,9 +328,9 @@ impl fmt::Display for ShapeErrorDetails {
                 write!(
                     f,
                     "the source has {} tensor(s) the struct does not describe: ",
-                    super::summary::thousands(tensors.len())
+                    super::names::thousands(tensors.len())
                 )?;
-                super::summary::write_names(f, tensors.iter().map(String::as_str))?
+                super::names::write_names(f, tensors.iter().map(String::as_str))?
             }
             ShapeErrorKind::Gap {
                 prefix,
@@ -339,11 +339,11 @@ impl fmt::Display for ShapeErrorDetails {
             } => {
                 let later: Vec<String> = later
                     .iter()
-                    .take(super::summary::MAX_LINES + 1)
+                    .take(super::names::MAX_LINES + 1)
                     .map(|i| format!("{prefix}.{i}"))
                     .collect();
                 write!(f, "no tensor under {prefix}.{index} but some under ")?;
-                super::summary::write_names(f, later.iter().map(String::as_str))?;
+                super::names::write_names(f, later.iter().map(String::as_str))?;
                 write!(
                     f,
                     ": the elements must be numbered 0, 1, 2, … without gaps, so only the first {index} were checked"
@@ -527,7 +527,7 @@ impl ShapeErrors {
     /// errors shows; then it counts the rest (`… and 99,990 more errors`). A list of names in
     /// one error (unexpected tensors, the later elements of a gap) is folded and cut the same
     /// way, so a report stays a few kilobytes whatever the checkpoint.
-    pub const MAX_LINES: usize = super::summary::MAX_LINES;
+    pub const MAX_LINES: usize = super::names::MAX_LINES;
 
     /// The errors in order.
     pub fn errors(&self) -> &[ShapeError] {
@@ -642,19 +642,6 @@ impl IntoIterator for ShapeErrors {
     type IntoIter = std::vec::IntoIter<ShapeError>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.into_iter()
-    }
-}
-
-impl fmt::Display for ShapeErrors {
-    /// One error as itself; several as a count, then the mismatches that share one cause
-    /// under it, then the others with the texts that differ only in a list index folded into
-    /// one line (`layers[{0..11}]`), at most [`ShapeErrors::MAX_LINES`] lines and the count of
-    /// the rest.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.as_slice() {
-            [one] => fmt::Display::fmt(one, f),
-            all => super::summary::write_errors(f, all),
-        }
     }
 }
 

@@ -20,6 +20,7 @@ mod checker;
 mod error;
 mod fold;
 mod item_checks;
+mod names;
 mod path;
 mod plan;
 mod runtime_plan;

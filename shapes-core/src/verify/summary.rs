@@ -5,90 +5,13 @@
 
 use core::fmt;
 
-use super::error::{ShapeError, ShapeErrorKind};
+use super::error::{ShapeError, ShapeErrorKind, ShapeErrors};
 use super::fold::fold;
-
-/// The most lines a list of errors, or of names, shows before counting the rest.
-pub(crate) const MAX_LINES: usize = 50;
+use super::names::{MAX_LINES, thousands};
 
 /// The most errors whose texts are folded; the rest are counted. Folding needs each text once,
 /// so this bounds the memory a report takes to write.
 const MAX_FOLDED: usize = 100_000;
-
-/// `1234567` as `1,234,567`.
-pub(crate) fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Names, folded across list indices, comma-separated; when they fold to more than
-/// [`MAX_LINES`] entries, grouped by their first part (`vision_tower.* (2,931 tensors)`); at
-/// most [`MAX_LINES`] entries, then `… and 999,950 more`.
-pub(crate) fn write_names<'a>(
-    f: &mut fmt::Formatter<'_>,
-    names: impl IntoIterator<Item = &'a str>,
-) -> fmt::Result {
-    let (folded, rest) = fold(names);
-    let total = folded.iter().map(|g| g.count).sum::<usize>() + rest;
-    let entries: Vec<(String, usize)> = if folded.len() <= MAX_LINES {
-        folded.into_iter().map(|g| (g.text, g.count)).collect()
-    } else {
-        by_first_part(folded)
-    };
-    let mut shown = 0;
-    for (i, (text, count)) in entries.iter().take(MAX_LINES).enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        f.write_str(text)?;
-        shown += count;
-    }
-    if shown < total {
-        write!(f, ", … and {} more", thousands(total - shown))?;
-    }
-    Ok(())
-}
-
-/// Folded names grouped by the part before their first `.`, in order of first appearance: a
-/// part with one entry keeps it, a part with more becomes `part.* (N tensors)`.
-fn by_first_part(folded: Vec<super::fold::Folded>) -> Vec<(String, usize)> {
-    let mut groups: Vec<(String, Vec<super::fold::Folded>)> = Vec::new();
-    let mut index: std::collections::HashMap<String, usize> = Default::default();
-    for g in folded {
-        let part = g.text.split('.').next().unwrap_or("").to_owned();
-        match index.get(&part) {
-            Some(&k) => {
-                if let Some((_, members)) = groups.get_mut(k) {
-                    members.push(g);
-                }
-            }
-            None => {
-                index.insert(part.clone(), groups.len());
-                groups.push((part, vec![g]));
-            }
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(part, mut members)| match members.len() {
-            1 => {
-                let g = members.remove(0);
-                (g.text, g.count)
-            }
-            _ => {
-                let n: usize = members.iter().map(|g| g.count).sum();
-                (format!("{part}.* ({} tensors)", thousands(n)), n)
-            }
-        })
-        .collect()
-}
 
 /// What several mismatches have in common when one binding explains them all: the variable,
 /// its value and where it was bound, and the size found instead.
@@ -233,5 +156,18 @@ mod tests {
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(999_990), "999,990");
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
+
+impl fmt::Display for ShapeErrors {
+    /// One error as itself; several as a count, then the mismatches that share one cause
+    /// under it, then the others with the texts that differ only in a list index folded into
+    /// one line (`layers[{0..11}]`), at most [`ShapeErrors::MAX_LINES`] lines and the count of
+    /// the rest.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.errors() {
+            [one] => fmt::Display::fmt(one, f),
+            all => write_errors(f, all),
+        }
     }
 }

@@ -228,7 +228,7 @@ impl GgufHeader {
     /// The format version: 1, 2 or 3.
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().version(), 3);
     /// ```
     pub fn version(&self) -> u32 {
@@ -238,7 +238,7 @@ impl GgufHeader {
     /// Every tensor, in the file's order.
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// assert!(shapes::GgufHeader::from_bytes(&f).unwrap().tensors().is_empty());
     /// ```
     pub fn tensors(&self) -> &[GgufTensor] {
@@ -248,7 +248,7 @@ impl GgufHeader {
     /// The tensor called `name`.
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
     /// assert!(h.get("output.weight").is_none());
     /// ```
@@ -259,7 +259,7 @@ impl GgufHeader {
     /// Every metadata pair, in the file's order.
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// assert!(shapes::GgufHeader::from_bytes(&f).unwrap().metadata().is_empty());
     /// ```
     pub fn metadata(&self) -> &[(String, GgufValue)] {
@@ -269,7 +269,7 @@ impl GgufHeader {
     /// The metadata value under `key`.
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
     /// assert!(h.meta("general.name").is_none());
     /// ```
@@ -280,7 +280,7 @@ impl GgufHeader {
     /// `general.architecture` (`"llama"`, `"qwen2"`, `"bert"`, …).
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().architecture(), None);
     /// ```
     pub fn architecture(&self) -> Option<&str> {
@@ -291,7 +291,7 @@ impl GgufHeader {
     /// `llama.block_count` in a Llama file.
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
     /// assert!(h.arch_value("context_length").is_none());
     /// ```
@@ -303,7 +303,7 @@ impl GgufHeader {
     /// `attention.head_count`, `attention.head_count_kv`, `feed_forward_length`, ….
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
     /// assert_eq!(h.arch_usize("block_count"), None);
     /// ```
@@ -314,7 +314,7 @@ impl GgufHeader {
     /// The data alignment (`general.alignment`, 32 by default).
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().alignment(), 32);
     /// ```
     pub fn alignment(&self) -> u64 {
@@ -324,7 +324,7 @@ impl GgufHeader {
     /// Where the tensor data starts in the file: the end of the tensor infos, aligned.
     ///
     /// ```
-    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 16]);
+    /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
     /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().data_offset(), 32);
     /// ```
     pub fn data_offset(&self) -> u64 {

@@ -5,19 +5,13 @@
 //! stores its dims (ndarray, candle, safetensors), an array by value where it computes them
 //! (burn, nalgebra). None of them allocates.
 //!
-//! The layer types of candle-nn and burn-nn are `Shaped` (`layers` writes their impls), so a
-//! model struct holding them derives `Shaped` with `#[shape(nested)]` fields.
+//! The layer types of candle-nn and burn-nn are `Shaped`: those impls are in
+//! `crate::frameworks`, above the verification runtime they use.
 
 #[cfg(feature = "burn")]
 mod burn;
-#[cfg(feature = "burn")]
-mod burn_nn;
 #[cfg(feature = "candle")]
 mod candle;
-#[cfg(feature = "candle")]
-mod candle_nn;
-#[cfg(any(feature = "candle", feature = "burn"))]
-mod layers;
 #[cfg(feature = "nalgebra")]
 mod nalgebra;
 #[cfg(feature = "ndarray")]

@@ -7,7 +7,7 @@ use ::burn_nn::conv::{Conv1d, Conv2d};
 use ::burn_nn::{Embedding, LayerNorm, Linear, RmsNorm};
 
 use super::layers::layer;
-use crate::source::has_shape::HasShape;
+use crate::source::HasShape;
 
 /// The dims of a module parameter, read **without initializing it**: `LinearConfig::init`
 /// and its kin create their parameters lazily, and reading a shape does not allocate the
@@ -94,7 +94,7 @@ mod tests {
     };
     use ::burn_tensor::Tensor;
 
-    use crate::source::integrations::layers::assert_described;
+    use crate::frameworks::layers::assert_described;
     use crate::verify::{Bindings, ShapeErrorKind, Shaped};
 
     // What a burn user writes: burn's derive names its crate `burn`.

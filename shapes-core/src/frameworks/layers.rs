@@ -7,7 +7,7 @@
 //! variable names are the same across frameworks for the same concept (see the table on
 //! [`Shaped`](crate::verify::Shaped)'s impls in the module docs of each framework).
 
-use crate::source::has_shape::HasShape;
+use crate::source::HasShape;
 use crate::verify::{Checker, FieldInfo, ItemChecks, SlotMap, SourceCx};
 
 /// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`.
@@ -90,7 +90,7 @@ macro_rules! layer {
                     };
                     let $l = self;
                     if let Some(t) = $get {
-                        $crate::source::integrations::layers::check_value(
+                        $crate::frameworks::layers::check_value(
                             cx, map, &INFO, [$(Var::$axis as u8),+], t,
                         );
                     }
@@ -109,7 +109,7 @@ macro_rules! layer {
                         name: stringify!($tensor),
                         pattern: $pattern,
                     };
-                    $crate::source::integrations::layers::check_named(
+                    $crate::frameworks::layers::check_named(
                         cx, map, src, stringify!($tensor), &INFO, [$(Var::$axis as u8),+],
                         layer!(@optional $presence),
                     );
@@ -118,7 +118,7 @@ macro_rules! layer {
         }
 
         #[cfg(test)]
-        impl $crate::source::integrations::layers::Described for $ty {
+        impl $crate::frameworks::layers::Described for $ty {
             const TENSORS: &'static [(&'static str, &'static str, &'static [&'static str])] = &[
                 $((stringify!($tensor), $pattern, &[$(stringify!($axis)),+])),+
             ];

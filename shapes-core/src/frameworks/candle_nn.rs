@@ -94,7 +94,7 @@ mod tests {
         ConvTranspose2d, ConvTranspose2dConfig, Embedding, LayerNorm, Linear, RmsNorm,
     };
 
-    use crate::source::integrations::layers::assert_described;
+    use crate::frameworks::layers::assert_described;
     use crate::verify::{ShapeErrorKind, Shaped};
 
     fn zeros(dims: &[usize]) -> Tensor {
