@@ -145,6 +145,19 @@ pub(crate) fn write_errors(f: &mut fmt::Formatter<'_>, all: &[ShapeError]) -> fm
     Ok(())
 }
 
+impl fmt::Display for ShapeErrors {
+    /// One error as itself; several as a count, then the mismatches that share one cause
+    /// under it, then the others with the texts that differ only in a list index folded into
+    /// one line (`layers[{0..11}]`), at most [`ShapeErrors::MAX_LINES`] lines and the count of
+    /// the rest.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.errors() {
+            [one] => fmt::Display::fmt(one, f),
+            all => write_errors(f, all),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,18 +169,5 @@ mod tests {
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(999_990), "999,990");
         assert_eq!(thousands(1_234_567), "1,234,567");
-    }
-}
-
-impl fmt::Display for ShapeErrors {
-    /// One error as itself; several as a count, then the mismatches that share one cause
-    /// under it, then the others with the texts that differ only in a list index folded into
-    /// one line (`layers[{0..11}]`), at most [`ShapeErrors::MAX_LINES`] lines and the count of
-    /// the rest.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.errors() {
-            [one] => fmt::Display::fmt(one, f),
-            all => write_errors(f, all),
-        }
     }
 }
