@@ -29,14 +29,14 @@ pub enum PlanErrorKind {
     TooManyVariables,
     /// A count that is not a variable name.
     BadCount(String),
-    /// A variable bound from checkpoint keys ([`Plan::bind_from`]) that no pattern uses.
+    /// A variable bound from checkpoint keys ([`Plan::bind_from`](super::Plan::bind_from)) that no pattern uses.
     UnknownVariable {
         /// The name given.
         name: String,
         /// The closest variable of the plan, if one is close.
         suggestion: Option<String>,
     },
-    /// [`Plan::bind_from`] without any key.
+    /// [`Plan::bind_from`](super::Plan::bind_from) without any key.
     NoKeys,
 }
 
