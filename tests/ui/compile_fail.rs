@@ -2,7 +2,7 @@
 //! `cases/` is one failure class, with the exact message in its `.stderr`. Regenerate with
 //! `TRYBUILD=overwrite cargo test -p shapes-ui-tests` and review the diff.
 //!
-//! The cases are built against `shapes` with its default features (this package's only
+//! The cases are built against `shapes` with the derive and the safetensors types (this package's only
 //! dependency), so the lists rustc prints ("the following other types implement trait
 //! `HasShape`") are the same whatever features the workspace is tested with.
 
