@@ -166,16 +166,7 @@ fn check_solvable(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
     let Some(first) = unsolved.first() else {
         return;
     };
-    let best = unsolved
-        .iter()
-        .max_by_key(|v| {
-            let mut with = start.clone();
-            with.insert((**v).to_owned());
-            // Ties go to the earliest name: max_by_key keeps the last maximum, so negate.
-            (scope.solvable_from(with).len(), std::cmp::Reverse(**v))
-        })
-        .copied()
-        .unwrap_or(first);
+    let best = scope.most_determining(&start, &unsolved).unwrap_or(first);
     let list = analysis::name_list(&unsolved);
     if let Some(lit) = scope.first_use(first) {
         cx.error_at(

@@ -65,9 +65,8 @@ pub fn check(
     let declared = |name: &str| {
         spec.given.iter().any(|(g, _)| g == name) || spec.config.iter().any(|(c, _, _)| c == name)
     };
-    // Rule: every name of a `where` equation is used by some tensor too, unless the equation
-    // checks a value the config or `--set` gives (`d_model = heads * head_dim`: `heads`
-    // divides `d_model`, and `head_dim` is reported).
+    // A variable only a `where` equation names is fine when the equation determines it
+    // (`height = rows * window`): the rule below reports it when nothing does.
     let in_where = |name: &str| {
         wheres.iter().any(|(l, r)| {
             dim_vars(l)
@@ -76,44 +75,20 @@ pub fn check(
                 .any(|v| v == name)
         })
     };
-    for ((l, r), (_, span)) in wheres.iter().zip(&spec.wheres) {
-        let vars: Vec<&str> = dim_vars(l).into_iter().chain(dim_vars(r)).collect();
-        if vars.iter().any(|v| declared(v)) {
-            continue;
-        }
-        for v in vars {
-            if scope.uses(v) == 1 {
-                return Err(err(
-                    span,
-                    format!(
-                        "the where equation names `{v}`, which no tensor uses{}",
-                        suggest(v, &names)
-                    ),
-                ));
-            }
-        }
-    }
-    // Rule: a name used once, close to another name, is a likely typo (a lone name is often
-    // deliberate, so only with a suggestion). `_name`, variadics and names in `where`
-    // equations, `given` or `[config]` are left alone.
-    for &name in &names {
-        if scope.uses(name) != 1
-            || name.starts_with('_')
-            || scope.is_variadic(name)
-            || in_where(name)
-            || declared(name)
-        {
-            continue;
-        }
-        let hint = suggest(name, &names);
-        if let (false, Some(span)) = (hint.is_empty(), scope.first_use(name)) {
-            return Err(err(
-                span,
-                format!(
-                    "`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"
-                ),
-            ));
-        }
+    // Rule (the derive's): a name used once beside a close name used more often is a likely
+    // typo; a lone name is otherwise deliberate (read back from the bindings). Names in
+    // `where` equations, `given` or `[config]` are left alone.
+    if let Some((name, hint, span)) = scope
+        .likely_typos()
+        .into_iter()
+        .find(|(n, _, _)| !in_where(n) && !declared(n))
+    {
+        return Err(err(
+            span,
+            format!(
+                "`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"
+            ),
+        ));
     }
     // Rule: every variable can be determined from the tensors, `given` and `[config]`: bound
     // by a dim of its own, or solved once the others are known.
@@ -127,15 +102,7 @@ pub fn check(
         .filter(|n| !solved.contains(*n))
         .collect();
     if let Some(first) = unsolved.first() {
-        let best = unsolved
-            .iter()
-            .max_by_key(|v| {
-                let mut with = start.clone();
-                with.insert((**v).to_owned());
-                (scope.solvable_from(with).len(), std::cmp::Reverse(**v))
-            })
-            .copied()
-            .unwrap_or(first);
+        let best = scope.most_determining(&start, &unsolved).unwrap_or(first);
         if let Some(span) = scope.first_use(first) {
             return Err(err(
                 span,

@@ -181,6 +181,21 @@ impl<'a, L> Scope<'a, L> {
             .collect()
     }
 
+    /// Of `unsolved`, the variable whose value, added to `known`, would determine the most
+    /// others (the first such in `unsolved` on a tie): what an error suggests to give.
+    pub fn most_determining<'n>(
+        &self,
+        known: &BTreeSet<String>,
+        unsolved: &[&'n str],
+    ) -> Option<&'n str> {
+        // `max_by_key` keeps the last maximum: ties go to the earliest name through `Reverse`.
+        unsolved.iter().copied().max_by_key(|v| {
+            let mut with = known.clone();
+            with.insert((*v).to_owned());
+            (self.solvable_from(with).len(), std::cmp::Reverse(*v))
+        })
+    }
+
     /// Every variable determined by `known` through the equations, one inversion at a time.
     pub fn solvable_from(&self, mut known: BTreeSet<String>) -> BTreeSet<String> {
         loop {
