@@ -21,8 +21,9 @@ use clap::{Parser, Subcommand};
 use crate::check::Fail;
 use crate::style::Style;
 
-/// Check tensor shapes of a checkpoint (safetensors, GGUF) from its header, against a spec
-/// file or a built-in architecture (llama, mistral, qwen2, gpt2, bert).
+/// Check tensor shapes of a checkpoint (safetensors, sharded or not, GGUF, npz, PyTorch zip) from
+/// its header, against a spec file or a built-in architecture (llama, mistral, qwen2, gpt2,
+/// bert).
 #[derive(Parser)]
 #[command(name = "shapes", version)]
 struct Cli {
@@ -94,7 +95,7 @@ fn run(command: Command) -> Result<bool, Fail> {
     match command {
         Command::Inspect { path, config } => {
             let opened = open::open(&path, config.as_deref()).map_err(Fail)?;
-            print!("{}", inspect::text(&opened));
+            write_out(&inspect::text(&opened))?;
             Ok(true)
         }
         Command::Check {
@@ -112,11 +113,24 @@ fn run(command: Command) -> Result<bool, Fail> {
             if json {
                 let v = report::json(&opened, &outcome);
                 let text = serde_json::to_string_pretty(&v).map_err(|e| Fail(e.to_string()))?;
-                println!("{text}");
+                write_out(&format!("{text}\n"))?;
             } else {
-                print!("{}", report::text(&opened, &outcome, Style::detect()));
+                write_out(&report::text(&opened, &outcome, Style::detect()))?;
             }
             Ok(outcome.ok())
         }
+    }
+}
+
+/// Writes `text` to standard output. A reader that stops early (`shapes inspect … | head`) is
+/// not an error: `print!` would panic on the closed pipe.
+fn write_out(text: &str) -> Result<(), Fail> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Fail(format!("writing the output: {e}")))
+        }
+        _ => Ok(()),
     }
 }
