@@ -368,11 +368,22 @@ impl Parts {
                 let path = |i: usize| self.files.get(i).cloned().unwrap_or_default();
                 let second = tensors.get(i);
                 let name = second.map_or("", |t| t.name.as_str());
-                let first = tensors.iter().find(|t| t.name == name);
+                let first = tensors
+                    .iter()
+                    .find(|t| t.name == name)
+                    .map_or(0, |t| t.file);
+                let second_file = second.map_or(0, |t| t.file);
+                if first == second_file {
+                    // Twice in one file (two members of one archive, say): not "two files".
+                    return Err(CheckpointError::malformed(
+                        path(first),
+                        format!("tensor {name:?} appears twice"),
+                    ));
+                }
                 Err(CheckpointError::InTwoFiles {
                     tensor: name.to_owned(),
-                    first: path(first.map_or(0, |t| t.file)),
-                    second: path(second.map_or(0, |t| t.file)),
+                    first: path(first),
+                    second: path(second_file),
                 })
             }
         }
