@@ -439,3 +439,12 @@ pub mod fuzz {
         super::npy::read_header(data).map(|h| (h.dtype, h.shape))
     }
 }
+
+/// The shape of a tensor whose dims a header lists, `None` for a dim that is not a size
+/// (negative, too large, not a number): a shape only when every dim is one and the element
+/// count fits `i64`, as numpy and PyTorch require.
+pub(super) fn sized_shape(dims: impl IntoIterator<Item = Option<usize>>) -> Option<Shape> {
+    let dims: Option<Vec<usize>> = dims.into_iter().collect();
+    dims.map(|d| Shape::new(&d))
+        .filter(|s| s.numel().is_some_and(|n| i64::try_from(n).is_ok()))
+}

@@ -238,16 +238,10 @@ fn parse_dict(text: &str) -> Result<NpyHeader, String> {
             dims.len()
         ));
     }
-    let dims: Option<Vec<usize>> = dims
-        .iter()
-        .map(|d| match d {
-            Lit::Int(n) => usize::try_from(*n).ok(),
-            _ => None,
-        })
-        .collect();
-    let shape = dims
-        .map(|d| Shape::new(&d))
-        .filter(|s| s.numel().is_some_and(|n| i64::try_from(n).is_ok()));
+    let shape = super::sized_shape(dims.iter().map(|d| match d {
+        Lit::Int(n) => usize::try_from(*n).ok(),
+        _ => None,
+    }));
     let Some(shape) = shape else {
         return Err("npy header's shape is not a tuple of sizes whose product fits".into());
     };

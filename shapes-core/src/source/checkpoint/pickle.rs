@@ -462,17 +462,10 @@ impl<'a> Vm<'a> {
                 format!("a tensor of {} dims, over {MAX_DIMS}", size.items.len()),
             );
         }
-        let dims: Option<Vec<usize>> = size
-            .items
-            .iter()
-            .map(|d| match d {
-                V::Int(n) => usize::try_from(*n).ok(),
-                _ => None,
-            })
-            .collect();
-        let shape = dims
-            .map(|d| Shape::new(&d))
-            .filter(|s| s.numel().is_some_and(|n| i64::try_from(n).is_ok()));
+        let shape = super::sized_shape(size.items.iter().map(|d| match d {
+            V::Int(n) => usize::try_from(*n).ok(),
+            _ => None,
+        }));
         let Some(shape) = shape else {
             return err(
                 self.at,
