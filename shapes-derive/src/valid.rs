@@ -36,6 +36,10 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
         return;
     }
     check_given_names(cx, input, &scope);
+    if !check_compared_only(cx, input, &scope) {
+        // The rules below would report the same names again, less clearly.
+        return;
+    }
     // A name only a `where` clause uses is fine when the clause determines it
     // (`height = rows * window`): `check_solvable` says when it does not.
     analysis::check_likely_typos(&scope, cx);
@@ -137,6 +141,28 @@ fn check_config(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
             );
         }
     }
+}
+
+/// Rule: a variable that only `where` comparisons name (`d_modle >= 1` beside a `d_model`
+/// the fields bind) is bound by nothing unless it is given. Returns whether the rule holds.
+fn check_compared_only(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) -> bool {
+    let names: Vec<&str> = scope.names().collect();
+    let mut holds = true;
+    for (name, lit) in scope.only_compared() {
+        if input.given.iter().any(|(g, _)| g == name) {
+            continue;
+        }
+        holds = false;
+        cx.error_at(
+            lit.span(),
+            format!(
+                "`{name}` appears only in a `where` comparison, which checks values but binds none{}; \
+                 compare a variable that a field binds, or declare it with #[shapes(given = \"{name}\")]",
+                suggest(name, &names)
+            ),
+        );
+    }
+    holds
 }
 
 /// Rule: every `given` name is used by some field.

@@ -233,6 +233,13 @@ fn where_accepts_comparisons_and_divisibility() {
         err.contains("heads <= 64 does not hold: heads = 96"),
         "{err}"
     );
+    // A comparison whose variable nothing binds says which comparison it could not check.
+    let plan = Plan::build("M", &[PlanNode::tensor("w", "(heads, _)")], &["kv >= 2"]).unwrap();
+    let err = plan.verify_source(&ok).unwrap_err().to_string();
+    assert!(
+        err.contains("M: cannot check kv >= 2: kv is never bound by any field"),
+        "{err}"
+    );
 }
 
 // ----- 7. honest unify ---------------------------------------------------------------------

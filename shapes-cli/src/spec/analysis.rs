@@ -5,17 +5,18 @@
 use std::ops::Range;
 
 use shapes::__private::analysis::{Scope, dim_vars, name_list, suggest};
-use shapes::{DimExpr, Pattern};
+use shapes::{CmpOp, DimExpr, Pattern};
 
 use super::{Spec, SpecError, SpecText};
 
-/// Checks the variables of `spec`, whose patterns and `where` equations are already known to
-/// parse (`patterns` in the order of `spec.entries`, `wheres` in the order of `spec.wheres`).
+/// Checks the variables of `spec`, whose patterns and `where` clauses are already known to
+/// parse (`patterns` in the order of `spec.entries`; `wheres` every clause of every `where`
+/// string, each with its string's index in `spec.wheres`).
 pub fn check(
     src: &SpecText<'_>,
     spec: &Spec,
     patterns: &[Pattern],
-    wheres: &[(DimExpr, DimExpr)],
+    wheres: &[(usize, DimExpr, CmpOp, DimExpr)],
 ) -> Result<(), SpecError> {
     let err = |span: &Range<usize>, msg: String| SpecError::span(src.file, src.text, span, msg);
     let mut scope: Scope<'_, Range<usize>> = Scope::default();
@@ -25,8 +26,15 @@ pub fn check(
     for (_, count, span) in &spec.repeats {
         scope.add_count(count, span);
     }
-    for ((l, r), (_, span)) in wheres.iter().zip(&spec.wheres) {
-        scope.add_equation(l, r, span);
+    for (i, l, op, r) in wheres {
+        let Some((_, span)) = spec.wheres.get(*i) else {
+            continue;
+        };
+        if *op == CmpOp::Eq {
+            scope.add_equation(l, r, span);
+        } else {
+            scope.add_comparison(l, r, span);
+        }
     }
     let names: Vec<&str> = scope.names().collect();
 
@@ -65,10 +73,22 @@ pub fn check(
     let declared = |name: &str| {
         spec.given.iter().any(|(g, _)| g == name) || spec.config.iter().any(|(c, _, _)| c == name)
     };
-    // A variable only a `where` equation names is fine when the equation determines it
+    // Rule: a variable only `where` comparisons name (`d_modle >= 1`) is bound by nothing
+    // unless it is given.
+    if let Some((name, span)) = scope.only_compared().find(|(n, _)| !declared(n)) {
+        return Err(err(
+            span,
+            format!(
+                "`{name}` appears only in a `where` comparison, which checks values but binds none{}; \
+                 compare a variable that a tensor binds, or declare it with given = [\"{name}\"]",
+                suggest(name, &names)
+            ),
+        ));
+    }
+    // A variable only a `where` clause names is fine when an equation determines it
     // (`height = rows * window`): the rule below reports it when nothing does.
     let in_where = |name: &str| {
-        wheres.iter().any(|(l, r)| {
+        wheres.iter().any(|(_, l, _, r)| {
             dim_vars(l)
                 .into_iter()
                 .chain(dim_vars(r))
@@ -77,7 +97,7 @@ pub fn check(
     };
     // Rule (the derive's): a name used once beside a close name used more often is a likely
     // typo; a lone name is otherwise deliberate (read back from the bindings). Names in
-    // `where` equations, `given` or `[config]` are left alone.
+    // `where` clauses, `given` or `[config]` are left alone.
     if let Some((name, hint, span)) = scope
         .likely_typos()
         .into_iter()

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use shapes::{Plan, PlanErrorKind, PlanNode};
+use shapes::{CmpOp, Plan, PlanErrorKind, PlanNode};
 
 use super::{Entry, Spec, SpecError, SpecText};
 
@@ -182,13 +182,16 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
         }
         wheres.push(w.as_str());
     }
-    let equations: Vec<(shapes::DimExpr, shapes::DimExpr)> = spec
+    // Every clause of every `where` string (`"a = b, c <= 8"` holds two), with its string's
+    // position in `spec.wheres`; each string parsed above.
+    let clauses: Vec<(usize, shapes::DimExpr, CmpOp, shapes::DimExpr)> = spec
         .wheres
         .iter()
-        .filter_map(|(w, _)| shapes::__private::parse_equation(w).ok())
-        .map(|(l, _, r, _)| (l, r))
+        .enumerate()
+        .filter_map(|(i, (w, _))| Some((i, shapes::__private::parse_constraints(w).ok()?)))
+        .flat_map(|(i, all)| all.into_iter().map(move |(l, op, r, _)| (i, l, op, r)))
         .collect();
-    super::analysis::check(src, &spec, &patterns, &equations)?;
+    super::analysis::check(src, &spec, &patterns, &clauses)?;
     for t in &spec.tied {
         let span = spec
             .entries

@@ -505,6 +505,59 @@ fn a_spec_is_analysed_like_a_derived_struct() {
     );
 }
 
+/// Issue class 5 in spec files: comparisons and divisibility beside equations, several in one
+/// string, checked once bound; a failure names the clause and where its variables came from.
+#[test]
+fn a_spec_states_comparisons_in_where() {
+    let d = dir("spec_where_cmp");
+    let spec = d.join("s.toml");
+    let text = std::fs::read_to_string(fracast("fracast.toml")).expect("spec");
+    let run = |wheres: &str| {
+        let body = text.replace(
+            "where = [\"2 * ffn_hidden = 3 * d_model\"]",
+            &format!("where = [\"2 * ffn_hidden = 3 * d_model\", {wheres}]"),
+        );
+        assert_ne!(body, text, "the fixture's where line moved");
+        std::fs::write(&spec, body).expect("write");
+        shapes(&[
+            "check",
+            &fracast("fracast_model.safetensors"),
+            "--spec",
+            s(&spec),
+            "--config",
+            &fracast("fracast_config.json"),
+        ])
+    };
+    let (code, out, err) = run("\"d_model % 8 = 0, kernel_size <= 64\", \"d_model != 0\"");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("OK: the checkpoint matches the spec"), "{out}");
+
+    let (code, out, err) = run("\"d_model >= 100000\"");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        has_line(
+            &out,
+            "- Fracast: where clause fails: d_model >= 100000 does not hold: d_model = 64"
+        ),
+        "{out}"
+    );
+    assert!(
+        has_line(&out, "d_model = 64 bound by config `model.d_model`"),
+        "{out}"
+    );
+
+    // A name only a comparison uses is bound by nothing: the spec is rejected before any file
+    // is read, with the name it was probably meant to be.
+    let (code, _, err) = run("\"d_modle >= 1\"");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            ":9:42: `d_modle` appears only in a `where` comparison, which checks values but binds none (did you mean `d_model`?)"
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_sharded_bert_is_checked_by_its_index_or_its_directory() {
     let d = dir("bert_sharded");

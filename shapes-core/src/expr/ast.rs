@@ -239,6 +239,30 @@ pub enum CmpOp {
     Ge,
 }
 
+impl CmpOp {
+    /// The operator as written: `ascii` picks `!=`, `<=` and `>=` over `≠`, `≤` and `≥`.
+    ///
+    /// ```
+    /// use shapes::CmpOp;
+    /// assert_eq!(CmpOp::Le.symbol(false), "≤");
+    /// assert_eq!(CmpOp::Le.symbol(true), "<=");
+    /// assert_eq!(CmpOp::Eq.symbol(true), "=");
+    /// ```
+    pub fn symbol(self, ascii: bool) -> &'static str {
+        match (self, ascii) {
+            (CmpOp::Eq, _) => "=",
+            (CmpOp::Ne, false) => "≠",
+            (CmpOp::Ne, true) => "!=",
+            (CmpOp::Lt, _) => "<",
+            (CmpOp::Le, false) => "≤",
+            (CmpOp::Le, true) => "<=",
+            (CmpOp::Gt, _) => ">",
+            (CmpOp::Ge, false) => "≥",
+            (CmpOp::Ge, true) => ">=",
+        }
+    }
+}
+
 /// One side of a comparison.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Operand {

@@ -27,6 +27,10 @@ pub struct Scope<'a, L> {
     first: BTreeMap<String, L>,
     /// What can determine variables once others are known.
     equations: Vec<Equation<'a>>,
+    /// Names a `where` comparison other than `=` uses.
+    compared: BTreeSet<String>,
+    /// Names a pattern, a count or an equation uses: all but the comparisons.
+    determining: BTreeSet<String>,
 }
 
 impl<L> Default for Scope<'_, L> {
@@ -38,6 +42,8 @@ impl<L> Default for Scope<'_, L> {
             dims: BTreeSet::new(),
             first: BTreeMap::new(),
             equations: Vec::new(),
+            compared: BTreeSet::new(),
+            determining: BTreeSet::new(),
         }
     }
 }
@@ -89,6 +95,7 @@ impl<'a, L: Clone> Scope<'a, L> {
                 Item::Any | Item::Ellipsis => {}
             }
         }
+        self.determining.extend(names.iter().cloned());
         names
     }
 
@@ -98,6 +105,7 @@ impl<'a, L: Clone> Scope<'a, L> {
         self.note(name, at);
         self.bare.insert(name.to_owned());
         self.dims.insert(name.to_owned());
+        self.determining.insert(name.to_owned());
     }
 
     /// A `where` equation written at `at`: every variable of both sides (even inside parts
@@ -107,6 +115,7 @@ impl<'a, L: Clone> Scope<'a, L> {
             for v in dim_vars(side) {
                 self.note(v, at);
                 self.dims.insert(v.to_owned());
+                self.determining.insert(v.to_owned());
             }
         }
         self.equations.push(Equation {
@@ -122,6 +131,7 @@ impl<'a, L: Clone> Scope<'a, L> {
             for v in dim_vars(side) {
                 self.note(v, at);
                 self.dims.insert(v.to_owned());
+                self.compared.insert(v.to_owned());
             }
         }
     }
@@ -131,6 +141,16 @@ impl<'a, L> Scope<'a, L> {
     /// Every name, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.uses.keys().map(String::as_str)
+    }
+
+    /// The names that only `where` comparisons other than `=` use (`d_modle >= 1`), with where
+    /// each first appears: a comparison checks values but binds none, so such a name is
+    /// bound only when the caller gives it.
+    pub fn only_compared(&self) -> impl Iterator<Item = (&str, &L)> {
+        self.compared
+            .iter()
+            .filter(|n| !self.determining.contains(*n))
+            .filter_map(|n| Some((n.as_str(), self.first.get(n)?)))
     }
 
     /// How many times `name` occurs.

@@ -11,4 +11,14 @@ struct S {
     y: Shape,
 }
 
+// A name only a comparison uses is bound by nothing: `d_modle >= 1` checks no field.
+#[derive(Shaped)]
+#[shapes(where = "d_model % heads = 0, d_modle >= 1")]
+struct T {
+    #[shape("(d_model, heads)")]
+    x: Shape,
+    #[shape("(heads, d_model)")]
+    y: Shape,
+}
+
 fn main() {}

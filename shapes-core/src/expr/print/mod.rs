@@ -13,7 +13,7 @@
 
 use std::fmt::{self, Display, Formatter};
 
-use super::ast::{Axis, CmpOp, DimExpr, Expr, Item, Operand, Pattern, Pred, SliceSpec};
+use super::ast::{Axis, DimExpr, Expr, Item, Operand, Pattern, Pred, SliceSpec};
 
 /// Binding strength of an expression form, loosest first.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -310,17 +310,7 @@ impl Printer {
         match p {
             Pred::Cmp(op, lhs, rhs) => {
                 self.operand(f, lhs)?;
-                f.write_str(match (op, self.ascii) {
-                    (CmpOp::Eq, _) => " = ",
-                    (CmpOp::Ne, false) => " ≠ ",
-                    (CmpOp::Ne, true) => " != ",
-                    (CmpOp::Lt, _) => " < ",
-                    (CmpOp::Le, false) => " ≤ ",
-                    (CmpOp::Le, true) => " <= ",
-                    (CmpOp::Gt, _) => " > ",
-                    (CmpOp::Ge, false) => " ≥ ",
-                    (CmpOp::Ge, true) => " >= ",
-                })?;
+                write!(f, " {} ", op.symbol(self.ascii))?;
                 self.operand(f, rhs)?;
             }
             Pred::Broadcastable(a, b) => {

@@ -1,6 +1,6 @@
 use super::*;
 const MAX_DEPTH: usize = 128;
-use crate::expr::{ArithOp, Name};
+use crate::expr::{ArithOp, CmpOp, Name};
 
 fn v(n: &str) -> Expr {
     Expr::Var(Name::new(n))

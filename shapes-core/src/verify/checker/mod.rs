@@ -280,7 +280,7 @@ impl Checker {
             (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
                 self.arith_failure(f.to_string(), None, None)
             }
-            _ => self.unsolved(&[lhs, rhs], map, None, None),
+            _ => self.unsolved(&[lhs, rhs], "=", map, None, None),
         }
     }
 
@@ -308,7 +308,7 @@ impl Checker {
             (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
                 self.arith_failure(f.to_string(), None, None)
             }
-            _ => self.defer(&[lhs, rhs], map, None),
+            _ => self.defer(&[lhs, rhs], op.symbol(true), map, None),
         }
     }
 
@@ -409,14 +409,20 @@ impl Checker {
                 self.set(slot, value, at.map_or(0, |(_, a)| a), OriginKind::Solved);
             }
             Outcome::NoWholeSolution(step) => self.no_whole_solution(expr, map, target, step, at),
-            Outcome::Wait => self.defer(&[expr], map, at),
+            Outcome::Wait => self.defer(&[expr], "=", map, at),
         }
     }
 
-    fn defer(&mut self, exprs: &[&'static SlotExpr], map: &SlotMap, at: Option<(&[usize], usize)>) {
+    fn defer(
+        &mut self,
+        exprs: &[&'static SlotExpr],
+        op: &'static str,
+        map: &SlotMap,
+        at: Option<(&[usize], usize)>,
+    ) {
         self.pending += 1;
         if self.report {
-            self.unsolved(exprs, map, at.map(|(d, _)| d), at.map(|(_, a)| a));
+            self.unsolved(exprs, op, map, at.map(|(d, _)| d), at.map(|(_, a)| a));
         }
     }
 }

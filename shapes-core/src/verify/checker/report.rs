@@ -274,14 +274,7 @@ impl Checker {
             let (mut l, mut r) = (String::new(), String::new());
             lhs.write(&mut l, &|v| cx.leaf_name(map, v));
             rhs.write(&mut r, &|v| cx.leaf_name(map, v));
-            let sym = match op {
-                CmpOp::Eq => "=",
-                CmpOp::Ne => "!=",
-                CmpOp::Lt => "<",
-                CmpOp::Le => "<=",
-                CmpOp::Gt => ">",
-                CmpOp::Ge => ">=",
-            };
+            let sym = op.symbol(true);
             let values: Vec<String> = [(lhs, a, &l), (rhs, b, &r)]
                 .into_iter()
                 .filter(|(e, _, _)| !matches!(e, SlotExpr::Lit(_)))
@@ -316,6 +309,7 @@ impl Checker {
     pub(super) fn unsolved(
         &mut self,
         exprs: &[&SlotExpr],
+        op: &str,
         map: &SlotMap,
         dims: Option<&[usize]>,
         axis: Option<usize>,
@@ -339,7 +333,7 @@ impl Checker {
                 axis,
                 dims,
                 ShapeErrorKind::Unsolved {
-                    expr: texts.join(" = "),
+                    expr: texts.join(&format!(" {op} ")),
                     unknown,
                 },
                 Vec::new(),
