@@ -121,6 +121,34 @@ fn a_llama_gqa_checkpoint_is_recognised_and_checked() {
     );
 }
 
+/// The built-in Llama spec's `where`: sizes that fit together but heads that do not group
+/// (9 query heads over 2 key/value heads) are rejected, naming the clause and the keys.
+#[test]
+fn a_llama_whose_heads_do_not_group_is_rejected() {
+    let odd = Llama {
+        kv_heads: 2,
+        ..SMOLLM_135M
+    };
+    let path = hf_dir("smollm_groups", &odd.hf(), &odd.config("llama"));
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("MISMATCH: 1 error"), "{out}");
+    assert!(
+        has_line(
+            &out,
+            "- Llama: where clause fails: heads % kv_heads = 9 % 2 = 1, not 0"
+        ),
+        "{out}"
+    );
+    assert!(
+        has_line(
+            &out,
+            "heads = 9 bound by config `num_attention_heads`; kv_heads = 2 bound by config `num_key_value_heads`"
+        ),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_llama_with_one_corrupted_tensor_names_it() {
     let t = reshaped(

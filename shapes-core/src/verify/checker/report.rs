@@ -248,11 +248,16 @@ impl Checker {
         b: usize,
     ) {
         self.push(|cx| {
-            let detail = format!(
-                "{} but {}",
-                cx.describe(lhs, map, a),
-                cx.describe(rhs, map, b)
-            );
+            // `heads % kv_heads = 9 % 2 = 1, not 0` when one side is a number.
+            let detail = match (lhs, rhs) {
+                (_, SlotExpr::Lit(_)) => format!("{}, not {b}", cx.describe(lhs, map, a)),
+                (SlotExpr::Lit(_), _) => format!("{}, not {a}", cx.describe(rhs, map, b)),
+                _ => format!(
+                    "{} but {}",
+                    cx.describe(lhs, map, a),
+                    cx.describe(rhs, map, b)
+                ),
+            };
             let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
             cx.error(None, None, ShapeErrorKind::Where { detail }, prov)
         });
