@@ -614,6 +614,12 @@ fn pred_truth(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
             };
             let mut truth = Truth::True;
             for (x, y) in pairs {
+                // A side whose value is past `usize` (or below zero) is no size: an error, not
+                // an open question (`Π a = Π b` over dims whose product overflows).
+                let (x, y) = (
+                    x.map(natural_dim).transpose()?,
+                    y.map(natural_dim).transpose()?,
+                );
                 match (x, y) {
                     (Some(DimExpr::Lit(x)), Some(DimExpr::Lit(y))) => {
                         if !compare(*op, x, y) {

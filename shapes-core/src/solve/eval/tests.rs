@@ -87,3 +87,21 @@ mod printable_answers {
         assert_eq!(parse("(#(h * 2), 3)").unwrap().to_string(), "(#(h × 2), 3)");
     }
 }
+
+/// Found by the `solver` fuzz target: a reshape between concrete shapes whose element counts
+/// overflow `usize` was answered with its constraint left open (a non-concrete `Ok`). A side
+/// that is no size is an error, and products that do fit still compare.
+#[test]
+fn a_constraint_on_overflowing_products_is_an_error_not_an_open_answer() {
+    let f = parse("{ a -> b -> b | (prod a = prod b) }").unwrap();
+    let args = [
+        Expr::shape(&[1, 18446742978677440511, 171419407573057535, 2]),
+        Expr::shape(&[usize::MAX, 2200634458111]),
+    ];
+    let e = infer_app(&f, &args).unwrap_err().to_string();
+    assert!(e.contains("overflows"), "{e}");
+    let ok = infer_app(&f, &[Expr::shape(&[6, 4]), Expr::shape(&[8, 3])]).unwrap();
+    assert_eq!(ok, Expr::shape(&[8, 3]));
+    let bad = infer_app(&f, &[Expr::shape(&[6, 4]), Expr::shape(&[8, 4])]);
+    assert!(bad.is_err());
+}
