@@ -13,6 +13,7 @@
 
 #[doc(hidden)]
 pub mod analysis;
+mod binders;
 mod bindings;
 mod by_name;
 mod call;
@@ -30,6 +31,7 @@ mod suggest;
 mod summary;
 mod vars;
 
+pub use binders::{Binder, Binders, shared_mask, shares_var, struct_binder, struct_error};
 pub use bindings::{Binding, Bindings, Tie, Value};
 pub use by_name::{ConfigKey, SourceCx, SourceOptions};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
