@@ -116,6 +116,19 @@ impl Model {
         method_body(ids, x, h)
     }
 
+    /// The same patterns, the variables the method's own (bound by the arguments): what
+    /// sharing them with the model adds.
+    #[check]
+    #[inline(never)]
+    fn forward_own(
+        &self,
+        #[shape("(batch, seq)")] ids: &Shape,
+        #[shape("(batch, seq, d_model)")] x: &Shape,
+        #[shape("(batch, seq, d_ff)")] h: &Shape,
+    ) -> usize {
+        method_body(ids, x, h)
+    }
+
     /// The same without sharing: the model verified on every call, its values compared with
     /// the arguments' by a checked function.
     #[inline(never)]
@@ -171,6 +184,7 @@ fn method(c: &mut Criterion) {
     let want = 8 + 768 + 3072;
     assert_eq!(m.forward_unchecked(&ids, &x, &h), want);
     assert_eq!(m.forward(&ids, &x, &h), want);
+    assert_eq!(m.forward_own(&ids, &x, &h), want);
     assert_eq!(m.forward_verified(&ids, &x, &h), want);
     let before = shapes::__private::call_reports();
 
@@ -179,6 +193,9 @@ fn method(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500));
     g.bench_function("unchecked", |b| {
         b.iter(|| black_box(&m).forward_unchecked(black_box(&ids), black_box(&x), black_box(&h)))
+    });
+    g.bench_function("checked_own_vars", |b| {
+        b.iter(|| black_box(&m).forward_own(black_box(&ids), black_box(&x), black_box(&h)))
     });
     g.bench_function("checked_self", |b| {
         b.iter(|| black_box(&m).forward(black_box(&ids), black_box(&x), black_box(&h)))

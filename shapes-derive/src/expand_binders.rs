@@ -63,10 +63,10 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
                     // At the field's type, so a type without `HasShape` is reported there.
                     let shape = quote_spanned!(ty.span()=> <#ty as #p::HasShape>::shape(#value));
                     arms.push(quote! {
-                        #p::Binder::Dim { member: #member, axis, .. } => {
+                        #p::Binder::Dim { member: #member, axis: __axis, .. } => {
                             let __s = #shape;
                             ::core::convert::AsRef::<[#usize_ty]>::as_ref(&__s)
-                                .get(<#usize_ty as ::core::convert::From<::core::primitive::u16>>::from(axis))
+                                .get(<#usize_ty as ::core::convert::From<::core::primitive::u16>>::from(__axis))
                                 .copied()
                         }
                     });
@@ -86,8 +86,8 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
                     );
                 });
                 arms.push(quote! {
-                    #p::Binder::Nested { member: #member, child, .. } => {
-                        <#child as #krate::Shaped>::read_binder(#value, child)
+                    #p::Binder::Nested { member: #member, child: __inner, .. } => {
+                        <#child as #krate::Shaped>::read_binder(#value, __inner)
                     }
                 });
             }

@@ -6,7 +6,8 @@
 //! many errors are written); then `item_checks`, the one contract generated code calls,
 //! implemented by `checker` (records and reports; the pass driver) and `call` (a checked
 //! call's lean success path); `by_name` (the source side of a
-//! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points, and
+//! checkpoint check); `binders` (where a method checked with `#[shapes::check(self)]` reads
+//! a struct's variables); and on top `shaped`, the `Shaped` trait and its entry points, and
 //! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
 //! Beside them, `analysis`: the static analysis of a scope's variables (which are used once,
 //! which can ever be determined) that the derive and spec files share.
