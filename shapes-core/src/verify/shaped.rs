@@ -13,7 +13,9 @@ use crate::source::ShapeSource;
 /// A struct whose tensors' shapes are described by `#[shape("…")]` patterns.
 ///
 /// Implement it with `#[derive(Shaped)]`; the provided methods verify every field at once,
-/// unifying the shape variables across all fields and nested structs.
+/// unifying the shape variables across all fields and nested structs. A method of the struct
+/// checked with `#[shapes::check(self)]` shares those variables with its arguments' patterns,
+/// each read from the first field that binds it, without verifying the struct per call.
 ///
 /// ```
 /// use shapes::{Shape, Shaped};
