@@ -94,6 +94,107 @@ pub use shapes_derive::expr;
 /// - Every pattern is parsed at compile time: a bad pattern, an unknown key, `#[shape]` on a
 ///   destructured parameter, or a variable no argument can determine is a compile error.
 ///
+/// # Keys
+///
+/// | key | meaning |
+/// |---|---|
+/// | `ret = "…"` | the return value's pattern (see above) |
+/// | `self` | on a method of a [`Shaped`] struct: its patterns share the variables `self`'s fields bind (below) |
+/// | `where = "…"` | equations and comparisons between the variables, as the derive's struct-level `where` (below) |
+/// | `panic` | a mismatch panics even when the function returns a `Result` |
+/// | `map_err = "path"` | a mismatch returns `Err(path(error))` |
+/// | `debug_only` | checks only with `debug_assertions` on |
+/// | `crate = "path"` | the path of the `shapes` crate, when it is renamed |
+///
+/// # Sharing a struct's variables with its methods: `self`
+/// `#[check(self)]` on a method of a [`Shaped`] struct makes every variable of its patterns
+/// that the struct also has (its fields' and nested structs' variables, under their renames)
+/// the struct's: bound from `self` before the arguments are checked, so an input is checked
+/// against the weights, and a mismatch says which field bound the value. Variables the struct
+/// does not have stay the method's own.
+///
+/// The struct is not verified per call: the derive knows, for each variable, the first field
+/// that binds it on every run (no `Option` or collection on the way, through nested structs)
+/// as a plain dim at a fixed axis, and reading the variable is reading that one dim. A
+/// variable of the struct with no such field (it appears only inside arithmetic, under an
+/// `Option` or in a `Vec`, as a `count`, `given` or `where` variable) cannot be read that
+/// way: a method that uses it is a compile error naming it (give the method's variable
+/// another name to keep it its own). The error comes from a `const` evaluated when the method
+/// is compiled to code: `cargo build` reports it, `cargo check` does not. Should a field lack
+/// the axis (the struct does not verify), the call fails with the struct's own verification
+/// error.
+///
+/// ```
+/// use shapes::{Shape, ShapeError, Shaped, check};
+///
+/// #[derive(Shaped)]
+/// struct Embeddings { #[shape("(vocab, d_model)")] word: Shape }
+///
+/// #[derive(Shaped)]
+/// struct Bert {
+///     #[shape(nested)] embeddings: Embeddings,
+///     #[shape("(d_model,)")] norm: Shape,
+/// }
+///
+/// impl Bert {
+///     #[check(self)]
+///     fn forward(&self, #[shape("(batch, seq, d_model)")] x: &Shape) -> Result<usize, ShapeError> {
+///         Ok(x.dims()[0])
+///     }
+/// }
+///
+/// let bert = Bert {
+///     embeddings: Embeddings { word: Shape::from([30522, 384]) },
+///     norm: Shape::from([384]),
+/// };
+/// assert_eq!(bert.forward(&Shape::from([2, 7, 384])), Ok(2));
+/// let e = bert.forward(&Shape::from([2, 7, 385])).unwrap_err();
+/// assert_eq!(e.to_string(), "forward.x: axis 2 expected d_model = 384, found 385\n  \
+///     d_model = 384 bound by Bert.embeddings.word axis 1\n  \
+///     shape is (2, 7, 385), pattern (batch, seq, d_model)");
+/// ```
+///
+/// A variable the struct binds only under an `Option` is a compile error:
+///
+/// ```compile_fail,E0080
+/// use shapes::{Shape, Shaped, check};
+///
+/// #[derive(Shaped)]
+/// struct Model { #[shape("(heads,)")] scale: Option<Shape> }
+///
+/// impl Model {
+///     #[check(self)]
+///     fn split(&self, #[shape("(batch, heads)")] x: &Shape) {}
+/// }
+/// # fn main() { Model { scale: None }.split(&Shape::from([1, 2])); }
+/// ```
+///
+/// # Constraints: `where`
+/// `where = "…"` takes the grammar of the derive's struct-level `where` (see [`Shaped`]):
+/// comparisons `lhs op rhs` with `=`, `!=`, `<`, `<=`, `>`, `>=` on the patterns' arithmetic,
+/// several separated by `,` or `&&`, the key given any number of times. Each is checked once
+/// its variables are bound (after the return value when it names a variable only the
+/// return value binds), and a failure names the constraint and where its variables were
+/// bound. An equation may determine a variable no pattern has (`height = rows * window`).
+/// A string that does not parse is a compile error pointing at the byte.
+///
+/// ```
+/// use shapes::{Shape, ShapeError, check};
+///
+/// #[check(where = "heads % kv_heads = 0, head_dim <= 256")]
+/// fn gqa(
+///     #[shape("(batch, heads, seq, head_dim)")] q: &Shape,
+///     #[shape("(batch, kv_heads, seq, head_dim)")] k: &Shape,
+/// ) -> Result<usize, ShapeError> {
+///     Ok(q.dims()[1] / k.dims()[1])
+/// }
+///
+/// assert_eq!(gqa(&Shape::from([1, 8, 4, 64]), &Shape::from([1, 2, 4, 64])), Ok(4));
+/// let e = gqa(&Shape::from([1, 8, 4, 64]), &Shape::from([1, 3, 4, 64])).unwrap_err();
+/// assert!(e.to_string().starts_with("gqa: where clause fails: heads % kv_heads = 8 % 3 = 2"), "{e}");
+/// assert!(e.to_string().contains("kv_heads = 3 bound by gqa.k axis 1"), "{e}");
+/// ```
+///
 /// # On a mismatch
 /// A function whose return type is a `Result` (any path ending in `Result`: `Result<T, E>`,
 /// `io::Result<T>`, `anyhow::Result<T>`) returns `Err(E::from(error))` with the
@@ -149,8 +250,6 @@ pub use shapes_derive::expr;
 ///   build into its plain body (the patterns and `HasShape` bounds are still verified at
 ///   compile time, nothing runs). It is a cfg, not a cargo feature, because it is not
 ///   additive: `--all-features`, or any one crate in the graph, would turn checks off for all.
-///
-/// Other keys: `crate = "path"` names the `shapes` crate when it is renamed.
 ///
 /// With candle or burn, see the `frameworks` module (features `candle`, `burn`): the framework's layer
 /// types are `Shaped`, and a checked `forward` returns `candle_core::Result`.

@@ -179,21 +179,7 @@ impl<'a> Input<'a> {
                 kind,
             });
         }
-        let (mut wheres, mut constraints) = (Vec::new(), Vec::new());
-        for lit in &attrs.wheres {
-            match __private::parse_constraints(&lit.value()) {
-                Ok(all) => {
-                    for (l, op, r, _) in all {
-                        if op == CmpOp::Eq {
-                            wheres.push((l, r, lit.clone()));
-                        } else {
-                            constraints.push((l, op, r, lit.clone()));
-                        }
-                    }
-                }
-                Err(e) => cx.error_at(lit.span(), format!("invalid where clause: {e}")),
-            }
-        }
+        let (wheres, constraints) = parse_wheres(cx, &attrs.wheres);
         let given = attrs
             .given
             .iter()
@@ -236,6 +222,27 @@ impl<'a> Input<'a> {
             .iter()
             .any(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none())
     }
+}
+
+/// The `where = "…"` strings (of the derive or of `#[shapes::check]`) as equations (`=`) and
+/// other comparisons, in order; a string that does not parse is an error at it, with a caret.
+pub fn parse_wheres(cx: &Ctxt, lits: &[LitStr]) -> (Vec<WhereClause>, Vec<Constraint>) {
+    let (mut wheres, mut constraints) = (Vec::new(), Vec::new());
+    for lit in lits {
+        match __private::parse_constraints(&lit.value()) {
+            Ok(all) => {
+                for (l, op, r, _) in all {
+                    if op == CmpOp::Eq {
+                        wheres.push((l, r, lit.clone()));
+                    } else {
+                        constraints.push((l, op, r, lit.clone()));
+                    }
+                }
+            }
+            Err(e) => cx.error_at(lit.span(), format!("invalid where clause: {e}")),
+        }
+    }
+    (wheres, constraints)
 }
 
 /// The names of a struct's type and const parameters (thiserror's `ParamsInScope`).

@@ -16,7 +16,7 @@ use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::ast::{Access, Field, Input, Kind, is_data_array};
 use crate::codegen::{Codegen, crate_tokens, local_guards, rename_checks, renames};
 use crate::ctxt::Ctxt;
-use crate::{attr, expand_memory, expand_source, fallback, valid};
+use crate::{attr, expand_binders, expand_memory, expand_source, fallback, valid};
 
 /// The whole derive, thiserror's way: read the input, check it, generate the impl; on any
 /// error, the errors and the fallback impl instead.
@@ -61,6 +61,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         )
         .collect();
     let source_fn = expand_source::check_source_fn(&g, krate, input);
+    let binders = expand_binders::binders(&g, krate, input);
     let config = config_keys(&p, input);
     let ident = input.ident;
     let name = ident.to_string();
@@ -74,6 +75,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
             #config
             #check_fn
             #source_fn
+            #binders
         }
     };
     // In an anonymous const, so the guards of the locals' names shadow the user's items for

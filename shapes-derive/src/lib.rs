@@ -25,6 +25,7 @@ mod check;
 mod codegen;
 mod ctxt;
 mod expand;
+mod expand_binders;
 mod expand_memory;
 mod expand_source;
 mod expr_macro;

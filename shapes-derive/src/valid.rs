@@ -77,7 +77,7 @@ fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
 }
 
 /// Rule: so does each side of a `where` equation or comparison.
-fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) {
+pub(crate) fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) {
     for side in [lhs, rhs] {
         if let Some(what) = unsupported(side) {
             cx.error_at(
@@ -90,7 +90,7 @@ fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) 
 
 /// Rule: `where` clauses that set a name to a number (`n = 4`) agree with each other.
 /// `literals` holds the values set by earlier clauses.
-fn check_where_literals<'a>(
+pub(crate) fn check_where_literals<'a>(
     cx: &Ctxt,
     (lhs, rhs, lit): &'a WhereClause,
     literals: &mut BTreeMap<&'a str, usize>,

@@ -144,6 +144,19 @@ struct Fracast {
     head: Head,
 }
 
+/// A method that shares the model's variables: `n_in_features` and `d_model` are read from
+/// the input projection's weight (one dim each), not given again, and the input is checked
+/// against them.
+impl Fracast {
+    #[shapes::check(self, ret = "(batch, seq, d_model)")]
+    fn embed(
+        &self,
+        #[shape("(batch, seq, n_in_features)")] x: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        self.core.in_proj.forward(x)
+    }
+}
+
 /// A linear layer as the checkpoint has it: `weight`, and `bias` when there is one. The
 /// shapes are left to `verify()`, so the loader needs no sizes.
 fn linear(vb: VarBuilder) -> candle_core::Result<Linear> {
@@ -324,4 +337,20 @@ fn a_layer_verifies_with_values_from_a_config() {
         ),
         "{e}"
     );
+}
+
+#[test]
+fn a_method_checks_its_input_against_the_loaded_weights() {
+    let bytes = checkpoint_bytes();
+    let vb = VarBuilder::from_slice_safetensors(&bytes, DType::F32, &Device::Cpu).unwrap();
+    let model = load_model(vb).unwrap();
+    let x = Tensor::zeros((2, 5, 7), DType::F32, &Device::Cpu).unwrap();
+    assert_eq!(model.embed(&x).unwrap().dims(), &[2, 5, 64]);
+    // The last dim differs from the weights': the error names the weight that bound it.
+    let wrong = Tensor::zeros((2, 5, 8), DType::F32, &Device::Cpu).unwrap();
+    let e: candle_core::Error = model.embed(&wrong).unwrap_err();
+    let expected = "embed.x: axis 2 expected n_in_features = 7, found 8\n  \
+                    n_in_features = 7 bound by Fracast.core.in_proj.weight axis 1\n  \
+                    shape is (2, 5, 8), pattern (batch, seq, n_in_features)";
+    assert!(e.to_string().starts_with(expected), "{e}");
 }

@@ -28,6 +28,13 @@ mod clashing_names {
     const __shapes_error: u8 = 0;
     const __shapes_ret: u8 = 0;
     const __shapes_ok: u8 = 0;
+    const __shapes_from: u8 = 0;
+    const __shapes_recv: u8 = 0;
+    const __b: u8 = 0;
+    const __v: u8 = 0;
+    const __t: u8 = 0;
+    const __axis: u16 = 0;
+    struct __inner;
 
     #[derive(Shaped)]
     #[shapes(where = "d = h * k")]
@@ -46,6 +53,13 @@ mod clashing_names {
         layers: Vec<Inner<T>>,
         #[shape("(d,)")]
         norms: Vec<T>,
+    }
+
+    impl<T: shapes::HasShape> Outer<T> {
+        #[shapes::check(self, where = "v >= 1")]
+        fn rows(&self, #[shape("(n, d)")] x: &Shape) -> usize {
+            x.dims()[0]
+        }
     }
 
     #[shapes::check]
@@ -67,6 +81,7 @@ mod clashing_names {
         };
         assert!(m.verify().is_ok());
         assert_eq!(matmul(&s(&[2, 3]), &s(&[3, 4])).dims(), [2, 4]);
+        assert_eq!(m.rows(&s(&[4, 6])), 4);
     }
 }
 
@@ -88,6 +103,13 @@ mod shadowed_primitives {
         fixed: [f32; 3],
     }
 
+    impl<T: shapes::HasShape> Layer<T> {
+        #[shapes::check(self, where = "n >= 1")]
+        fn same(&self, #[shape("(n,)")] x: &Shape) -> Shape {
+            x.clone()
+        }
+    }
+
     #[shapes::check]
     fn double(#[shape("(n,)")] x: &Shape) -> Shape {
         x.clone()
@@ -101,6 +123,7 @@ mod shadowed_primitives {
         };
         assert!(l.verify().is_ok());
         assert_eq!(double(&Shape::from([5])).dims(), [5]);
+        assert_eq!(l.same(&Shape::from([2])).dims(), [2]);
     }
 }
 
@@ -135,6 +158,13 @@ mod no_prelude {
         last: Option<Layer<T>>,
     }
 
+    impl<T: ::shapes::HasShape> Layer<T> {
+        #[::shapes::check(self, where = "n >= 1")]
+        fn width(&self, #[shape("(batch, n)")] x: &Shape) -> usize {
+            x.dims()[1]
+        }
+    }
+
     #[::shapes::check]
     fn id(#[shape("(n,)")] x: &Shape) -> Shape {
         ::std::clone::Clone::clone(x)
@@ -155,6 +185,7 @@ mod no_prelude {
         };
         ::std::assert!(m.verify().is_ok());
         ::std::assert_eq!(id(&Shape::new(&[3])).dims(), [3]);
+        ::std::assert_eq!(layer().width(&Shape::new(&[5, 2])), 2);
     }
 }
 

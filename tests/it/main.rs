@@ -12,6 +12,7 @@ mod broadcast_alloc;
 mod broadcast_conformance;
 mod broadcast_properties;
 mod check;
+mod check_self;
 mod checkpoint_open;
 mod derive;
 mod derive_alloc;

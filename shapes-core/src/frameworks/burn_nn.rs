@@ -137,6 +137,39 @@ mod tests {
         }
     }
 
+    impl Encoder {
+        /// A method sharing the module's variables: `d_model` is read from the embedding's
+        /// weight (its shape only: the parameter stays lazy).
+        #[shapes::check(self, crate = "crate")]
+        fn width(
+            &self,
+            #[shape("(batch, d_model)")] x: &crate::Shape,
+        ) -> Result<usize, crate::ShapeError> {
+            Ok(x.dims()[1])
+        }
+    }
+
+    #[test]
+    fn a_method_shares_the_modules_variables() {
+        let device = Default::default();
+        let config = EncoderConfig {
+            vocab: 50,
+            d_model: 16,
+            d_ff: 64,
+            head_in: 16,
+        };
+        let encoder = config.init(&device);
+        assert_eq!(encoder.width(&crate::Shape::from([2, 16])), Ok(16));
+        let e = encoder.width(&crate::Shape::from([2, 15])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "width.x: axis 1 expected d_model = 16, found 15\n  \
+             d_model = 16 bound by Encoder.embed.weight axis 1\n  \
+             shape is (2, 15), pattern (batch, d_model)"
+        );
+        assert!(!encoder.embed.weight.is_initialized());
+    }
+
     #[test]
     fn a_module_built_from_its_config_verifies() {
         let device = Default::default();

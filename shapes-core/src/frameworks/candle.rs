@@ -39,9 +39,10 @@
 //! }
 //!
 //! impl Module for SelfAttention {
-//!     // Checked on every call; a mismatch is returned as a `candle_core::Error`.
-//!     #[shapes::check(ret = "(batch, seq, d)")]
-//!     fn forward(&self, #[shape("(batch, seq, d)")] xs: &Tensor) -> candle_core::Result<Tensor> {
+//!     // Checked on every call; a mismatch is returned as a `candle_core::Error`. With `self`,
+//!     // `d_model` is the model's own: read from the query weight, not bound by `xs`.
+//!     #[shapes::check(self, ret = "(batch, seq, d_model)")]
+//!     fn forward(&self, #[shape("(batch, seq, d_model)")] xs: &Tensor) -> candle_core::Result<Tensor> {
 //!         let q = self.query.forward(xs)?;
 //!         let k = self.key.forward(xs)?;
 //!         let v = self.value.forward(xs)?;
@@ -79,6 +80,12 @@
 //! assert_eq!(attn.forward(&x)?.dims(), &[2, 5, 8]);
 //! let e = attn.forward(&Tensor::zeros((5, 8), DType::F32, &dev)?).unwrap_err();
 //! assert!(e.to_string().starts_with("forward.xs: expected 3 dims, found 2"), "{e}");
+//! // An input whose last dim is not the weights' width: the error says which weight bound it.
+//! let e = attn.forward(&Tensor::zeros((2, 5, 6), DType::F32, &dev)?).unwrap_err();
+//! assert!(e.to_string().starts_with(
+//!     "forward.xs: axis 2 expected d_model = 8, found 6\n  \
+//!      d_model = 8 bound by SelfAttention.query.weight axis 0"
+//! ), "{e}");
 //!
 //! // A wrong checkpoint is named in the error, field and tensor.
 //! tensors.insert("attn.key.bias".into(), Tensor::zeros(6, DType::F32, &dev)?);
@@ -91,6 +98,11 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! `#[shapes::check(self)]` shares the model's variables with a method's patterns: each is
+//! read from the first layer that binds it (one dim of one weight, no verification of the
+//! model per call), so an input is checked against the loaded weights, and a mismatch names
+//! the weight. Variables of the patterns that the model does not have stay the method's own.
 //!
 //! `Option<&Tensor>` parameters of a checked function (attention masks) are checked when
 //! `Some`. A checked function that cannot return an error panics on a mismatch, at the line

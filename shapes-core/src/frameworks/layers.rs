@@ -79,6 +79,42 @@ macro_rules! layer {
                 $crate::verify::VarTable::new()$(.with(stringify!($var)))+;
             const NAME: &'static str = $name;
 
+            // The first required tensor binds each variable (a bias may be absent).
+            const BINDERS: &'static $crate::verify::Binders = &{
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Member { $($tensor),+ }
+                let mut b = $crate::verify::Binders::new();
+                $(
+                    if !layer!(@optional $presence) {
+                        b = b.dims(
+                            &Self::VARS,
+                            &[$(stringify!($axis)),+],
+                            stringify!($tensor),
+                            Member::$tensor as u16,
+                        );
+                    }
+                )+
+                b
+            };
+
+            #[inline]
+            fn read_binder(&self, binder: &$crate::verify::Binder) -> Option<usize> {
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Member { $($tensor),+ }
+                let $crate::verify::Binder::Dim { member, axis, .. } = *binder else {
+                    return None;
+                };
+                $(
+                    if member == Member::$tensor as u16 {
+                        let $l = self;
+                        let t = $get?;
+                        let s = $crate::source::HasShape::shape(t);
+                        return s.as_ref().get(usize::from(axis)).copied();
+                    }
+                )+
+                None
+            }
+
             #[inline]
             fn check_in(&self, cx: &mut $crate::verify::Checker, map: &$crate::verify::SlotMap) {
                 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]

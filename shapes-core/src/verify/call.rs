@@ -20,13 +20,15 @@
 
 use smallvec::SmallVec;
 
+use super::binders::Binder;
 use super::bindings::{Bindings, Value};
-use super::checker::Checker;
+use super::checker::{Checker, cmp_holds};
 use super::error::ShapeError;
 use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, OriginKind};
-use super::plan::{FieldInfo, Outcome, SlotExpr};
+use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::vars::{Slot, SlotMap, VarTable};
+use crate::expr::CmpOp;
 use crate::shape::Shape;
 
 /// Whether `#[shapes::check]` functions check anything: `false` when the build sets
@@ -205,7 +207,67 @@ impl<const N: usize> CallCx<N> {
     }
 }
 
+impl<const N: usize> CallCx<N> {
+    /// Binds `slot` to a value read from a struct before the checks run (see
+    /// [`CallScope::bind_struct`]): not logged, the scope records its origin itself.
+    #[inline(always)]
+    fn preset(&mut self, slot: Slot, value: usize) {
+        if let Some(s) = self.sizes.get_mut(slot.index()) {
+            *s = value;
+            self.bound |= slot.bit();
+        }
+    }
+
+    /// `expr = target` for a `where` equation: what [`expr`](ItemChecks::expr) does for a dim.
+    #[inline]
+    fn equation(&mut self, expr: &'static SlotExpr, map: &SlotMap, target: usize) {
+        let value = |v: u8| self.value(map.get(usize::from(v)));
+        match expr.step(target, &value) {
+            Outcome::Holds => {}
+            Outcome::Bind { local, value } => {
+                self.set(map.get(usize::from(local)), value, How::Solved, 0)
+            }
+            Outcome::Wait => self.pending += 1,
+            Outcome::Differs(_) | Outcome::Fails(_) | Outcome::NoWholeSolution(_) => {
+                self.failed = true
+            }
+        }
+    }
+}
+
 impl<const N: usize> ItemChecks for CallCx<N> {
+    #[inline]
+    fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap) {
+        self.field = &NO_FIELD;
+        let value = |v: u8| self.value(map.get(usize::from(v)));
+        match (lhs.eval(&value), rhs.eval(&value)) {
+            (Eval::Value(a), Eval::Value(b)) => self.fail_if(a != b),
+            (Eval::Value(a), _) => self.equation(rhs, map, a),
+            (_, Eval::Value(b)) => self.equation(lhs, map, b),
+            (Eval::Failed(_), _) | (_, Eval::Failed(_)) => self.failed = true,
+            _ => self.pending += 1,
+        }
+    }
+
+    #[inline]
+    fn where_cmp(
+        &mut self,
+        op: CmpOp,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+    ) {
+        if op == CmpOp::Eq {
+            return self.where_eq(lhs, rhs, map);
+        }
+        let value = |v: u8| self.value(map.get(usize::from(v)));
+        match (lhs.eval(&value), rhs.eval(&value)) {
+            (Eval::Value(a), Eval::Value(b)) => self.fail_if(!cmp_holds(op, a, b)),
+            (Eval::Failed(_), _) | (_, Eval::Failed(_)) => self.failed = true,
+            _ => self.pending += 1,
+        }
+    }
+
     #[inline(always)]
     fn field(&mut self, info: &'static FieldInfo) {
         self.field = info;
@@ -334,6 +396,9 @@ pub struct CallScope<const N: usize> {
     cx: CallCx<N>,
     table: &'static VarTable,
     function: &'static str,
+    /// With `#[shapes::check(self)]`: the struct's name and, by slot, the binder each
+    /// variable read from it came from.
+    from_struct: Option<(&'static str, &'static [Option<&'static Binder>; N])>,
 }
 
 impl<const N: usize> CallScope<N> {
@@ -344,7 +409,41 @@ impl<const N: usize> CallScope<N> {
             cx: CallCx::new(),
             table,
             function,
+            from_struct: None,
         }
+    }
+
+    /// Declares that the variables `binders` has an entry for are read from a struct called
+    /// `root` (`#[shapes::check(self)]`), before [`bind_struct`](Self::bind_struct) binds them.
+    #[inline(always)]
+    pub fn from_struct(
+        &mut self,
+        root: &'static str,
+        binders: &'static [Option<&'static Binder>; N],
+    ) {
+        self.from_struct = Some((root, binders));
+    }
+
+    /// Binds `slot` to `value`, read from the struct through its binder (declared with
+    /// [`from_struct`](Self::from_struct)), before the arguments are checked: they are then
+    /// compared with it, and an error says where in the struct it was bound.
+    #[inline(always)]
+    pub fn bind_struct(&mut self, slot: Slot, value: usize) {
+        self.cx.preset(slot, value);
+    }
+
+    /// The values read from the struct, with their binders as origins, for the reporting
+    /// checker.
+    fn struct_bindings(&self) -> Bindings {
+        let mut pre = Bindings::new();
+        if let Some((root, binders)) = self.from_struct {
+            for (slot, b) in binders.iter().enumerate() {
+                if let (Some(b), Some(value)) = (b, self.cx.value(Slot::new(slot))) {
+                    pre = pre.bind_from(self.table.name(slot), value, b.origin(root));
+                }
+            }
+        }
+        pre
     }
 
     /// Runs a group of checks (the parameters, or the return value) in passes until every
@@ -382,7 +481,7 @@ impl<const N: usize> CallScope<N> {
     #[inline(never)]
     fn report(&mut self, recorded: usize, checks: &dyn Fn(&mut Checker)) -> Result<(), ShapeError> {
         REPORTS.with(|n| n.set(n.get().saturating_add(1)));
-        let mut cx = Checker::new(self.table, self.function, &Bindings::new());
+        let mut cx = Checker::new(self.table, self.function, &self.struct_bindings());
         self.cx.record_into(recorded, &mut cx);
         // The general checker is the reference: when it finds nothing wrong, the call passes.
         match cx.run(true, checks) {

@@ -9,6 +9,7 @@
 
 use super::plan::{FieldInfo, SlotExpr};
 use super::vars::{Slot, SlotMap};
+use crate::expr::CmpOp;
 
 /// The checks of one value against one pattern, in the order the pattern's items come.
 ///
@@ -61,6 +62,21 @@ pub trait ItemChecks {
 
     /// A variadic `*name` covering `dims[start..end]`.
     fn variadic(&mut self, slot: Slot, dims: &[usize], start: usize, end: usize);
+
+    /// A `where` equation `lhs = rhs` (of a struct, or of a checked function): checked once
+    /// both sides are known; with one unknown it is solved, like a dim.
+    fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap);
+
+    /// A `where` comparison `lhs op rhs` (`head_dim <= 256`, `heads % kv_heads = 0`): checked
+    /// once both sides are known; it binds nothing but for `=`, which is
+    /// [`where_eq`](Self::where_eq).
+    fn where_cmp(
+        &mut self,
+        op: CmpOp,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+    );
 
     /// A variable dim: [`var_is`](Self::var_is) on `dims[axis]`.
     #[inline(always)]

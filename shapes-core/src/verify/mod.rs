@@ -6,13 +6,15 @@
 //! many errors are written); then `item_checks`, the one contract generated code calls,
 //! implemented by `checker` (records and reports; the pass driver) and `call` (a checked
 //! call's lean success path); `by_name` (the source side of a
-//! checkpoint check); and on top `shaped`, the `Shaped` trait and its entry points, and
+//! checkpoint check); `binders` (where a method checked with `#[shapes::check(self)]` reads
+//! a struct's variables); and on top `shaped`, the `Shaped` trait and its entry points, and
 //! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
 //! Beside them, `analysis`: the static analysis of a scope's variables (which are used once,
 //! which can ever be determined) that the derive and spec files share.
 
 #[doc(hidden)]
 pub mod analysis;
+mod binders;
 mod bindings;
 mod by_name;
 mod call;
@@ -30,6 +32,7 @@ mod suggest;
 mod summary;
 mod vars;
 
+pub use binders::{Binder, Binders, shared_mask, shares_var, struct_binder, struct_error};
 pub use bindings::{Binding, Bindings, Tie, Value};
 pub use by_name::{ConfigKey, SourceCx, SourceOptions};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};

@@ -2,6 +2,7 @@
 //! verified in memory, a checkpoint verified by name, a nested struct in a scope of its own.
 //! Every one of them drives the one [`Checker`] through [`Checker::run`].
 
+use super::binders::{Binder, Binders};
 use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
@@ -12,7 +13,9 @@ use crate::source::ShapeSource;
 /// A struct whose tensors' shapes are described by `#[shape("…")]` patterns.
 ///
 /// Implement it with `#[derive(Shaped)]`; the provided methods verify every field at once,
-/// unifying the shape variables across all fields and nested structs.
+/// unifying the shape variables across all fields and nested structs. A method of the struct
+/// checked with `#[shapes::check(self)]` shares those variables with its arguments' patterns,
+/// each read from the first field that binds it, without verifying the struct per call.
 ///
 /// ```
 /// use shapes::{Shape, Shaped};
@@ -167,6 +170,21 @@ pub trait Shaped {
     /// `verify_source` on a source that states keys.
     #[doc(hidden)]
     const CONFIG: &'static [ConfigKey] = &[];
+
+    /// Each variable's first binder on every run, by its index in [`VARS`](Self::VARS): what
+    /// a method checked with `#[shapes::check(self)]` reads its variables through. The derive
+    /// builds it; a hand-written impl has none.
+    #[doc(hidden)]
+    const BINDERS: &'static Binders = &Binders::NONE;
+
+    /// The dim `binder` (one of [`BINDERS`](Self::BINDERS)) names, read from `self`: one dim
+    /// of one tensor. `None` when that tensor lacks the axis (the struct does not verify).
+    #[doc(hidden)]
+    #[inline]
+    fn read_binder(&self, binder: &Binder) -> Option<usize> {
+        let _ = binder;
+        None
+    }
 
     /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`.
     #[doc(hidden)]

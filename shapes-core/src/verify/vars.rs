@@ -223,7 +223,10 @@ impl Default for VarTable {
     }
 }
 
-const fn rename(name: &'static str, renames: &[(&'static str, &'static str)]) -> &'static str {
+pub(crate) const fn rename(
+    name: &'static str,
+    renames: &[(&'static str, &'static str)],
+) -> &'static str {
     let mut i = 0;
     while i < renames.len() {
         // ok: `i < renames.len()` (the loop condition).

@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
 
 use super::attr::Options;
+use crate::ast::{Constraint, WhereClause, parse_wheres};
 use crate::ctxt::Ctxt;
 
 /// One checked parameter (or the return value).
@@ -34,6 +35,12 @@ pub struct CheckedFn {
     pub output: Option<Type>,
     /// Whether that is syntactically a `Result`: a failed check then returns the error.
     pub returns_result: bool,
+    /// `where = "…"` equations (`=`): they may determine variables.
+    pub wheres: Vec<WhereClause>,
+    /// `where = "…"` comparisons other than `=`: checked, never solved.
+    pub constraints: Vec<Constraint>,
+    /// With `self`: the receiver as a `&Self` expression.
+    pub receiver: Option<TokenStream>,
 }
 
 impl CheckedFn {
@@ -96,8 +103,21 @@ impl CheckedFn {
             );
         }
 
+        let (wheres, constraints) = parse_wheres(cx, &opts.wheres);
+        // Rule: `self` shares the receiver's variables, so the function has one.
+        let receiver = opts.self_key.and_then(|span| {
+            let r = receiver_ref(func);
+            if r.is_none() {
+                cx.error_at(
+                    span,
+                    format!("`self` shares the variables of the method's receiver with its patterns, but `{fname}` has no `self` parameter"),
+                );
+            }
+            r
+        });
+
         // Rule: there is something to check.
-        if !any_shape && opts.ret.is_none() {
+        if !any_shape && opts.ret.is_none() && opts.wheres.is_empty() {
             cx.error_at(
                 func.sig.ident.span(),
                 format!("#[shapes::check] has nothing to check on `{fname}`: put #[shape(\"(…)\")] on a parameter, or give `ret = \"(…)\"`"),
@@ -109,6 +129,9 @@ impl CheckedFn {
             ret,
             output,
             returns_result,
+            wheres,
+            constraints,
+            receiver,
         }
     }
 }
@@ -215,6 +238,21 @@ fn parse(cx: &Ctxt, lit: &LitStr) -> Option<Pattern> {
             cx.error_at(lit.span(), format!("invalid shape pattern: {e}"));
             None
         }
+    }
+}
+
+/// The method's receiver as a `&Self` expression: `&self` for `self` taken by value, `&*self`
+/// for a reference or a smart pointer (`&self`, `&mut self`, `self: Box<Self>`).
+fn receiver_ref(func: &ItemFn) -> Option<TokenStream> {
+    match func.sig.inputs.first()? {
+        FnArg::Receiver(r) => {
+            let self_token = r.self_token;
+            Some(match r.kind {
+                syn::ReceiverKind::Value => quote!(&#self_token),
+                _ => quote!(&*#self_token),
+            })
+        }
+        FnArg::Typed(_) => None,
     }
 }
 

@@ -6,8 +6,7 @@ use syn::LitStr;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &str =
-    "`ret = \"(…)\"`, `debug_only`, `panic`, `map_err = \"path\"`, `crate = \"path\"`";
+const KEYS: &str = "`self`, `ret = \"(…)\"`, `where = \"…\"`, `debug_only`, `panic`, `map_err = \"path\"`, `crate = \"path\"`";
 
 /// What `#[shapes::check(...)]` says.
 #[derive(Default)]
@@ -23,6 +22,10 @@ pub struct Options {
     /// `map_err = "path"`: a mismatch of a function returning a `Result` returns
     /// `Err(path(error))`, for an error type without `From<ShapeError>`.
     pub map_err: Option<syn::Path>,
+    /// `self`: the method's patterns share the variables `self`'s fields bind.
+    pub self_key: Option<proc_macro2::Span>,
+    /// `where = "…"`: equations and comparisons between the variables, as the derive's.
+    pub wheres: Vec<LitStr>,
 }
 
 pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
@@ -33,6 +36,10 @@ pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
                 return Err(meta.error("duplicate `ret`"));
             }
             out.ret = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("self") {
+            out.self_key = Some(syn::spanned::Spanned::span(&meta.path));
+        } else if meta.path.is_ident("where") {
+            out.wheres.push(meta.value()?.parse()?);
         } else if meta.path.is_ident("debug_only") {
             out.debug_only = true;
         } else if meta.path.is_ident("panic") {

@@ -2,29 +2,47 @@
 //! (and the return value) with the derive's `codegen`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, ItemFn, Type};
 
 use super::ast::{Checked, CheckedFn};
 use super::attr::Options;
-use crate::analysis::pattern_vars;
+use super::valid::Analysis;
+use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::codegen::{Codegen, crate_tokens, local_guards, slot_ident};
 
-pub fn generate(opts: &Options, func: &ItemFn, checked: &CheckedFn) -> TokenStream {
+pub fn generate(
+    opts: &Options,
+    func: &ItemFn,
+    checked: &CheckedFn,
+    analysis: &Analysis,
+) -> TokenStream {
     let krate = crate_tokens(opts.crate_path.as_ref());
     let p = quote!(#krate::__private);
-    // Every variable, the arguments' first: its slot.
+    // Every variable, the arguments' first, then those only the `where` clauses name: its
+    // slot.
     let mut own = Vec::new();
     for c in checked.params.iter().chain(&checked.ret) {
         pattern_vars(&c.pattern, &mut own);
+    }
+    let compared = checked.constraints.iter().map(|(l, _, r, _)| (l, r));
+    for (l, r) in checked
+        .wheres
+        .iter()
+        .map(|(l, r, _)| (l, r))
+        .chain(compared)
+    {
+        for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
+            push_unique(&mut own, v);
+        }
     }
     let g = Codegen::new(p, own);
     let (inner_attrs, outer_attrs): (Vec<&Attribute>, Vec<&Attribute>) = func
         .attrs
         .iter()
         .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
-    let body = wrap_body(&g, opts, func, checked);
+    let body = wrap_body(&g, opts, func, checked, analysis);
     let vis = &func.vis;
     let sig = &func.sig;
     let track_caller = track_caller(func);
@@ -53,7 +71,13 @@ fn track_caller(func: &ItemFn) -> TokenStream {
 
 /// The original body with the checks around it: the arguments' before it, and with `ret`, the
 /// return value's after it.
-fn wrap_body(g: &Codegen, opts: &Options, func: &ItemFn, checked: &CheckedFn) -> TokenStream {
+fn wrap_body(
+    g: &Codegen,
+    opts: &Options,
+    func: &ItemFn,
+    checked: &CheckedFn,
+    analysis: &Analysis,
+) -> TokenStream {
     let p = &g.private_path;
     let fname = func.sig.ident.to_string();
     let n = g.own_vars.len();
@@ -75,12 +99,14 @@ fn wrap_body(g: &Codegen, opts: &Options, func: &ItemFn, checked: &CheckedFn) ->
         _ => quote!(#p::call_panic(__shapes_error)),
     };
     let statics = scope_statics(g);
-    let args_group = args_group(g, &checked.params);
+    let args_group = args_group(g, checked, analysis);
     let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, #fname));
+    let from_self = self_presets(g, opts, checked, analysis, &fail);
     let Some(rc) = &checked.ret else {
         let checks = quote! {
             #statics
             let mut __shapes_scope = #new_scope;
+            #from_self
             if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
                 #fail;
             }
@@ -97,12 +123,13 @@ fn wrap_body(g: &Codegen, opts: &Options, func: &ItemFn, checked: &CheckedFn) ->
             #(#stmts)*
         };
     };
-    let ret_group = ret_group(g, rc, checked.returns_result);
+    let ret_group = ret_group(g, rc, checked, analysis);
     let call = call_body(func, checked.output.as_ref());
     // The guards of the checks' own locals go into blocks of their own; the two bindings
     // beside the body's call are guarded at its level (the body sees guards of those two
     // names only).
     let check_args = guarded(quote! {
+        #from_self
         if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
             #fail;
         }
@@ -152,22 +179,25 @@ fn scope_statics(g: &Codegen) -> TokenStream {
     }
 }
 
-/// The arguments' checks, as the two closures `CallScope::check` takes.
-fn args_group(g: &Codegen, params: &[Checked]) -> TokenStream {
-    let checks: Vec<TokenStream> = params
+/// The arguments' checks, then the `where` clauses that do not wait for the return value, as
+/// the two closures `CallScope::check` takes.
+fn args_group(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> TokenStream {
+    let mut checks: Vec<TokenStream> = checked
+        .params
         .iter()
         .enumerate()
         .map(|(i, c)| value_check(g, c, format_ident!("__SHAPES_F{}", i)))
         .collect();
+    checks.extend(where_checks(g, checked, analysis, false));
     check_group(g, &checks)
 }
 
-/// The return value's checks, as the two closures `CallScope::check` takes. For a `Result`,
-/// only an `Ok` value is checked.
-fn ret_group(g: &Codegen, rc: &Checked, returns_result: bool) -> TokenStream {
+/// The return value's checks, then the `where` clauses that wait for it, as the two closures
+/// `CallScope::check` takes. For a `Result`, only an `Ok` value is checked.
+fn ret_group(g: &Codegen, rc: &Checked, checked: &CheckedFn, analysis: &Analysis) -> TokenStream {
     let p = &g.private_path;
     let ret_check = value_check(g, rc, format_ident!("__SHAPES_RET"));
-    let ret_check = if returns_result {
+    let mut checks = vec![if checked.returns_result {
         quote! {
             if let #p::Ok(__shapes_ok) = &__shapes_ret {
                 #ret_check
@@ -175,8 +205,133 @@ fn ret_group(g: &Codegen, rc: &Checked, returns_result: bool) -> TokenStream {
         }
     } else {
         ret_check
+    }];
+    checks.extend(where_checks(g, checked, analysis, true));
+    check_group(g, &checks)
+}
+
+/// The `where` equations, then comparisons, that wait for the return value (`after_ret`) or
+/// not: the derive's own checks of them.
+fn where_checks(
+    g: &Codegen,
+    checked: &CheckedFn,
+    analysis: &Analysis,
+    after_ret: bool,
+) -> Vec<TokenStream> {
+    let mut waits = analysis.after_ret.iter().copied();
+    let mut pick = || waits.next().unwrap_or(false) == after_ret;
+    let wheres: Vec<_> = checked.wheres.iter().filter(|_| pick()).cloned().collect();
+    let constraints: Vec<_> = checked
+        .constraints
+        .iter()
+        .filter(|_| pick())
+        .cloned()
+        .collect();
+    let mut out = g.where_checks(&wheres);
+    out.extend(g.constraint_checks(&constraints));
+    out
+}
+
+/// With `self`: the variables `self`'s struct binds, read from it and bound in the scope
+/// before the arguments are checked; and the `const` assertions that each variable the
+/// method shares has a field that binds it, and that the struct binds enough of what the
+/// arguments cannot determine.
+fn self_presets(
+    g: &Codegen,
+    opts: &Options,
+    checked: &CheckedFn,
+    analysis: &Analysis,
+    fail: &TokenStream,
+) -> TokenStream {
+    let Some(recv) = &checked.receiver else {
+        return quote!();
     };
-    check_group(g, &[ret_check])
+    let p = &g.private_path;
+    let names = &g.own_vars;
+    let n = names.len();
+    let at_self = opts.self_key.unwrap_or_else(Span::call_site);
+    let asserts = names.iter().map(|name| {
+        let (span, variadic) = first_use(checked, name).unwrap_or((at_self, false));
+        let message = if variadic {
+            format!(
+                "#[shapes::check(self)]: `*{name}` is a variable of `self`'s struct, which a method shares as a single dim only; give the method's variadic another name"
+            )
+        } else {
+            format!(
+                "#[shapes::check(self)]: `{name}` is a variable of `self`'s struct, but no field binds it as a plain dim on every run (it appears only inside arithmetic, under an `Option` or a collection, in a `count`, `given` or `where`), so it cannot be read from `self` without verifying the whole struct; give the method's variable another name to keep it its own"
+            )
+        };
+        quote_spanned! {span=>
+            const { ::core::assert!(#p::shares_var::<Self>(#name, #variadic), #message) };
+        }
+    });
+    let needs = analysis.self_needs.as_ref().map(|s| {
+        let candidates = &s.candidates;
+        let len = candidates.len();
+        let mask = quote!(#p::shared_mask::<Self>(&[#(#candidates),*]));
+        let ok = &s.ok;
+        let holds = if ok.len() == 1 << len.min(16) {
+            quote!([#(#ok),*][#mask])
+        } else {
+            let all = ok.first().copied().unwrap_or(false);
+            quote!(#all && #mask == ::core::primitive::usize::MAX >> (::core::primitive::usize::BITS as ::core::primitive::usize - #len))
+        };
+        let message = &s.message;
+        quote_spanned! {s.span=>
+            const { ::core::assert!(#holds, #message) };
+        }
+    });
+    let reads = (0..n).map(|l| {
+        quote! {
+            if let #p::Some(__b) = __shapes_from[#l] {
+                match <Self as #p::Shaped>::read_binder(__shapes_recv, __b) {
+                    #p::Some(__v) => {
+                        __shapes_scope.bind_struct(const { #p::Slot::new(#l) }, __v)
+                    }
+                    #p::None => {
+                        let __shapes_error = #p::struct_error::<Self>(__shapes_recv);
+                        #fail;
+                    }
+                }
+            }
+        }
+    });
+    quote! {
+        #(#asserts)*
+        #needs
+        let __shapes_from: &'static [::core::option::Option<&'static #p::Binder>; #n] =
+            const { &[#(#p::struct_binder::<Self>(#names)),*] };
+        __shapes_scope.from_struct(<Self as #p::Shaped>::NAME, __shapes_from);
+        let __shapes_recv: &Self = #recv;
+        #(#reads)*
+    }
+}
+
+/// Where the method first uses `name` (a parameter's or the return value's pattern, or a
+/// `where` clause), and whether as a variadic.
+fn first_use(checked: &CheckedFn, name: &str) -> Option<(Span, bool)> {
+    for c in checked.params.iter().chain(&checked.ret) {
+        let mut vars = Vec::new();
+        pattern_vars(&c.pattern, &mut vars);
+        if vars.iter().any(|v| v == name) {
+            let variadic = c
+                .pattern
+                .items
+                .iter()
+                .any(|i| matches!(i, shapes_core::Item::Variadic(v) if v.as_str() == name));
+            return Some((c.lit.span(), variadic));
+        }
+    }
+    let eqs = checked.wheres.iter().map(|(l, r, lit)| (l, r, lit));
+    let cmps = checked.constraints.iter().map(|(l, _, r, lit)| (l, r, lit));
+    eqs.chain(cmps)
+        .find(|(l, r, _)| {
+            dim_vars(l)
+                .into_iter()
+                .chain(dim_vars(r))
+                .any(|v| v == name)
+        })
+        .map(|(_, _, lit)| (lit.span(), false))
 }
 
 /// The same checks against the lean checker (success path) and the general one (errors).

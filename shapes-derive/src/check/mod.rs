@@ -49,9 +49,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
     let opts = attr::options(&cx, args);
     let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func);
-    valid::check(&cx, &checked);
+    let analysis = valid::check(&cx, &checked);
     // On errors the output is discarded below; generation stays total anyway.
-    let generated = expand::generate(&opts, &func, &checked);
+    let generated = expand::generate(&opts, &func, &checked, &analysis);
     match cx.check() {
         Ok(()) => generated,
         Err(errors) => {

@@ -433,6 +433,22 @@ impl ItemChecks for Checker {
         self.field = info;
     }
 
+    #[inline]
+    fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap) {
+        Checker::where_eq(self, lhs, rhs, map);
+    }
+
+    #[inline]
+    fn where_cmp(
+        &mut self,
+        op: CmpOp,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+    ) {
+        Checker::where_cmp(self, op, lhs, rhs, map);
+    }
+
     // ----- item checks -----
 
     #[inline(always)]

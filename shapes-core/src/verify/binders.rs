@@ -1,0 +1,302 @@
+//! Where a struct's variables can be read without verifying it: what
+//! `#[shapes::check(self)]` on a method uses to share the bindings of `self`'s fields.
+//!
+//! For each variable of a [`Shaped`] struct's scope, the derive knows which field binds it
+//! first on every run: the first tensor field reached with no `Option` and no collection on the
+//! way (through nested structs sharing the scope, under their renames) whose pattern has the
+//! variable as a plain dim at a fixed axis (before any `...` or `*rest`). That field is its
+//! [`Binder`], and the table of them, [`Binders`], is a constant built at compile time from the
+//! nested structs' tables. Reading a variable is then one dim of one tensor
+//! ([`Shaped::read_binder`]), and the binder names where the value came from when a method's
+//! argument disagrees with it (`d_model = 384 bound by Bert.embeddings.word.weight axis 1`).
+//!
+//! A variable with no such binder (bound only inside arithmetic, only under an `Option` or a
+//! `Vec`, only by a `count`, a `given` or a `where` equation) cannot be read this cheaply: a
+//! method that uses it with `#[shapes::check(self)]` is a compile error naming it.
+
+use smallvec::SmallVec;
+
+use super::error::ShapeError;
+use super::path::{FieldPath, Origin, Segment};
+use super::shaped::Shaped;
+use super::vars::{MAX_VARS, VarTable, rename};
+
+/// The field that binds a variable first, on every run (see the module docs).
+///
+/// ```
+/// use shapes::__private::{Binder, Binders, VarTable};
+/// const VARS: VarTable = VarTable::new().with("vocab").with("d_model");
+/// static B: Binders = Binders::new().dims(&VARS, &["vocab", "d_model"], "weight", 0);
+/// let b: &Binder = B.get(1).unwrap();
+/// assert_eq!(b.origin("Embedding").to_string(), "Embedding.weight axis 1");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum Binder {
+    /// Dim `axis` of the struct's tensor field `name`, its `member`-th field.
+    Dim {
+        /// The field's name, as error paths print it.
+        name: &'static str,
+        /// The field's position among the struct's fields.
+        member: u16,
+        /// The axis.
+        axis: u16,
+    },
+    /// The nested field `name` (its `member`-th field), in whose struct `child` binds it.
+    Nested {
+        /// The field's name, as error paths print it.
+        name: &'static str,
+        /// The field's position among the struct's fields.
+        member: u16,
+        /// The binder in the nested struct.
+        child: &'static Binder,
+    },
+}
+
+impl Binder {
+    /// Where a value read through this binder comes from, in a struct called `root`.
+    pub fn origin(&self, root: &'static str) -> Origin {
+        let mut segments: SmallVec<[Segment; 6]> = SmallVec::new();
+        let mut at = self;
+        // A chain of `&'static` references built at compile time ends at a `Dim`; the bound
+        // keeps the walk finite whatever the data.
+        for _ in 0..=u8::MAX {
+            match at {
+                Binder::Nested { name, child, .. } => {
+                    segments.push(Segment::Field(name));
+                    at = child;
+                }
+                Binder::Dim { name, axis, .. } => {
+                    segments.push(Segment::Field(name));
+                    return Origin::Field {
+                        path: FieldPath::new(root, &segments),
+                        axis: usize::from(*axis),
+                    };
+                }
+            }
+        }
+        Origin::Field {
+            path: FieldPath::new(root, &segments),
+            axis: 0,
+        }
+    }
+}
+
+/// Each variable's [`Binder`], by its index in the struct's [`VarTable`]: what the derive
+/// emits as [`Shaped::BINDERS`], built in `const` context from the fields in order (the first
+/// binder of a variable wins).
+///
+/// ```
+/// use shapes::__private::{Binders, VarTable};
+/// const CHILD: VarTable = VarTable::new().with("d");
+/// static INNER: Binders = Binders::new().dims(&CHILD, &["d"], "w", 0);
+/// const VARS: VarTable = VarTable::new().with("d_model").with("n");
+/// static OUTER: Binders = Binders::new()
+///     .nested(&VARS, &CHILD, &INNER, &[("d", "d_model")], "block", 0)
+///     .dim(&VARS, "d_model", "other", 1, 0);
+/// assert_eq!(OUTER.get(0).unwrap().origin("M").to_string(), "M.block.w axis 0");
+/// assert!(OUTER.get(1).is_none());
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Binders {
+    at: [Option<Binder>; MAX_VARS],
+}
+
+impl Binders {
+    /// No variable has a binder: what a hand-written `Shaped` impl has by default.
+    pub const NONE: Binders = Binders::new();
+
+    /// An empty table.
+    pub const fn new() -> Self {
+        Binders {
+            at: [None; MAX_VARS],
+        }
+    }
+
+    /// The table with `var` (a variable of `vars`, the struct's table) bound at `axis` of the
+    /// tensor field `name`, unless an earlier field binds it.
+    pub const fn dim(
+        self,
+        vars: &VarTable,
+        var: &str,
+        name: &'static str,
+        member: u16,
+        axis: u16,
+    ) -> Self {
+        match vars.index_of(var) {
+            Some(i) => self.dim_at(i, name, member, axis),
+            None => self,
+        }
+    }
+
+    /// [`dim`](Self::dim) for the variable at `index` in the struct's table.
+    pub const fn dim_at(
+        mut self,
+        index: usize,
+        name: &'static str,
+        member: u16,
+        axis: u16,
+    ) -> Self {
+        if index < MAX_VARS && self.at[index].is_none() {
+            // ok: `index < MAX_VARS`, checked just above.
+            self.at[index] = Some(Binder::Dim { name, member, axis });
+        }
+        self
+    }
+
+    /// [`dim`](Self::dim) for every axis of a tensor whose pattern is `(vars[0], vars[1], …)`.
+    pub const fn dims(
+        mut self,
+        vars: &VarTable,
+        names: &[&str],
+        name: &'static str,
+        member: u16,
+    ) -> Self {
+        let mut axis = 0;
+        while axis < names.len() && axis <= u16::MAX as usize {
+            // ok: `axis < names.len()` (the loop condition).
+            self = self.dim(vars, names[axis], name, member, axis as u16);
+            axis += 1;
+        }
+        self
+    }
+
+    /// The table with the binders of the nested field `name` (a struct whose table is
+    /// `child_vars` and binders `child`, its variables renamed through `renames`) for every
+    /// variable no earlier field binds.
+    pub const fn nested(
+        mut self,
+        vars: &VarTable,
+        child_vars: &VarTable,
+        child: &'static Binders,
+        renames: &[(&'static str, &'static str)],
+        name: &'static str,
+        member: u16,
+    ) -> Self {
+        let mut j = 0;
+        while j < child_vars.len() && j < MAX_VARS {
+            // ok: `j < MAX_VARS` (the loop condition).
+            if let Some(b) = &child.at[j]
+                && let Some(i) = vars.index_of(rename(child_vars.name(j), renames))
+                && i < MAX_VARS
+                && self.at[i].is_none()
+            {
+                // ok: `i < MAX_VARS`, checked just above.
+                self.at[i] = Some(Binder::Nested {
+                    name,
+                    member,
+                    child: b,
+                });
+            }
+            j += 1;
+        }
+        self
+    }
+
+    /// The binder of the variable at `var` in the struct's table.
+    pub const fn get(&'static self, var: usize) -> Option<&'static Binder> {
+        if var < MAX_VARS {
+            // ok: `var < MAX_VARS`, checked just above.
+            self.at[var].as_ref()
+        } else {
+            None
+        }
+    }
+}
+
+impl Default for Binders {
+    fn default() -> Self {
+        Binders::new()
+    }
+}
+
+/// The binder of `S`'s variable `name`: `None` when `S` has no such variable (the method's
+/// own) or no binder for it (a compile error, see [`shares_var`]).
+pub const fn struct_binder<S: Shaped + ?Sized>(name: &str) -> Option<&'static Binder> {
+    match S::VARS.index_of(name) {
+        Some(i) => S::BINDERS.get(i),
+        None => None,
+    }
+}
+
+/// Whether a method of `S` checked with `#[shapes::check(self)]` may use `name`: it is the
+/// method's own (not a variable of `S`), or `S` has a binder for it and the method uses it as a
+/// single dim (`variadic` false). Generated code asserts it in a `const`.
+pub const fn shares_var<S: Shaped + ?Sized>(name: &str, variadic: bool) -> bool {
+    match S::VARS.index_of(name) {
+        None => true,
+        Some(i) => !variadic && S::BINDERS.get(i).is_some(),
+    }
+}
+
+/// Bit `k` set when `names[k]` is a variable of `S` (read from `self`): which of the
+/// variables the arguments alone cannot determine the struct provides.
+pub const fn shared_mask<S: Shaped + ?Sized>(names: &[&str]) -> usize {
+    let mut mask = 0;
+    let mut k = 0;
+    while k < names.len() && k < usize::BITS as usize {
+        // ok: `k < names.len()` (the loop condition).
+        if S::VARS.index_of(names[k]).is_some() {
+            mask |= 1 << k;
+        }
+        k += 1;
+    }
+    mask
+}
+
+/// The error of a method whose `self` cannot be read: a binder's tensor lacks the axis, so
+/// the struct does not verify; its verification says why.
+#[cold]
+#[inline(never)]
+pub fn struct_error<S: Shaped + ?Sized>(s: &S) -> ShapeError {
+    match s.verify() {
+        Err(e) => e,
+        Ok(_) => ShapeError::unrecorded(S::NAME),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHILD: VarTable = VarTable::new().with("d_out").with("d_in");
+    static LINEAR: Binders = Binders::new().dims(&CHILD, &["d_out", "d_in"], "weight", 0);
+    const PARENT: VarTable = VarTable::new()
+        .with("seq")
+        .merge(&CHILD, &[("d_in", "d_model"), ("d_out", "d_model")]);
+    static MODEL: Binders = Binders::new()
+        .nested(
+            &PARENT,
+            &CHILD,
+            &LINEAR,
+            &[("d_in", "d_model"), ("d_out", "d_model")],
+            "proj",
+            1,
+        )
+        .dim(&PARENT, "seq", "pos", 0, 0)
+        .dim(&PARENT, "d_model", "pos", 0, 1);
+
+    #[test]
+    fn the_first_binder_wins_through_renames() {
+        assert_eq!(PARENT.names(), &["seq", "d_model"]);
+        let origin = |i: usize| MODEL.get(i).map(|b| b.origin("Model").to_string());
+        assert_eq!(origin(0).as_deref(), Some("Model.pos axis 0"));
+        // `d_out` and `d_in` both map to `d_model`: the first axis of the nested weight wins,
+        // and the later own field does not replace it.
+        assert_eq!(origin(1).as_deref(), Some("Model.proj.weight axis 0"));
+        assert!(MODEL.get(2).is_none() && MODEL.get(MAX_VARS).is_none());
+        match MODEL.get(1) {
+            Some(Binder::Nested { member, child, .. }) => {
+                assert_eq!(*member, 1);
+                assert!(matches!(
+                    child,
+                    Binder::Dim {
+                        member: 0,
+                        axis: 0,
+                        ..
+                    }
+                ));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

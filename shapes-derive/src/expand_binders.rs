@@ -1,0 +1,123 @@
+//! `BINDERS` and `read_binder`: where each variable of the struct is first bound on every run,
+//! and how to read it from a value, for methods checked with `#[shapes::check(self)]`.
+//!
+//! A field is a binder when it is reached on every run (no `Option`, no collection on the
+//! way): a tensor field for each plain variable at a fixed axis of its pattern (before any
+//! `...` or `*rest`), a nested field sharing the scope for every variable its own struct has
+//! a binder for (under the field's renames). Fields are taken in declaration order and the
+//! first binder of a variable wins; the table is a `const` built from the nested structs'
+//! tables, so the derive needs to know nothing of them.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use shapes_core::{DimExpr, Item};
+use syn::spanned::Spanned;
+
+use crate::ast::{Access, Input, Kind};
+use crate::codegen::{Codegen, renames};
+
+/// The `BINDERS` const and the `read_binder` method of the `Shaped` impl.
+///
+/// The table is built in flat statements (a struct may have thousands of fields), and an own
+/// variable gets at most one `dim` entry, at its index in `VARS` (the own variables come
+/// first, in order), so evaluating the table costs no more than the struct's variables: only
+/// a nested field's variables are looked up by name.
+pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
+    let p = &g.private_path;
+    let usize_ty = quote!(::core::primitive::usize);
+    let mut steps = Vec::new();
+    let mut arms = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (member, f) in input.fields.iter().enumerate() {
+        if !f.access.is_unconditional() {
+            continue;
+        }
+        let Ok(member) = u16::try_from(member) else {
+            continue;
+        };
+        let name = &f.name;
+        let field = &f.member;
+        let value = reach(&f.access, quote!(&self.#field));
+        match &f.kind {
+            Kind::Tensor { pattern, .. } => {
+                let mut any = false;
+                for (axis, item) in pattern.items.iter().enumerate() {
+                    match item {
+                        Item::Ellipsis | Item::Variadic(_) => break,
+                        Item::Dim(DimExpr::Var(v)) => {
+                            let Ok(axis) = u16::try_from(axis) else { break };
+                            let local = usize::from(g.local(v.as_str()));
+                            if seen.insert(local) {
+                                steps
+                                    .push(quote!(__t = __t.dim_at(#local, #name, #member, #axis);));
+                                any = true;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if any {
+                    let ty = f.access.leaf();
+                    // At the field's type, so a type without `HasShape` is reported there.
+                    let shape = quote_spanned!(ty.span()=> <#ty as #p::HasShape>::shape(#value));
+                    arms.push(quote! {
+                        #p::Binder::Dim { member: #member, axis: __axis, .. } => {
+                            let __s = #shape;
+                            ::core::convert::AsRef::<[#usize_ty]>::as_ref(&__s)
+                                .get(<#usize_ty as ::core::convert::From<::core::primitive::u16>>::from(__axis))
+                                .copied()
+                        }
+                    });
+                }
+            }
+            Kind::Nested if f.attr.own_scope.is_none() => {
+                let child = f.access.leaf();
+                let renames = renames(f);
+                steps.push(quote! {
+                    __t = __t.nested(
+                        &Self::VARS,
+                        &<#child as #krate::Shaped>::VARS,
+                        <#child as #krate::Shaped>::BINDERS,
+                        &[#renames],
+                        #name,
+                        #member,
+                    );
+                });
+                arms.push(quote! {
+                    #p::Binder::Nested { member: #member, child: __inner, .. } => {
+                        <#child as #krate::Shaped>::read_binder(#value, __inner)
+                    }
+                });
+            }
+            Kind::Nested => {}
+        }
+    }
+    quote! {
+        const BINDERS: &'static #p::Binders = &{
+            #[allow(unused_mut)]
+            let mut __t = #p::Binders::new();
+            #(#steps)*
+            __t
+        };
+
+        #[inline]
+        fn read_binder(&self, __b: &#p::Binder) -> ::core::option::Option<#usize_ty> {
+            match *__b {
+                #(#arms)*
+                #[allow(unreachable_patterns)]
+                _ => #p::None,
+            }
+        }
+    }
+}
+
+/// A reference to the leaf of an unconditional field: through its `Box`/`&`/`Rc`/`Arc`
+/// wrappers.
+fn reach(access: &Access, expr: TokenStream) -> TokenStream {
+    match access {
+        Access::Deref(inner) => reach(inner, quote!(&**(#expr))),
+        _ => expr,
+    }
+}
