@@ -14,6 +14,7 @@ use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
 use crate::ast::{Constraint, Field, WhereClause, span_of_field};
+use crate::codegen_arith;
 
 /// The pieces every generated item needs.
 pub struct Codegen {
@@ -246,9 +247,23 @@ impl Codegen {
                 Item::Dim(e) => {
                     let name = self.fresh("E");
                     let tree = self.slot_expr(e);
+                    let general = quote!(__cx.expr(&#name, __map, __d, #axis););
+                    // Straight-line arithmetic first; the tree for what it cannot decide.
+                    let check = if rest.is_none() {
+                        let target = quote!(__a[#i]);
+                        codegen_arith::dim_expr(self, e, &target, &axis, &general)
+                    } else {
+                        let target = quote!(__t);
+                        let inline = codegen_arith::dim_expr(self, e, &target, &axis, &general);
+                        quote! {
+                            if let #p::Some(&__t) = __d.get(#axis) {
+                                #inline
+                            }
+                        }
+                    };
                     quote! {
                         static #name: #p::SlotExpr = #tree;
-                        __cx.expr(&#name, __map, __d, #axis);
+                        #check
                     }
                 }
                 Item::Broadcast(DimExpr::Lit(n)) => quote!(__cx.bcast_lit(#n, __d, #axis);),

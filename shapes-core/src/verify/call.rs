@@ -165,16 +165,6 @@ impl<const N: usize> CallCx<N> {
         self.log(slot, how, axis);
     }
 
-    #[cold]
-    #[inline(never)]
-    fn bind_or_mismatch(&mut self, slot: Slot, d: usize, axis: usize) {
-        if self.is_bound(slot) {
-            self.failed = true;
-        } else {
-            self.set(slot, d, How::Dim, axis);
-        }
-    }
-
     /// The sub-shape a bound variadic holds.
     #[inline]
     fn variadic_value(&self, slot: Slot) -> Option<&[usize]> {
@@ -249,11 +239,16 @@ impl<const N: usize> ItemChecks for CallCx<N> {
         self.fail_if(!matches!(dims.get(axis), Some(&d) if d == expected || d == 1));
     }
 
-    /// One load and one compare when the variable is bound to `d`.
+    /// One load and one compare when the variable is bound to `d`; a few stores when it binds
+    /// it, which a call does for every variable it has, so that is kept inline too.
     #[inline(always)]
     fn var_is(&mut self, slot: Slot, d: usize, _: &[usize], axis: usize) {
         if self.sizes.get(slot.index()) != Some(&d) {
-            self.bind_or_mismatch(slot, d, axis);
+            if self.is_bound(slot) {
+                self.failed = true;
+            } else {
+                self.set(slot, d, How::Dim, axis);
+            }
         }
     }
 
@@ -273,6 +268,16 @@ impl<const N: usize> ItemChecks for CallCx<N> {
                 self.failed = true
             }
         }
+    }
+
+    #[inline(always)]
+    fn value_of(&self, slot: Slot) -> Option<usize> {
+        self.value(slot)
+    }
+
+    #[inline(always)]
+    fn solved(&mut self, slot: Slot, value: usize, _: &[usize], axis: usize) {
+        self.set(slot, value, How::Solved, axis);
     }
 
     #[inline]

@@ -105,33 +105,31 @@ impl Checker {
     /// Binds `pre`'s values (kept out of line: `verify()` has none).
     #[inline(never)]
     pub(crate) fn preset(&mut self, pre: &Bindings) {
-        for b in pre.iter() {
-            match self.table.index_of(&b.name) {
-                Some(slot) => {
-                    let slot = Slot::new(slot);
-                    match &b.value {
-                        Value::Size(n) => self.set(slot, *n, 0, OriginKind::Given),
-                        Value::Shape(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
-                    };
-                    if !matches!(b.origin, Origin::Given) {
-                        self.out.set_stated(slot.to_u8(), b.origin);
-                    }
-                }
-                None => {
-                    let error = self.error(
-                        None,
-                        None,
-                        ShapeErrorKind::UnknownBinding {
-                            name: b.name.to_string(),
-                            suggestion: closest(&b.name, self.table.names()),
-                        },
-                        Vec::new(),
-                    );
-                    self.errors.push(error);
-                    self.failed = true;
+        pre.for_each_given(|name, value, origin| match self.table.index_of(name) {
+            Some(slot) => {
+                let slot = Slot::new(slot);
+                match value {
+                    Ok(n) => self.set(slot, n, 0, OriginKind::Given),
+                    Err(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
+                };
+                if let Some(origin) = origin {
+                    self.out.set_stated(slot.to_u8(), origin);
                 }
             }
-        }
+            None => {
+                let error = self.error(
+                    None,
+                    None,
+                    ShapeErrorKind::UnknownBinding {
+                        name: name.to_string(),
+                        suggestion: closest(name, self.table.names()),
+                    },
+                    Vec::new(),
+                );
+                self.errors.push(error);
+                self.failed = true;
+            }
+        });
     }
 
     // ----- pass control -----
@@ -336,7 +334,7 @@ impl Checker {
 
     // ----- internals -----
 
-    #[inline]
+    #[inline(always)]
     fn value(&self, slot: Slot) -> Option<usize> {
         (self.bound & slot.bit() != 0).then(|| self.sizes[slot.index()])
     }
@@ -503,6 +501,17 @@ impl ItemChecks for Checker {
     fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
         let Some(&d) = dims.get(axis) else { return };
         self.equation(expr, map, d, Some((dims, axis)));
+    }
+
+    #[inline(always)]
+    fn value_of(&self, slot: Slot) -> Option<usize> {
+        self.value(slot)
+    }
+
+    /// What [`equation`](Self::equation) does with `Outcome::Bind`.
+    #[inline]
+    fn solved(&mut self, slot: Slot, value: usize, _: &[usize], axis: usize) {
+        self.set(slot, value, axis, OriginKind::Solved);
     }
 
     #[inline]
