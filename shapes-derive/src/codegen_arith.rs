@@ -51,11 +51,22 @@ pub fn dim_expr(
             let x = value_ident(*l);
             quote!(#p::Some(#x))
         });
-        let value = eval(g, e);
+        // The last step's `Option` is the value's (no `Some(…?)`, which lints flag).
+        let value = match e {
+            DimExpr::Bin(op, l, r) => {
+                let op = arith_op(*op);
+                let (l, r) = (eval(g, l), eval(g, r));
+                quote!(#p::arith::step(#p::ArithOp::#op, #l, #r))
+            }
+            _ => {
+                let v = eval(g, e);
+                quote!(#p::Some(#v))
+            }
+        };
         quote! {
             (#(#pats,)*) => {
                 let __value = || -> ::core::option::Option<::core::primitive::i128> {
-                    #p::Some(#value)
+                    #value
                 };
                 if __value() != #p::Some(#p::arith::int(#target)) {
                     #general

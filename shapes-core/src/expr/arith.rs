@@ -365,7 +365,7 @@ pub mod generated {
         super::int(n)
     }
 
-    /// `lhs op rhs` over the integers: [`ArithOp::checked`]'s value.
+    /// `lhs op rhs` over the integers: the value of the table's step (`ArithOp::checked`).
     ///
     /// ```
     /// use shapes::__private::arith::step;
@@ -378,8 +378,8 @@ pub mod generated {
         op.checked(lhs, rhs).ok()
     }
 
-    /// The `x` of `x op k = t` (or `k op x = t`): [`ArithOp::invert`]'s value, `None` when it
-    /// has none or leaves it undecided.
+    /// The `x` of `x op k = t` (or `k op x = t`): the table's inversion (`ArithOp::invert`),
+    /// `None` when it has none or leaves it undecided.
     ///
     /// ```
     /// use shapes::__private::{Side, arith::undo};

@@ -170,8 +170,9 @@ impl Bindings {
     /// let b = shapes::Bindings::new().bind("d_model", 768);
     /// assert_eq!(b.get("d_model"), Some(768));
     /// ```
+    #[inline(always)]
     pub fn bind(mut self, name: impl Into<Cow<'static, str>>, size: usize) -> Self {
-        self.insert(name.into(), Value::Size(size));
+        self.insert_size(name.into(), size);
         self
     }
 
@@ -335,6 +336,24 @@ impl Bindings {
             .iter()
             .find(|(s, _)| usize::from(*s) == slot)
             .map(|(_, shape)| shape)
+    }
+
+    /// [`insert`](Self::insert) of a size: a name not bound yet is one push.
+    fn insert_size(&mut self, name: Cow<'static, str>, size: usize) {
+        let fresh = self.extra.is_none()
+            && !self
+                .entries
+                .iter()
+                .any(|e| same_name(self.table.name(usize::from(e.slot)), &name))
+            && !self.named.iter().any(|n| same_name(&n.name, &name));
+        if fresh {
+            self.named.push(Named {
+                name,
+                value: NamedValue::Size(size),
+            });
+        } else {
+            self.insert(name, Value::Size(size));
+        }
     }
 
     fn insert(&mut self, name: Cow<'static, str>, value: Value) {
@@ -610,10 +629,18 @@ impl fmt::Debug for Bindings {
 }
 
 /// Whether two variable names are the same: the length first, then the address (a name
-/// written once in a crate is often one static string), then the bytes.
+/// written once in a crate is often one static string), then the bytes, compared inline
+/// (names are short: a call of `memcmp` per candidate cost more than the comparison).
 #[inline(always)]
-fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && (core::ptr::eq(a.as_ptr(), b.as_ptr()) || a.as_bytes() == b.as_bytes())
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if core::ptr::eq(a.as_ptr(), b.as_ptr()) {
+        return true;
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// A binding made by name: a size inline, a (rare) sub-shape boxed, so that it stays small.

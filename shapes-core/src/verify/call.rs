@@ -46,7 +46,7 @@ pub const CHECKS: bool = !cfg!(shapes_no_checks);
 /// How a variable got its value, for recording it into a [`Checker`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum How {
-    /// A dim of a value: `dims[axis]`.
+    /// A dim of a value: `dims[axis]`. (First, so that an unused log entry is all zeros.)
     Dim,
     /// Solved from an expression met at `axis`.
     Solved,
@@ -60,7 +60,9 @@ struct Bound {
     slot: Slot,
     how: How,
     axis: usize,
-    field: &'static FieldInfo,
+    /// `None` only in an entry not written yet: so that the log starts as zeros, a few
+    /// stores per call.
+    field: Option<&'static FieldInfo>,
 }
 
 /// What an unbound slot of `sizes` holds, so that checking a bound variable is one compare
@@ -71,7 +73,7 @@ const UNBOUND: Bound = Bound {
     slot: Slot::new(0),
     how: How::Dim,
     axis: 0,
-    field: &NO_FIELD,
+    field: None,
 };
 
 /// The success-path checker of a function with `N` shape variables (at most 64).
@@ -93,6 +95,7 @@ pub struct CallCx<const N: usize> {
 }
 
 impl<const N: usize> CallCx<N> {
+    #[inline(always)]
     fn new() -> Self {
         CallCx {
             sizes: [UNBOUND_SIZE; N],
@@ -140,7 +143,7 @@ impl<const N: usize> CallCx<N> {
                 slot,
                 how,
                 axis,
-                field: self.field,
+                field: Some(self.field),
             };
             self.logged += 1;
         }
@@ -189,7 +192,7 @@ impl<const N: usize> CallCx<N> {
                 How::Dim | How::Variadic => OriginKind::Field,
             };
             if let Some(value) = value {
-                cx.record(b.slot, value, b.field, b.axis, kind);
+                cx.record(b.slot, value, b.field.unwrap_or(&NO_FIELD), b.axis, kind);
             }
         }
     }
@@ -343,7 +346,7 @@ pub struct CallScope<const N: usize> {
 
 impl<const N: usize> CallScope<N> {
     /// A scope for a call of `function` whose patterns use `table`'s variables, nothing bound.
-    #[inline]
+    #[inline(always)]
     pub fn new(table: &'static VarTable, function: &'static str) -> Self {
         CallScope {
             cx: CallCx::new(),

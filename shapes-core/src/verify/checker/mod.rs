@@ -14,7 +14,7 @@
 
 mod report;
 
-use super::bindings::{Bindings, Value};
+use super::bindings::{Bindings, Value, same_name};
 use super::error::{ShapeError, ShapeErrorKind};
 use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, Origin, OriginKind, Segment};
@@ -105,29 +105,32 @@ impl Checker {
     /// Binds `pre`'s values (kept out of line: `verify()` has none).
     #[inline(never)]
     pub(crate) fn preset(&mut self, pre: &Bindings) {
-        pre.for_each_given(|name, value, origin| match self.table.index_of(name) {
-            Some(slot) => {
-                let slot = Slot::new(slot);
-                match value {
-                    Ok(n) => self.set(slot, n, 0, OriginKind::Given),
-                    Err(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
-                };
-                if let Some(origin) = origin {
-                    self.out.set_stated(slot.to_u8(), origin);
+        let table = self.table.names();
+        pre.for_each_given(|name, value, origin| {
+            match table.iter().position(|n| same_name(n, name)) {
+                Some(slot) => {
+                    let slot = Slot::new(slot);
+                    match value {
+                        Ok(n) => self.set(slot, n, 0, OriginKind::Given),
+                        Err(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
+                    };
+                    if let Some(origin) = origin {
+                        self.out.set_stated(slot.to_u8(), origin);
+                    }
                 }
-            }
-            None => {
-                let error = self.error(
-                    None,
-                    None,
-                    ShapeErrorKind::UnknownBinding {
-                        name: name.to_string(),
-                        suggestion: closest(name, self.table.names()),
-                    },
-                    Vec::new(),
-                );
-                self.errors.push(error);
-                self.failed = true;
+                None => {
+                    let error = self.error(
+                        None,
+                        None,
+                        ShapeErrorKind::UnknownBinding {
+                            name: name.to_string(),
+                            suggestion: closest(name, self.table.names()),
+                        },
+                        Vec::new(),
+                    );
+                    self.errors.push(error);
+                    self.failed = true;
+                }
             }
         });
     }
