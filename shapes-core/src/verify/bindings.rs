@@ -339,6 +339,7 @@ impl Bindings {
     }
 
     /// [`insert`](Self::insert) of a size: a name not bound yet is one push.
+    #[inline]
     fn insert_size(&mut self, name: Cow<'static, str>, size: usize) {
         let fresh = self.extra.is_none()
             && !self
