@@ -87,10 +87,12 @@ impl Codegen {
             .map(|(l, r, _)| {
                 let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
+                let general = quote!(__cx.where_eq(&#ln, &#rn, __map););
+                let check = codegen_arith::where_relation(self, l, CmpOp::Eq, r, &general);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
-                    __cx.where_eq(&#ln, &#rn, __map);
+                    #check
                 }
             })
             .collect()
@@ -105,11 +107,13 @@ impl Codegen {
             .map(|(l, op, r, _)| {
                 let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                let op = cmp_op(*op);
+                let name = cmp_op(*op);
+                let general = quote!(__cx.where_cmp(#p::CmpOp::#name, &#ln, &#rn, __map););
+                let check = codegen_arith::where_relation(self, l, *op, r, &general);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
-                    __cx.where_cmp(#p::CmpOp::#op, &#ln, &#rn, __map);
+                    #check
                 }
             })
             .collect()

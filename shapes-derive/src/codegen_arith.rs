@@ -18,7 +18,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use shapes_core::DimExpr;
+use shapes_core::{CmpOp, DimExpr};
 use syn::Ident;
 
 use crate::codegen::{Codegen, arith_op, slot_ident};
@@ -51,18 +51,7 @@ pub fn dim_expr(
             let x = value_ident(*l);
             quote!(#p::Some(#x))
         });
-        // The last step's `Option` is the value's (no `Some(…?)`, which lints flag).
-        let value = match e {
-            DimExpr::Bin(op, l, r) => {
-                let op = arith_op(*op);
-                let (l, r) = (eval(g, l), eval(g, r));
-                quote!(#p::arith::step(#p::ArithOp::#op, #l, #r))
-            }
-            _ => {
-                let v = eval(g, e);
-                quote!(#p::Some(#v))
-            }
-        };
+        let value = side(g, e);
         quote! {
             (#(#pats,)*) => {
                 let __value = || -> ::core::option::Option<::core::primitive::i128> {
@@ -98,6 +87,77 @@ pub fn dim_expr(
             #all_known
             #(#solves)*
             _ => { #general }
+        }
+    }
+}
+
+/// The check of a `where` relation `l op r`, with `general` (the general checker's
+/// `where_eq` or `where_cmp`) unless every variable is bound and both sides are sizes that
+/// satisfy it: then the general checker would do nothing either.
+pub fn where_relation(
+    g: &Codegen,
+    l: &DimExpr,
+    op: CmpOp,
+    r: &DimExpr,
+    general: &TokenStream,
+) -> TokenStream {
+    let mut vars: Vec<(u8, usize)> = Vec::new();
+    if !collect(g, l, &mut vars)
+        || !collect(g, r, &mut vars)
+        || vars.is_empty()
+        || vars.len() > MAX_INLINE_VARS
+    {
+        return general.clone();
+    }
+    let p = &g.private_path;
+    let reads = vars.iter().map(|(l, _)| {
+        let slot = slot_ident(usize::from(*l));
+        quote!(__cx.value_of(#slot))
+    });
+    let pats = vars.iter().map(|(l, _)| {
+        let x = value_ident(*l);
+        quote!(#p::Some(#x))
+    });
+    let (lv, rv) = (side(g, l), side(g, r));
+    let holds = match op {
+        CmpOp::Eq => quote!(__a == __b),
+        CmpOp::Ne => quote!(__a != __b),
+        CmpOp::Lt => quote!(__a < __b),
+        CmpOp::Le => quote!(__a <= __b),
+        CmpOp::Gt => quote!(__a > __b),
+        CmpOp::Ge => quote!(__a >= __b),
+    };
+    quote! {
+        match (#(#reads,)*) {
+            (#(#pats,)*) => {
+                let __lhs = || -> ::core::option::Option<::core::primitive::i128> { #lv };
+                let __rhs = || -> ::core::option::Option<::core::primitive::i128> { #rv };
+                match (
+                    __lhs().and_then(#p::arith::size),
+                    __rhs().and_then(#p::arith::size),
+                ) {
+                    (#p::Some(__a), #p::Some(__b)) if #holds => {}
+                    _ => { #general }
+                }
+            }
+            _ => { #general }
+        }
+    }
+}
+
+/// An expression's value as an `Option<Int>`, inside a closure (see [`eval`]): the last
+/// step's `Option` as it is (no `Some(…?)`, which lints flag).
+fn side(g: &Codegen, e: &DimExpr) -> TokenStream {
+    let p = &g.private_path;
+    match e {
+        DimExpr::Bin(op, l, r) => {
+            let op = arith_op(*op);
+            let (l, r) = (eval(g, l), eval(g, r));
+            quote!(#p::arith::step(#p::ArithOp::#op, #l, #r))
+        }
+        _ => {
+            let v = eval(g, e);
+            quote!(#p::Some(#v))
         }
     }
 }

@@ -10,8 +10,10 @@ use shapes::{Bindings, Plan, PlanNode, Shape, Shaped, check};
 
 /// Every case of the straight-line code: solved from the left or the right of each operator,
 /// below zero in between, a floor division only known once its operand is, a power (left to
-/// the tree), a variable waiting for a later dim, and a variadic before an expression.
+/// the tree), a variable waiting for a later dim, a variadic before an expression, and
+/// `where` relations (an equation, comparisons, one side below zero).
 #[derive(Shaped)]
+#[shapes(where = "rows + cols = pad + y, q % 3 != 1, h - k <= 2 * s")]
 #[allow(dead_code)]
 struct Exprs {
     #[shape("(rows * 7, 3 * cols, cols + pad)")]
@@ -39,7 +41,12 @@ fn plan() -> Plan {
         .iter()
         .map(|(name, pattern)| PlanNode::tensor(*name, *pattern))
         .collect();
-    Plan::build("Exprs", &nodes, &[]).unwrap()
+    Plan::build(
+        "Exprs",
+        &nodes,
+        &["rows + cols = pad + y, q % 3 != 1, h - k <= 2 * s"],
+    )
+    .unwrap()
 }
 
 /// Bindings as a user reads them: every variable's value and where it was bound.

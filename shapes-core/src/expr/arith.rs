@@ -378,6 +378,18 @@ pub mod generated {
         op.checked(lhs, rhs).ok()
     }
 
+    /// A value as a size, `None` when it is below zero or past `usize`: what a side of a
+    /// `where` must be.
+    ///
+    /// ```
+    /// use shapes::__private::arith::size;
+    /// assert_eq!((size(3), size(-1)), (Some(3), None));
+    /// ```
+    #[inline(always)]
+    pub fn size(v: Int) -> Option<usize> {
+        usize::try_from(v).ok()
+    }
+
     /// The `x` of `x op k = t` (or `k op x = t`): the table's inversion (`ArithOp::invert`),
     /// `None` when it has none or leaves it undecided.
     ///
