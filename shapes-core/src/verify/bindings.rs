@@ -72,7 +72,9 @@ struct PathNode {
 ///
 /// A successful `verify` that binds up to 8 variables under up to 8 distinct nested levels
 /// returns its bindings without allocating (a variadic's sub-shape is the exception): names
-/// stay in the struct's static table and origins in a compact form until asked for.
+/// stay in the struct's static table and origins in a compact form until asked for. Binding
+/// up to two sizes by name (`Bindings::new().bind(…).bind(…)`, for `verify_with`) allocates
+/// nothing either.
 ///
 /// ```
 /// use shapes::Bindings;
