@@ -2,6 +2,7 @@
 //! anything here may change in any release.
 
 pub use crate::expr::Side;
+pub use crate::expr::arith_generated as arith;
 pub use crate::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };

@@ -14,6 +14,7 @@ use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
 use crate::ast::{Constraint, Field, WhereClause, span_of_field};
+use crate::codegen_arith;
 
 /// The pieces every generated item needs.
 pub struct Codegen {
@@ -86,10 +87,12 @@ impl Codegen {
             .map(|(l, r, _)| {
                 let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
+                let general = quote!(__cx.where_eq(&#ln, &#rn, __map););
+                let check = codegen_arith::where_relation(self, l, CmpOp::Eq, r, &general);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
-                    __cx.where_eq(&#ln, &#rn, __map);
+                    #check
                 }
             })
             .collect()
@@ -104,11 +107,13 @@ impl Codegen {
             .map(|(l, op, r, _)| {
                 let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                let op = cmp_op(*op);
+                let name = cmp_op(*op);
+                let general = quote!(__cx.where_cmp(#p::CmpOp::#name, &#ln, &#rn, __map););
+                let check = codegen_arith::where_relation(self, l, *op, r, &general);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
-                    __cx.where_cmp(#p::CmpOp::#op, &#ln, &#rn, __map);
+                    #check
                 }
             })
             .collect()
@@ -246,9 +251,23 @@ impl Codegen {
                 Item::Dim(e) => {
                     let name = self.fresh("E");
                     let tree = self.slot_expr(e);
+                    let general = quote!(__cx.expr(&#name, __map, __d, #axis););
+                    // Straight-line arithmetic first; the tree for what it cannot decide.
+                    let check = if rest.is_none() {
+                        let target = quote!(__a[#i]);
+                        codegen_arith::dim_expr(self, e, &target, &axis, &general)
+                    } else {
+                        let target = quote!(__t);
+                        let inline = codegen_arith::dim_expr(self, e, &target, &axis, &general);
+                        quote! {
+                            if let #p::Some(&__t) = __d.get(#axis) {
+                                #inline
+                            }
+                        }
+                    };
                     quote! {
                         static #name: #p::SlotExpr = #tree;
-                        __cx.expr(&#name, __map, __d, #axis);
+                        #check
                     }
                 }
                 Item::Broadcast(DimExpr::Lit(n)) => quote!(__cx.bcast_lit(#n, __d, #axis);),

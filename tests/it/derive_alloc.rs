@@ -97,3 +97,20 @@ fn bindings_from_several_nested_paths_allocate_nothing() {
         .collect();
     assert!(places.len() >= 4, "{places:?}");
 }
+
+/// Pre-binding a couple of values by name, and verifying with them, allocates nothing: the
+/// names stay where the caller wrote them and the values inline.
+#[test]
+fn pre_binding_allocates_nothing() {
+    let model = tinyllama();
+    let _ = model.verify_with(Bindings::new().bind("heads", 32));
+    let mut bindings = None;
+    let n = allocations_in(|| {
+        let pre = Bindings::new().bind("heads", 32).bind("kv_heads", 4);
+        bindings = Some(model.verify_with(pre));
+    });
+    let b = bindings.unwrap().expect("TinyLlama verifies");
+    assert_eq!(n, 0, "binding two names and verifying allocated {n} times");
+    assert_eq!((b.get("heads"), b.get("head_dim")), (Some(32), Some(64)));
+    assert_eq!(b.origin("heads"), Some(shapes::Origin::Given));
+}

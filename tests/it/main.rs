@@ -26,6 +26,7 @@ mod frameworks;
 mod fuzz_replay;
 mod header_bad_files;
 mod hygiene;
+mod inline_arith;
 mod model_zoo;
 mod parse_conformance;
 mod plan_parity;

@@ -8,5 +8,7 @@ mod print;
 pub use arith::ArithFailure;
 #[doc(hidden)]
 pub use arith::Side;
+#[doc(hidden)]
+pub use arith::generated as arith_generated;
 pub(crate) use arith::{Int, Inversion, Step, int, natural, root};
 pub use ast::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};

@@ -72,7 +72,9 @@ struct PathNode {
 ///
 /// A successful `verify` that binds up to 8 variables under up to 8 distinct nested levels
 /// returns its bindings without allocating (a variadic's sub-shape is the exception): names
-/// stay in the struct's static table and origins in a compact form until asked for.
+/// stay in the struct's static table and origins in a compact form until asked for. Binding
+/// up to two sizes by name (`Bindings::new().bind(…).bind(…)`, for `verify_with`) allocates
+/// nothing either.
 ///
 /// ```
 /// use shapes::Bindings;
@@ -90,6 +92,9 @@ pub struct Bindings {
     entries: SmallVec<[Entry; 8]>,
     /// The levels of the origins' paths.
     nodes: SmallVec<[PathNode; 8]>,
+    /// Bindings made by name ([`bind`](Bindings::bind)) for names not in `table`, in the order
+    /// they were made: inline, so that pre-binding a few values allocates nothing.
+    named: SmallVec<[Named; 2]>,
     /// What few bindings have, boxed so that the common case stays small to return.
     extra: Option<Box<Extra>>,
 }
@@ -98,8 +103,6 @@ pub struct Bindings {
 struct Extra {
     /// Variadic sub-shapes, by slot.
     shapes: Vec<(u8, Shape)>,
-    /// Bindings made by name ([`bind`](Bindings::bind)) for names not in `table`.
-    named: Vec<(Cow<'static, str>, Value)>,
     /// The origins of given values that did not come from the caller (a checkpoint's
     /// config), by slot for the checker's entries and by name for `named`.
     stated: Vec<(u8, Origin)>,
@@ -158,6 +161,7 @@ impl Bindings {
             root,
             entries: SmallVec::new(),
             nodes: SmallVec::new(),
+            named: SmallVec::new(),
             extra: None,
         }
     }
@@ -168,8 +172,9 @@ impl Bindings {
     /// let b = shapes::Bindings::new().bind("d_model", 768);
     /// assert_eq!(b.get("d_model"), Some(768));
     /// ```
+    #[inline(always)]
     pub fn bind(mut self, name: impl Into<Cow<'static, str>>, size: usize) -> Self {
-        self.insert(name.into(), Value::Size(size));
+        self.insert_size(name.into(), size);
         self
     }
 
@@ -311,11 +316,6 @@ impl Bindings {
         self.extra.as_ref().map_or(&[], |x| &x.shapes)
     }
 
-    #[inline]
-    fn named_list(&self) -> &[(Cow<'static, str>, Value)] {
-        self.extra.as_ref().map_or(&[], |x| &x.named)
-    }
-
     /// Whether the recorded level `id` is `segment` below `parent`, told cheaply: field names
     /// are compared as pointers to their static text (two copies of one name look different,
     /// and the caller then records the level again, which only costs room).
@@ -338,6 +338,25 @@ impl Bindings {
             .iter()
             .find(|(s, _)| usize::from(*s) == slot)
             .map(|(_, shape)| shape)
+    }
+
+    /// [`insert`](Self::insert) of a size: a name not bound yet is one push.
+    #[inline]
+    fn insert_size(&mut self, name: Cow<'static, str>, size: usize) {
+        let fresh = self.extra.is_none()
+            && !self
+                .entries
+                .iter()
+                .any(|e| same_name(self.table.name(usize::from(e.slot)), &name))
+            && !self.named.iter().any(|n| same_name(&n.name, &name));
+        if fresh {
+            self.named.push(Named {
+                name,
+                value: NamedValue::Size(size),
+            });
+        } else {
+            self.insert(name, Value::Size(size));
+        }
     }
 
     fn insert(&mut self, name: Cow<'static, str>, value: Value) {
@@ -369,12 +388,13 @@ impl Bindings {
             };
             return;
         }
-        let x = self.extra_mut();
-        x.stated_named.retain(|(n, _)| *n != name);
-        let named = &mut x.named;
-        match named.iter_mut().find(|(n, _)| *n == name) {
-            Some(entry) => entry.1 = value,
-            None => named.push((name, value)),
+        if let Some(x) = &mut self.extra {
+            x.stated_named.retain(|(n, _)| *n != name);
+        }
+        let value = NamedValue::new(value);
+        match self.named.iter_mut().find(|n| n.name == name) {
+            Some(entry) => entry.value = value,
+            None => self.named.push(Named { name, value }),
         }
     }
 
@@ -430,17 +450,50 @@ impl Bindings {
         }
     }
 
+    #[inline]
     fn entry(&self, name: &str) -> Option<&Entry> {
         self.entries
             .iter()
-            .find(|e| self.table.name(usize::from(e.slot)) == name)
+            .find(|e| same_name(self.table.name(usize::from(e.slot)), name))
     }
 
-    fn named(&self, name: &str) -> Option<&Value> {
-        self.named_list()
+    #[inline]
+    fn named(&self, name: &str) -> Option<&NamedValue> {
+        self.named
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
+            .find(|n| same_name(&n.name, name))
+            .map(|n| &n.value)
+    }
+
+    /// Calls `f` with every binding's name, its size (or sub-shape), and its origin when that
+    /// is not the caller: what a checker presets, without building a [`Binding`] for each.
+    pub(crate) fn for_each_given(
+        &self,
+        mut f: impl FnMut(&str, Result<usize, &Shape>, Option<Origin>),
+    ) {
+        for e in &self.entries {
+            let value = match self.shape_of_slot(usize::from(e.slot)) {
+                Some(shape) => Err(shape),
+                None => Ok(e.size),
+            };
+            let origin = match self.origin_of(e) {
+                Origin::Given => None,
+                origin => Some(origin),
+            };
+            f(self.table.name(usize::from(e.slot)), value, origin);
+        }
+        for n in &self.named {
+            let value = match &n.value {
+                NamedValue::Size(size) => Ok(*size),
+                NamedValue::Shape(shape) => Err(&**shape),
+            };
+            let origin = self
+                .extra
+                .as_ref()
+                .and_then(|x| x.stated_named.iter().find(|(s, _)| *s == n.name))
+                .map(|(_, o)| o.clone());
+            f(&n.name, value, origin);
+        }
     }
 
     /// The size bound to `name` (`None` when unbound or bound to a sub-shape).
@@ -448,6 +501,7 @@ impl Bindings {
     /// ```
     /// assert_eq!(shapes::Bindings::new().get("x"), None);
     /// ```
+    #[inline]
     pub fn get(&self, name: &str) -> Option<usize> {
         match self.entry(name) {
             Some(e) => match self.shape_of_slot(usize::from(e.slot)) {
@@ -455,8 +509,8 @@ impl Bindings {
                 None => Some(e.size),
             },
             None => match self.named(name)? {
-                Value::Size(n) => Some(*n),
-                Value::Shape(_) => None,
+                NamedValue::Size(n) => Some(*n),
+                NamedValue::Shape(_) => None,
             },
         }
     }
@@ -470,8 +524,8 @@ impl Bindings {
         match self.entry(name) {
             Some(e) => self.shape_of_slot(usize::from(e.slot)),
             None => match self.named(name)? {
-                Value::Shape(s) => Some(s),
-                Value::Size(_) => None,
+                NamedValue::Shape(s) => Some(s),
+                NamedValue::Size(_) => None,
             },
         }
     }
@@ -485,7 +539,7 @@ impl Bindings {
     pub fn value(&self, name: &str) -> Option<Value> {
         match self.entry(name) {
             Some(e) => Some(self.value_of(e)),
-            None => self.named(name).cloned(),
+            None => self.named(name).map(NamedValue::to_value),
         }
     }
 
@@ -515,10 +569,10 @@ impl Bindings {
             value: self.value_of(e),
             origin: self.origin_of(e),
         });
-        let named = self.named_list().iter().map(|(name, value)| Binding {
-            name: name.clone(),
-            value: value.clone(),
-            origin: self.named_origin(name),
+        let named = self.named.iter().map(|n| Binding {
+            name: n.name.clone(),
+            value: n.value.to_value(),
+            origin: self.named_origin(&n.name),
         });
         Iter {
             inner: made.chain(named),
@@ -529,13 +583,13 @@ impl Bindings {
     /// The number of bound variables.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len() + self.named_list().len()
+        self.entries.len() + self.named.len()
     }
 
     /// Whether nothing is bound.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty() && self.named_list().is_empty()
+        self.entries.is_empty() && self.named.is_empty()
     }
 }
 
@@ -574,6 +628,50 @@ impl Eq for Bindings {}
 impl fmt::Debug for Bindings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Whether two variable names are the same: the length first, then the address (a name
+/// written once in a crate is often one static string), then the bytes, compared inline
+/// (names are short: a call of `memcmp` per candidate cost more than the comparison).
+#[inline(always)]
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if core::ptr::eq(a.as_ptr(), b.as_ptr()) {
+        return true;
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// A binding made by name: a size inline, a (rare) sub-shape boxed, so that it stays small.
+#[derive(Debug, Clone)]
+struct Named {
+    name: Cow<'static, str>,
+    value: NamedValue,
+}
+
+#[derive(Debug, Clone)]
+enum NamedValue {
+    Size(usize),
+    Shape(Box<Shape>),
+}
+
+impl NamedValue {
+    fn new(value: Value) -> Self {
+        match value {
+            Value::Size(n) => NamedValue::Size(n),
+            Value::Shape(s) => NamedValue::Shape(Box::new(s)),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        match self {
+            NamedValue::Size(n) => Value::Size(*n),
+            NamedValue::Shape(s) => Value::Shape(Shape::clone(s)),
+        }
     }
 }
 
@@ -633,8 +731,9 @@ mod tests {
 
     #[test]
     fn stays_small_enough_to_return_cheaply() {
-        // verify() moves it into its result: keep an eye on the size.
-        assert!(core::mem::size_of::<Bindings>() <= 432);
+        // verify() moves it into its result: keep an eye on the size (the two inline names
+        // are what lets `Bindings::new().bind(…)` allocate nothing).
+        assert!(core::mem::size_of::<Bindings>() <= 520);
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub const CHECKS: bool = !cfg!(shapes_no_checks);
 /// How a variable got its value, for recording it into a [`Checker`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum How {
-    /// A dim of a value: `dims[axis]`.
+    /// A dim of a value: `dims[axis]`. (First, so that an unused log entry is all zeros.)
     Dim,
     /// Solved from an expression met at `axis`.
     Solved,
@@ -62,7 +62,9 @@ struct Bound {
     slot: Slot,
     how: How,
     axis: usize,
-    field: &'static FieldInfo,
+    /// `None` only in an entry not written yet: so that the log starts as zeros, a few
+    /// stores per call.
+    field: Option<&'static FieldInfo>,
 }
 
 /// What an unbound slot of `sizes` holds, so that checking a bound variable is one compare
@@ -73,7 +75,7 @@ const UNBOUND: Bound = Bound {
     slot: Slot::new(0),
     how: How::Dim,
     axis: 0,
-    field: &NO_FIELD,
+    field: None,
 };
 
 /// The success-path checker of a function with `N` shape variables (at most 64).
@@ -95,6 +97,7 @@ pub struct CallCx<const N: usize> {
 }
 
 impl<const N: usize> CallCx<N> {
+    #[inline(always)]
     fn new() -> Self {
         CallCx {
             sizes: [UNBOUND_SIZE; N],
@@ -142,7 +145,7 @@ impl<const N: usize> CallCx<N> {
                 slot,
                 how,
                 axis,
-                field: self.field,
+                field: Some(self.field),
             };
             self.logged += 1;
         }
@@ -165,16 +168,6 @@ impl<const N: usize> CallCx<N> {
             }
         }
         self.log(slot, how, axis);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn bind_or_mismatch(&mut self, slot: Slot, d: usize, axis: usize) {
-        if self.is_bound(slot) {
-            self.failed = true;
-        } else {
-            self.set(slot, d, How::Dim, axis);
-        }
     }
 
     /// The sub-shape a bound variadic holds.
@@ -201,7 +194,7 @@ impl<const N: usize> CallCx<N> {
                 How::Dim | How::Variadic => OriginKind::Field,
             };
             if let Some(value) = value {
-                cx.record(b.slot, value, b.field, b.axis, kind);
+                cx.record(b.slot, value, b.field.unwrap_or(&NO_FIELD), b.axis, kind);
             }
         }
     }
@@ -311,11 +304,16 @@ impl<const N: usize> ItemChecks for CallCx<N> {
         self.fail_if(!matches!(dims.get(axis), Some(&d) if d == expected || d == 1));
     }
 
-    /// One load and one compare when the variable is bound to `d`.
+    /// One load and one compare when the variable is bound to `d`; a few stores when it binds
+    /// it, which a call does for every variable it has, so that is kept inline too.
     #[inline(always)]
     fn var_is(&mut self, slot: Slot, d: usize, _: &[usize], axis: usize) {
         if self.sizes.get(slot.index()) != Some(&d) {
-            self.bind_or_mismatch(slot, d, axis);
+            if self.is_bound(slot) {
+                self.failed = true;
+            } else {
+                self.set(slot, d, How::Dim, axis);
+            }
         }
     }
 
@@ -335,6 +333,16 @@ impl<const N: usize> ItemChecks for CallCx<N> {
                 self.failed = true
             }
         }
+    }
+
+    #[inline(always)]
+    fn value_of(&self, slot: Slot) -> Option<usize> {
+        self.value(slot)
+    }
+
+    #[inline(always)]
+    fn solved(&mut self, slot: Slot, value: usize, _: &[usize], axis: usize) {
+        self.set(slot, value, How::Solved, axis);
     }
 
     #[inline]
@@ -403,7 +411,7 @@ pub struct CallScope<const N: usize> {
 
 impl<const N: usize> CallScope<N> {
     /// A scope for a call of `function` whose patterns use `table`'s variables, nothing bound.
-    #[inline]
+    #[inline(always)]
     pub fn new(table: &'static VarTable, function: &'static str) -> Self {
         CallScope {
             cx: CallCx::new(),

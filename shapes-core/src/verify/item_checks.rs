@@ -60,6 +60,16 @@ pub trait ItemChecks {
     /// arithmetic can be undone; otherwise it waits for a later pass.
     fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize);
 
+    /// The value `slot` is bound to, if it is: what the straight-line arithmetic generated
+    /// for a dim expression reads.
+    fn value_of(&self, slot: Slot) -> Option<usize>;
+
+    /// `slot` is `value`, solved from the dim expression at `axis` by code generated for that
+    /// expression: exactly what [`expr`](Self::expr) binds when it solves the same equation.
+    /// Generated code calls it only with the value `expr` would find, and calls `expr` itself
+    /// whenever its straight-line arithmetic finds no value (to wait, or to report).
+    fn solved(&mut self, slot: Slot, value: usize, dims: &[usize], axis: usize);
+
     /// A variadic `*name` covering `dims[start..end]`.
     fn variadic(&mut self, slot: Slot, dims: &[usize], start: usize, end: usize);
 

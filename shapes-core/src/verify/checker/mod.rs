@@ -14,7 +14,7 @@
 
 mod report;
 
-use super::bindings::{Bindings, Value};
+use super::bindings::{Bindings, Value, same_name};
 use super::error::{ShapeError, ShapeErrorKind};
 use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, Origin, OriginKind, Segment};
@@ -105,16 +105,17 @@ impl Checker {
     /// Binds `pre`'s values (kept out of line: `verify()` has none).
     #[inline(never)]
     pub(crate) fn preset(&mut self, pre: &Bindings) {
-        for b in pre.iter() {
-            match self.table.index_of(&b.name) {
+        let table = self.table.names();
+        pre.for_each_given(|name, value, origin| {
+            match table.iter().position(|n| same_name(n, name)) {
                 Some(slot) => {
                     let slot = Slot::new(slot);
-                    match &b.value {
-                        Value::Size(n) => self.set(slot, *n, 0, OriginKind::Given),
-                        Value::Shape(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
+                    match value {
+                        Ok(n) => self.set(slot, n, 0, OriginKind::Given),
+                        Err(s) => self.set_shape(slot, s.clone(), 0, OriginKind::Given),
                     };
-                    if !matches!(b.origin, Origin::Given) {
-                        self.out.set_stated(slot.to_u8(), b.origin);
+                    if let Some(origin) = origin {
+                        self.out.set_stated(slot.to_u8(), origin);
                     }
                 }
                 None => {
@@ -122,8 +123,8 @@ impl Checker {
                         None,
                         None,
                         ShapeErrorKind::UnknownBinding {
-                            name: b.name.to_string(),
-                            suggestion: closest(&b.name, self.table.names()),
+                            name: name.to_string(),
+                            suggestion: closest(name, self.table.names()),
                         },
                         Vec::new(),
                     );
@@ -131,7 +132,7 @@ impl Checker {
                     self.failed = true;
                 }
             }
-        }
+        });
     }
 
     // ----- pass control -----
@@ -336,7 +337,7 @@ impl Checker {
 
     // ----- internals -----
 
-    #[inline]
+    #[inline(always)]
     fn value(&self, slot: Slot) -> Option<usize> {
         (self.bound & slot.bit() != 0).then(|| self.sizes[slot.index()])
     }
@@ -519,6 +520,17 @@ impl ItemChecks for Checker {
     fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
         let Some(&d) = dims.get(axis) else { return };
         self.equation(expr, map, d, Some((dims, axis)));
+    }
+
+    #[inline(always)]
+    fn value_of(&self, slot: Slot) -> Option<usize> {
+        self.value(slot)
+    }
+
+    /// What [`equation`](Self::equation) does with `Outcome::Bind`.
+    #[inline]
+    fn solved(&mut self, slot: Slot, value: usize, _: &[usize], axis: usize) {
+        self.set(slot, value, axis, OriginKind::Solved);
     }
 
     #[inline]

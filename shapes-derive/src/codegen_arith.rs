@@ -1,0 +1,245 @@
+//! Straight-line arithmetic for a dim expression known at compile time.
+//!
+//! A pattern item such as `h_wins * window` is an equation `h_wins * window = d` checked
+//! against each value's dim `d`. The general checker (`ItemChecks::expr`) decides it by walking
+//! a `static SlotExpr` tree; this module emits, beside that tree, the code of the two cases
+//! that make up a passing check:
+//!
+//! - every variable bound: the value, computed with the arithmetic table's steps
+//!   (`__private::arith::step`, the operator fixed, so each inlines to a checked instruction
+//!   or two), compared with `d`;
+//! - one variable unknown, written once: the table's inversions along the path down to it
+//!   (`__private::arith::undo`), and the value bound with `ItemChecks::solved`.
+//!
+//! Anything else (a mismatch, an arithmetic failure, no whole solution, a variable still
+//! waiting, a power of the unknown) calls the general `expr`, so what waits, what is solved
+//! and every error stay exactly the general checker's: the emitted code only takes the
+//! shortcut when it reaches the very value `expr` would.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use shapes_core::{CmpOp, DimExpr};
+use syn::Ident;
+
+use crate::codegen::{Codegen, arith_op, slot_ident};
+
+/// At most this many distinct variables get straight-line code (one match arm per variable
+/// plus one); an expression with more is left to the general checker.
+const MAX_INLINE_VARS: usize = 4;
+
+/// The check of `e = target` (`target`: tokens of a `usize`, the dim at `axis` of `__d`),
+/// with `general` (the call of the general checker's `expr`) wherever the straight-line code
+/// finds no value.
+pub fn dim_expr(
+    g: &Codegen,
+    e: &DimExpr,
+    target: &TokenStream,
+    axis: &TokenStream,
+    general: &TokenStream,
+) -> TokenStream {
+    let mut vars: Vec<(u8, usize)> = Vec::new();
+    if !collect(g, e, &mut vars) || vars.is_empty() || vars.len() > MAX_INLINE_VARS {
+        return general.clone();
+    }
+    let p = &g.private_path;
+    let reads = vars.iter().map(|(l, _)| {
+        let slot = slot_ident(usize::from(*l));
+        quote!(__cx.value_of(#slot))
+    });
+    let all_known = {
+        let pats = vars.iter().map(|(l, _)| {
+            let x = value_ident(*l);
+            quote!(#p::Some(#x))
+        });
+        let value = side(g, e);
+        quote! {
+            (#(#pats,)*) => {
+                let __value = || -> ::core::option::Option<::core::primitive::i128> {
+                    #value
+                };
+                if __value() != #p::Some(#p::arith::int(#target)) {
+                    #general
+                }
+            }
+        }
+    };
+    let solves = vars.iter().filter(|(_, uses)| *uses == 1).map(|(unknown, _)| {
+        let pats = vars.iter().map(|(l, _)| {
+            if l == unknown {
+                quote!(#p::None)
+            } else {
+                let x = value_ident(*l);
+                quote!(#p::Some(#x))
+            }
+        });
+        let solve = solve(g, e, *unknown, target);
+        let slot = slot_ident(usize::from(*unknown));
+        quote! {
+            (#(#pats,)*) => match (|| -> ::core::option::Option<::core::primitive::usize> #solve)() {
+                #p::Some(__solved) => __cx.solved(#slot, __solved, __d, #axis),
+                #p::None => { #general }
+            },
+        }
+    });
+    let solves: Vec<TokenStream> = solves.collect();
+    quote! {
+        match (#(#reads,)*) {
+            #all_known
+            #(#solves)*
+            _ => { #general }
+        }
+    }
+}
+
+/// The check of a `where` relation `l op r`, with `general` (the general checker's
+/// `where_eq` or `where_cmp`) unless every variable is bound and both sides are sizes that
+/// satisfy it: then the general checker would do nothing either.
+pub fn where_relation(
+    g: &Codegen,
+    l: &DimExpr,
+    op: CmpOp,
+    r: &DimExpr,
+    general: &TokenStream,
+) -> TokenStream {
+    let mut vars: Vec<(u8, usize)> = Vec::new();
+    if !collect(g, l, &mut vars)
+        || !collect(g, r, &mut vars)
+        || vars.is_empty()
+        || vars.len() > MAX_INLINE_VARS
+    {
+        return general.clone();
+    }
+    let p = &g.private_path;
+    let reads = vars.iter().map(|(l, _)| {
+        let slot = slot_ident(usize::from(*l));
+        quote!(__cx.value_of(#slot))
+    });
+    let pats = vars.iter().map(|(l, _)| {
+        let x = value_ident(*l);
+        quote!(#p::Some(#x))
+    });
+    let (lv, rv) = (side(g, l), side(g, r));
+    let holds = match op {
+        CmpOp::Eq => quote!(__a == __b),
+        CmpOp::Ne => quote!(__a != __b),
+        CmpOp::Lt => quote!(__a < __b),
+        CmpOp::Le => quote!(__a <= __b),
+        CmpOp::Gt => quote!(__a > __b),
+        CmpOp::Ge => quote!(__a >= __b),
+    };
+    quote! {
+        match (#(#reads,)*) {
+            (#(#pats,)*) => {
+                let __lhs = || -> ::core::option::Option<::core::primitive::i128> { #lv };
+                let __rhs = || -> ::core::option::Option<::core::primitive::i128> { #rv };
+                match (
+                    __lhs().and_then(#p::arith::size),
+                    __rhs().and_then(#p::arith::size),
+                ) {
+                    (#p::Some(__a), #p::Some(__b)) if #holds => {}
+                    _ => { #general }
+                }
+            }
+            _ => { #general }
+        }
+    }
+}
+
+/// An expression's value as an `Option<Int>`, inside a closure (see [`eval`]): the last
+/// step's `Option` as it is (no `Some(…?)`, which lints flag).
+fn side(g: &Codegen, e: &DimExpr) -> TokenStream {
+    let p = &g.private_path;
+    match e {
+        DimExpr::Bin(op, l, r) => {
+            let op = arith_op(*op);
+            let (l, r) = (eval(g, l), eval(g, r));
+            quote!(#p::arith::step(#p::ArithOp::#op, #l, #r))
+        }
+        _ => {
+            let v = eval(g, e);
+            quote!(#p::Some(#v))
+        }
+    }
+}
+
+/// Records each variable's local index and how often it is written; `false` when `e` holds
+/// something the checker does not evaluate (reported by the rules).
+fn collect(g: &Codegen, e: &DimExpr, vars: &mut Vec<(u8, usize)>) -> bool {
+    match e {
+        DimExpr::Lit(_) => true,
+        DimExpr::Var(v) => {
+            let l = g.local(v.as_str());
+            match vars.iter_mut().find(|(x, _)| *x == l) {
+                Some((_, uses)) => *uses += 1,
+                None => vars.push((l, 1)),
+            }
+            true
+        }
+        DimExpr::Bin(_, l, r) => collect(g, l, vars) && collect(g, r, vars),
+        DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => false,
+    }
+}
+
+/// The local holding own variable `local`'s value in the arms above.
+fn value_ident(local: u8) -> Ident {
+    format_ident!("__x{}", local)
+}
+
+/// `e`'s value as an `Int`, inside a closure returning `Option<Int>` (a step with no value
+/// returns `None` through `?`).
+fn eval(g: &Codegen, e: &DimExpr) -> TokenStream {
+    let p = &g.private_path;
+    match e {
+        DimExpr::Lit(n) => quote!(#p::arith::int(#n)),
+        DimExpr::Var(v) => {
+            let x = value_ident(g.local(v.as_str()));
+            quote!(#p::arith::int(#x))
+        }
+        DimExpr::Bin(op, l, r) => {
+            let op = arith_op(*op);
+            let (l, r) = (eval(g, l), eval(g, r));
+            quote!(#p::arith::step(#p::ArithOp::#op, #l, #r)?)
+        }
+        // Excluded by `collect`.
+        DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => {
+            quote!(#p::arith::int(0))
+        }
+    }
+}
+
+/// Whether `e` writes the variable `local`.
+fn has(g: &Codegen, e: &DimExpr, local: u8) -> bool {
+    match e {
+        DimExpr::Var(v) => g.local(v.as_str()) == local,
+        DimExpr::Bin(_, l, r) => has(g, l, local) || has(g, r, local),
+        _ => false,
+    }
+}
+
+/// A block giving `Option<usize>`: the one natural `unknown` with `e = target`, undoing one
+/// operator at a time from the top, as `SlotExpr::solve` does; `unknown` is written once in
+/// `e` and every other variable is bound.
+fn solve(g: &Codegen, e: &DimExpr, unknown: u8, target: &TokenStream) -> TokenStream {
+    let p = &g.private_path;
+    let mut steps = Vec::new();
+    let mut cur = e;
+    while let DimExpr::Bin(op, l, r) = cur {
+        let (side, next, known) = if has(g, l, unknown) {
+            (quote!(Left), &**l, &**r)
+        } else {
+            (quote!(Right), &**r, &**l)
+        };
+        let size = matches!(next, DimExpr::Var(_));
+        let op = arith_op(*op);
+        let k = eval(g, known);
+        steps.push(quote! {
+            let __t = #p::arith::undo(#p::ArithOp::#op, #p::Side::#side, #k, __t, #size)?;
+        });
+        cur = next;
+    }
+    quote! {{
+        let __t = #p::arith::int(#target);
+        #(#steps)*
+        ::core::convert::TryFrom::try_from(__t).ok()
+    }}
+}
