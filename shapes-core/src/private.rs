@@ -12,10 +12,10 @@ pub use crate::source::{HasShape, StaticShape};
 pub use crate::verify::analysis;
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{
-    Checker, FieldInfo, ItemChecks, MAX_VARS, Segment, Shaped, Slot, SlotExpr, SlotMap, StaticItem,
-    VarTable, closest, isolated, isolated_source, static_matches,
+    Checker, FieldInfo, ItemChecks, ItemOp, MAX_VARS, Segment, Shaped, Slot, SlotExpr, SlotMap,
+    StaticItem, VarTable, closest, isolated, isolated_source, static_matches,
 };
-pub use crate::verify::{ConfigKey, SourceCx};
+pub use crate::verify::{ConfigKey, SourceCx, SourceTensor, run_items, source_tensor};
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};
 pub use std::boxed::Box;
