@@ -105,21 +105,22 @@ pub struct SourceTensor {
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use shapes::__private::{Checker, FieldInfo, ItemOp, SourceCx, SourceTensor, VarTable, source_tensor};
-/// use shapes::{Bindings, Shape};
+/// use shapes::{Shape, Shaped};
 ///
-/// static VARS: VarTable = VarTable::new().with("n");
-/// static W: SourceTensor = SourceTensor {
-///     info: FieldInfo { name: "w", pattern: "(n, 3)" },
-///     name: "w",
-///     ops: &[ItemOp::Var(0), ItemOp::Lit(3)],
-///     rest: None,
-///     optional: false,
-/// };
-/// let header = BTreeMap::from([("w".to_string(), Shape::from([5, 3]))]);
-/// let mut src = SourceCx::new(&header);
-/// let mut cx = Checker::new(&VARS, "M", &Bindings::new());
-/// source_tensor(&mut cx, &mut src, &VARS.identity(), &W);
+/// #[derive(Shaped)]
+/// struct Linear {
+///     #[shape("(d_out, d_in)")] weight: Shape,
+///     #[shape("(d_out,)")] bias: Option<Shape>,
+/// }
+///
+/// // Each field's `verify_source` check is one `source_tensor` call.
+/// let mut header = BTreeMap::from([("weight".to_string(), Shape::from([4, 3]))]);
+/// assert!(Linear::verify_source(&header).is_ok());
+/// header.insert("bias".to_string(), Shape::from([5]));
+/// let err = Linear::verify_source(&header).unwrap_err();
+/// assert!(err.to_string().starts_with(
+///     "Linear.bias (tensor \"bias\"): axis 0 expected d_out = 4, found 5"
+/// ), "{err}");
 /// ```
 #[inline(never)]
 pub fn source_tensor(
