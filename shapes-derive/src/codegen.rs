@@ -170,6 +170,45 @@ impl Codegen {
         }
     }
 
+    /// A pattern's items as `ItemOp`s, for a `static` the runtime's `run_items` interprets:
+    /// `(&[ops], rest)`, where `rest` is the `Option<usize>` index of its `...`/`*name`.
+    pub fn item_ops(&self, pattern: &Pattern) -> (TokenStream, TokenStream) {
+        let p = &self.private_path;
+        let mut rest = quote!(#p::None);
+        let ops = pattern
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Item::Dim(DimExpr::Lit(n)) => quote!(#p::ItemOp::Lit(#n)),
+                Item::Dim(DimExpr::Var(v)) => {
+                    let l = self.local(v.as_str());
+                    quote!(#p::ItemOp::Var(#l))
+                }
+                Item::Dim(e) => {
+                    let tree = self.slot_expr(e);
+                    quote!(#p::ItemOp::Expr(&#tree))
+                }
+                Item::Broadcast(DimExpr::Lit(n)) => quote!(#p::ItemOp::BcastLit(#n)),
+                Item::Broadcast(DimExpr::Var(v)) => {
+                    let l = self.local(v.as_str());
+                    quote!(#p::ItemOp::BcastVar(#l))
+                }
+                Item::Broadcast(_) | Item::Any => quote!(#p::ItemOp::Skip),
+                Item::Ellipsis => {
+                    rest = quote!(#p::Some(#i));
+                    quote!(#p::ItemOp::Skip)
+                }
+                Item::Variadic(v) => {
+                    rest = quote!(#p::Some(#i));
+                    let l = self.local(v.as_str());
+                    quote!(#p::ItemOp::Variadic(#l))
+                }
+            });
+        let ops: Vec<TokenStream> = ops.collect();
+        (quote!(&[#(#ops),*]), rest)
+    }
+
     /// The item checks of one pattern, each variable checked with `var_is` (which binds it when
     /// it is not bound yet).
     pub fn items_check(&self, pattern: &Pattern) -> TokenStream {

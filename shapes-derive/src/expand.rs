@@ -18,6 +18,9 @@ use crate::codegen::{Codegen, crate_tokens, local_guards, rename_checks, renames
 use crate::ctxt::Ctxt;
 use crate::{attr, expand_binders, expand_memory, expand_source, fallback, valid};
 
+#[cfg(test)]
+mod tests;
+
 /// The whole derive, thiserror's way: read the input, check it, generate the impl; on any
 /// error, the errors and the fallback impl instead.
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {

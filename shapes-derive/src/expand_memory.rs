@@ -10,6 +10,9 @@ use syn::spanned::Spanned;
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
 
+/// Above this many fields, `check_in` is not marked `#[inline]`.
+const INLINE_FIELDS: usize = 64;
+
 /// The `check_in` method of the `Shaped` impl.
 pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
     let p = &g.private_path;
@@ -22,8 +25,12 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     let mut wheres = g.where_checks(&input.wheres);
     wheres.extend(g.constraint_checks(&input.constraints));
     let slots = g.slot_lets();
+    // Inlined into `verify` where it pays (a model's structs have tens of fields); a struct of
+    // hundreds is a call either way, and its body is then not written into the crate's
+    // metadata for inlining elsewhere (rustc's time and memory on a struct of thousands).
+    let inline = (input.fields.len() <= INLINE_FIELDS).then(|| quote!(#[inline]));
     quote! {
-        #[inline]
+        #inline
         fn check_in(&self, __cx: &mut #p::Checker, __map: &#p::SlotMap) {
             use #p::ItemChecks as _;
             #(#slots)*

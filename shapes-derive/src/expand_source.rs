@@ -1,8 +1,12 @@
 //! Code generation for `verify_source`: `check_source_in`, the twin of `check_in` that reads
 //! each tensor's shape by its checkpoint name from a `SourceCx` instead of from a field value.
 //!
-//! It uses `codegen`'s slots and item checks as `check_in` does, so a header is checked by
-//! exactly the same code path as a struct in memory; only where the dims come from differs.
+//! A plain tensor field (not in a list, not tied) is a `static` `SourceTensor` (its name, its
+//! pattern's items as `ItemOp`s) and one call of the runtime's `source_tensor`, which makes
+//! the same `ItemChecks` calls `check_in`'s inlined checks make: the same checks and errors,
+//! in a fraction of the code (what a struct of thousands of fields costs to compile is mostly
+//! this function). Lists and tied tensors use `codegen`'s inlined item checks as `check_in`
+//! does; only where the dims come from differs.
 //! Names: the field's name or `name = "…"` for a tensor, the field's name or `prefix = "…"` for
 //! a nested struct, joined with `.`; list elements are `prefix.{i}` with the count discovered
 //! from the source (and bound to `count = "…"`'s variable).
@@ -53,6 +57,34 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
         (slot, count_text(&c.value()))
     });
     match &f.kind {
+        // A tensor that is neither a list nor tied (most of a model): one `static` describing
+        // it and one call, rather than its checks inlined (a struct of thousands of fields
+        // compiles in a fraction of the time; a checkpoint's name lookups dwarf the call).
+        Kind::Tensor { pattern, lit } if !f.access.has_seq() && f.attr.tied.is_none() => {
+            let row = g.fresh("SF");
+            let tensor_name = f
+                .attr
+                .name
+                .as_ref()
+                .map_or_else(|| name.clone(), |n| n.value());
+            let text = lit.value();
+            let (ops, rest) = g.item_ops(pattern);
+            let optional = !f.access.is_unconditional();
+            // Call-site locals, as below.
+            let (src, cx, map) = (quote!(__src), quote!(__cx), quote!(__map));
+            quote_spanned! {span=>
+                {
+                    static #row: #p::SourceTensor = #p::SourceTensor {
+                        info: #p::FieldInfo { name: #name, pattern: #text },
+                        name: #tensor_name,
+                        ops: #ops,
+                        rest: #rest,
+                        optional: #optional,
+                    };
+                    #p::source_tensor(#cx, #src, #map, &#row);
+                }
+            }
+        }
         Kind::Tensor { pattern, lit } => {
             let FieldPrelude {
                 info,

@@ -6,8 +6,10 @@
 //! many errors are written); then `item_checks`, the one contract generated code calls,
 //! implemented by `checker` (records and reports; the pass driver) and `call` (a checked
 //! call's lean success path); `by_name` (the source side of a
-//! checkpoint check); `binders` (where a method checked with `#[shapes::check(self)]` reads
-//! a struct's variables); and on top `shaped`, the `Shaped` trait and its entry points, and
+//! checkpoint check); `item_ops` (a pattern's items as data, run through `item_checks` by one
+//! interpreter: a run-time plan's tensors and a derived struct's tensors read by name);
+//! `binders` (where a method checked with `#[shapes::check(self)]` reads a struct's
+//! variables); and on top `shaped`, the `Shaped` trait and its entry points, and
 //! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
 //! Beside them, `analysis`: the static analysis of a scope's variables (which are used once,
 //! which can ever be determined) that the derive and spec files share.
@@ -22,6 +24,7 @@ mod checker;
 mod error;
 mod fold;
 mod item_checks;
+mod item_ops;
 mod names;
 mod path;
 mod plan;
@@ -39,6 +42,7 @@ pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use checker::Checker;
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use item_checks::ItemChecks;
+pub use item_ops::{ItemOp, SourceTensor, run_items, source_tensor};
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
 pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};

@@ -19,6 +19,7 @@ use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::ShapeErrors;
 use super::item_checks::ItemChecks;
+use super::item_ops::{ItemOp, run_items};
 use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
@@ -32,23 +33,11 @@ mod node;
 pub use self::error::{PlanError, PlanErrorKind};
 pub use self::node::PlanNode;
 
-/// One pattern item compiled to the check derived code makes for it.
-#[derive(Debug, Clone, Copy)]
-enum Op {
-    Lit(usize),
-    BcastLit(usize),
-    Var(Slot),
-    BcastVar(Slot),
-    Expr(&'static SlotExpr),
-    Variadic(Slot),
-    Skip,
-}
-
 /// A compiled pattern: its items and, when it has a `...`/`*name`, where.
 #[derive(Debug)]
 struct Checks {
     info: &'static FieldInfo,
-    ops: Vec<Op>,
+    ops: Vec<ItemOp>,
     rest: Option<usize>,
 }
 
@@ -172,20 +161,23 @@ impl Builder {
         let mut ops = Vec::with_capacity(parsed.items.len());
         let mut rest = None;
         for (i, item) in parsed.items.iter().enumerate() {
+            // The plan's map is the identity: a slot is its own local index.
             ops.push(match item {
-                Item::Dim(DimExpr::Lit(n)) => Op::Lit(*n),
-                Item::Dim(DimExpr::Var(v)) => Op::Var(self.slot(v.as_str(), at)?),
-                Item::Dim(e) => Op::Expr(self.expr(e, at)?),
-                Item::Broadcast(DimExpr::Lit(n)) => Op::BcastLit(*n),
-                Item::Broadcast(DimExpr::Var(v)) => Op::BcastVar(self.slot(v.as_str(), at)?),
-                Item::Broadcast(_) | Item::Any => Op::Skip,
+                Item::Dim(DimExpr::Lit(n)) => ItemOp::Lit(*n),
+                Item::Dim(DimExpr::Var(v)) => ItemOp::Var(self.slot(v.as_str(), at)?.to_u8()),
+                Item::Dim(e) => ItemOp::Expr(self.expr(e, at)?),
+                Item::Broadcast(DimExpr::Lit(n)) => ItemOp::BcastLit(*n),
+                Item::Broadcast(DimExpr::Var(v)) => {
+                    ItemOp::BcastVar(self.slot(v.as_str(), at)?.to_u8())
+                }
+                Item::Broadcast(_) | Item::Any => ItemOp::Skip,
                 Item::Ellipsis => {
                     rest = Some(i);
-                    Op::Skip
+                    ItemOp::Skip
                 }
                 Item::Variadic(v) => {
                     rest = Some(i);
-                    Op::Variadic(self.slot(v.as_str(), at)?)
+                    ItemOp::Variadic(self.slot(v.as_str(), at)?.to_u8())
                 }
             });
         }
@@ -512,30 +504,6 @@ impl Plan {
     }
 
     fn items(&self, checks: &Checks, cx: &mut Checker, d: &[usize]) {
-        let len = checks.ops.len();
-        let fixed = len - usize::from(checks.rest.is_some());
-        let ok = match checks.rest {
-            Some(_) => cx.rank_at_least(d, fixed),
-            None => cx.rank(d, fixed),
-        };
-        if !ok {
-            return;
-        }
-        let n = d.len();
-        for (i, op) in checks.ops.iter().enumerate() {
-            let axis = match checks.rest {
-                Some(r) if i > r => n - (len - i),
-                _ => i,
-            };
-            match *op {
-                Op::Lit(v) => cx.lit(v, d, axis),
-                Op::BcastLit(v) => cx.bcast_lit(v, d, axis),
-                Op::Var(slot) => cx.var(slot, d, axis),
-                Op::BcastVar(slot) => cx.bcast_var(slot, d, axis),
-                Op::Expr(e) => cx.expr(e, &self.map, d, axis),
-                Op::Variadic(slot) => cx.variadic(slot, d, i, n - (len - i - 1)),
-                Op::Skip => {}
-            }
-        }
+        run_items(cx, &checks.ops, checks.rest, &self.map, d);
     }
 }

@@ -54,12 +54,16 @@ pub struct Checker {
     /// What `verify` returns on success, filled as variables are bound (so success only moves
     /// it out).
     out: Bindings,
-    /// The nested levels entered: `path[..depth]` (the storage only grows, so entering and
-    /// leaving levels never allocates once the deepest level was reached).
-    path: SmallVec<[Segment; PATH_DEPTH]>,
+    /// The nested levels entered, `depth` of them: the first [`PATH_DEPTH`] in `near`, the
+    /// others in `far` (level `l` at `far[l - PATH_DEPTH]`). Entering one of the first levels
+    /// is one bounds check and one store (a nested field is entered on every check of it);
+    /// `far` only grows, so deeper levels allocate once, when first reached.
+    near: [Segment; PATH_DEPTH],
+    far: Vec<Segment>,
     depth: usize,
-    /// `node_at[l]`: the id in `out` of the level `path[..=l]` as it was when a variable was
-    /// last bound under it (checked against `path` before it is reused); as long as `path`.
+    /// `node_at[l]`: the id in `out` of the level `..=l` of the path as it was when a variable
+    /// was last bound under it (checked against the path before it is reused); one entry per
+    /// level of `near` and `far`.
     node_at: SmallVec<[u16; PATH_DEPTH]>,
     field: &'static FieldInfo,
     pending: u32,
@@ -90,7 +94,8 @@ impl Checker {
             sizes: [UNBOUND; MAX_VARS],
             bound: 0,
             out: Bindings::in_scope(table, root),
-            path: SmallVec::from_buf([Segment::Index(0); PATH_DEPTH]),
+            near: [Segment::Index(0); PATH_DEPTH],
+            far: Vec::new(),
             depth: 0,
             node_at: SmallVec::from_buf([Bindings::ROOT_NODE; PATH_DEPTH]),
             field: &NO_FIELD,
@@ -210,26 +215,46 @@ impl Checker {
     /// element.
     #[inline(always)]
     pub fn enter(&mut self, segment: Segment) {
-        match self.path.get_mut(self.depth) {
+        match self.near.get_mut(self.depth) {
             Some(s) => *s = segment,
-            None => self.grow(segment),
+            None => self.enter_far(segment),
         }
         self.depth += 1;
     }
 
-    /// A level deeper than any entered before: both per-level arrays get one more entry.
+    /// A level past the first [`PATH_DEPTH`]; the first time it is reached, `far` and
+    /// `node_at` get one more entry.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, segment: Segment) {
-        self.path.push(segment);
-        self.node_at.push(Bindings::ROOT_NODE);
+    fn enter_far(&mut self, segment: Segment) {
+        match self.far.get_mut(self.depth.saturating_sub(PATH_DEPTH)) {
+            Some(s) => *s = segment,
+            None => {
+                self.far.push(segment);
+                self.node_at.push(Bindings::ROOT_NODE);
+            }
+        }
+    }
+
+    /// The segment of level `l` (below `depth`).
+    #[inline(always)]
+    fn level_mut(&mut self, l: usize) -> Option<&mut Segment> {
+        match l.checked_sub(PATH_DEPTH) {
+            None => self.near.get_mut(l),
+            Some(far) => self.far.get_mut(far),
+        }
+    }
+
+    /// The levels entered, outermost first.
+    pub(crate) fn levels(&self) -> impl Iterator<Item = &Segment> {
+        self.near.iter().chain(&self.far).take(self.depth)
     }
 
     /// Sets the index of the innermost level, entered as a `Segment::Index`: the next element
     /// of a collection.
     #[inline(always)]
     pub fn index(&mut self, i: usize) {
-        if let Some(s) = self.depth.checked_sub(1).and_then(|l| self.path.get_mut(l)) {
+        if let Some(s) = self.depth.checked_sub(1).and_then(|l| self.level_mut(l)) {
             *s = Segment::Index(i);
         }
     }
@@ -348,7 +373,8 @@ impl Checker {
     #[inline(always)]
     fn node(&mut self) -> u16 {
         let mut parent = Bindings::ROOT_NODE;
-        for (slot, level) in self.node_at.iter_mut().zip(&self.path).take(self.depth) {
+        let levels = self.near.iter().chain(&self.far).take(self.depth);
+        for (slot, level) in self.node_at.iter_mut().zip(levels) {
             // Rebuilt rather than copied: `enter` wrote the segment a word at a time, and a
             // 16-byte copy of it would stall on those stores (store-to-load forwarding).
             #[allow(clippy::needless_match)]

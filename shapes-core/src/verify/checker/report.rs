@@ -13,9 +13,7 @@ use crate::verify::vars::{Slot, SlotMap};
 
 impl Checker {
     pub(super) fn current_path(&self) -> FieldPath {
-        // `path` holds at least `depth` levels (`enter` grows it); `get` keeps this total.
-        let levels = self.path.get(..self.depth).unwrap_or(&self.path);
-        let mut segments: SmallVec<[Segment; 6]> = SmallVec::from_slice(levels);
+        let mut segments: SmallVec<[Segment; 6]> = self.levels().copied().collect();
         if !self.field.name.is_empty() {
             segments.push(Segment::Field(self.field.name));
         }
