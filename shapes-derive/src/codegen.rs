@@ -25,6 +25,10 @@ pub struct Codegen {
     pub own_vars: Vec<String>,
     /// A counter for unique `static` names.
     next_static: Cell<usize>,
+    /// Whether a dim expression gets straight-line arithmetic (`codegen_arith::dim_expr`)
+    /// before the general checker, or the general checker alone: what a struct of very many
+    /// fields gets, whose `check_in` is not inlined anyway and whose size rustc pays for.
+    pub straight_line: bool,
 }
 
 /// What every tensor field's code starts and ends with, in memory and by name alike.
@@ -47,7 +51,14 @@ impl Codegen {
             private_path,
             own_vars,
             next_static: Cell::new(0),
+            straight_line: true,
         }
+    }
+
+    /// This generator with straight-line arithmetic for dim expressions on or off.
+    pub fn with_straight_line(mut self, on: bool) -> Self {
+        self.straight_line = on;
+        self
     }
 
     /// A fresh name for a `static`: `__{prefix}{n}`.

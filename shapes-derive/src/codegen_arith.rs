@@ -38,7 +38,11 @@ pub fn dim_expr(
     general: &TokenStream,
 ) -> TokenStream {
     let mut vars: Vec<(u8, usize)> = Vec::new();
-    if !collect(g, e, &mut vars) || vars.is_empty() || vars.len() > MAX_INLINE_VARS {
+    if !g.straight_line
+        || !collect(g, e, &mut vars)
+        || vars.is_empty()
+        || vars.len() > MAX_INLINE_VARS
+    {
         return general.clone();
     }
     let p = &g.private_path;

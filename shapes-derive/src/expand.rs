@@ -48,7 +48,11 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
 /// The `impl Shaped` (generated even when the checks found errors, then discarded).
 fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let p = quote!(#krate::__private);
-    let g = Codegen::new(p.clone(), own_vars(input));
+    // Above the size at which `check_in` stops being inlined, dim expressions go to the
+    // general checker alone: straight-line arithmetic for each would triple the code rustc
+    // compiles for a struct of a thousand fields, for a call made once per verification.
+    let straight_line = input.fields.len() <= expand_memory::INLINE_FIELDS;
+    let g = Codegen::new(p.clone(), own_vars(input)).with_straight_line(straight_line);
     let vars = var_table(&g, krate, input);
     let check_fn = expand_memory::check_fn(&g, krate, input);
     let static_checks: Vec<TokenStream> = input

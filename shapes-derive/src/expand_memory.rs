@@ -11,7 +11,7 @@ use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
 
 /// Above this many fields, `check_in` is not marked `#[inline]`.
-const INLINE_FIELDS: usize = 64;
+pub const INLINE_FIELDS: usize = 64;
 
 /// The `check_in` method of the `Shaped` impl.
 pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
