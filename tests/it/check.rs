@@ -603,8 +603,13 @@ fn a_mismatch_panic_names_the_callers_line() {
     use std::sync::Mutex;
     static LOCATION: Mutex<Option<(String, u32)>> = Mutex::new(None);
     let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|info| {
-        if let Some(l) = info.location() {
+    // The hook is the process's: tests on other threads panic too (the one above does, on
+    // purpose), so only this thread's panic is recorded.
+    let me = std::thread::current().id();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == me
+            && let Some(l) = info.location()
+        {
             *LOCATION.lock().unwrap() = Some((l.file().to_owned(), l.line()));
         }
     }));
