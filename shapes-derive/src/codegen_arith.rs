@@ -97,7 +97,10 @@ pub fn dim_expr(
 
 /// The check of a `where` relation `l op r`, with `general` (the general checker's
 /// `where_eq` or `where_cmp`) unless every variable is bound and both sides are sizes that
-/// satisfy it: then the general checker would do nothing either.
+/// satisfy it: then the general checker would do nothing either. An equation with one
+/// unknown, written once, on one side and the other side bound is solved here as the general
+/// checker solves it (the same inversions, the binding made with no field, as `where_eq`
+/// makes it); whatever has no value goes to `general`, which waits or reports.
 pub fn where_relation(
     g: &Codegen,
     l: &DimExpr,
@@ -131,8 +134,46 @@ pub fn where_relation(
         CmpOp::Gt => quote!(__a > __b),
         CmpOp::Ge => quote!(__a >= __b),
     };
+    let solves: Vec<TokenStream> = if op == CmpOp::Eq {
+        vars.iter()
+            .filter(|(_, uses)| *uses == 1)
+            .map(|(unknown, _)| {
+                let pats = vars.iter().map(|(v, _)| {
+                    if v == unknown {
+                        quote!(#p::None)
+                    } else {
+                        let x = value_ident(*v);
+                        quote!(#p::Some(#x))
+                    }
+                });
+                let (with, known) = if has(g, l, *unknown) { (l, r) } else { (r, l) };
+                let known = side(g, known);
+                let solve = solve(g, with, *unknown, &quote!(__t));
+                let slot = slot_ident(usize::from(*unknown));
+                quote! {
+                    (#(#pats,)*) => {
+                        let __known = || -> ::core::option::Option<::core::primitive::i128> { #known };
+                        let __solve = || -> ::core::option::Option<::core::primitive::usize> {
+                            let __t: ::core::primitive::usize = #p::arith::size(__known()?)?;
+                            #solve
+                        };
+                        match __solve() {
+                            #p::Some(__solved) => {
+                                __cx.field(&#p::NO_FIELD);
+                                __cx.solved(#slot, __solved, &[], 0);
+                            }
+                            #p::None => { #general }
+                        }
+                    }
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     quote! {
         match (#(#reads,)*) {
+            #(#solves)*
             (#(#pats,)*) => {
                 let __lhs = || -> ::core::option::Option<::core::primitive::i128> { #lv };
                 let __rhs = || -> ::core::option::Option<::core::primitive::i128> { #rv };

@@ -11,9 +11,12 @@ use shapes::{Bindings, Plan, PlanNode, Shape, Shaped, check};
 /// Every case of the straight-line code: solved from the left or the right of each operator,
 /// below zero in between, a floor division only known once its operand is, a power (left to
 /// the tree), a variable waiting for a later dim, a variadic before an expression, and
-/// `where` relations (an equation, comparisons, one side below zero).
+/// `where` relations (an equation, comparisons, one side below zero, and equations that solve
+/// a variable no field has: `area` always, `half` only when `cols * pad + cols` is even).
 #[derive(Shaped)]
-#[shapes(where = "rows + cols = pad + y, q % 3 != 1, h - k <= 2 * s")]
+#[shapes(
+    where = "rows + cols = pad + y, q % 3 != 1, h - k <= 2 * s, area = rows * cols, 2 * half = cols * pad + cols"
+)]
 #[allow(dead_code)]
 struct Exprs {
     #[shape("(rows * 7, 3 * cols, cols + pad)")]
@@ -44,7 +47,7 @@ fn plan() -> Plan {
     Plan::build(
         "Exprs",
         &nodes,
-        &["rows + cols = pad + y, q % 3 != 1, h - k <= 2 * s"],
+        &["rows + cols = pad + y, q % 3 != 1, h - k <= 2 * s, area = rows * cols, 2 * half = cols * pad + cols"],
     )
     .unwrap()
 }
@@ -104,7 +107,7 @@ fn sample(seed: u64) -> Exprs {
 fn derived_checks_agree_with_the_expression_tree() {
     let plan = plan();
     let (mut passed, mut failed) = (0, 0);
-    for seed in 0..3000 {
+    for seed in 0..4000 {
         let value = sample(seed);
         let src: BTreeMap<String, Shape> = [
             ("windows", &value.windows),
@@ -156,10 +159,17 @@ fn conv(
     out.dims()[0]
 }
 
+/// `where` equations that solve variables no argument has, one through an exact division.
+#[check(where = "2 * half = w, area = h * half")]
+fn halves(#[shape("(h, w)")] x: &Shape) -> usize {
+    x.dims()[0]
+}
+
 #[test]
 fn checked_calls_agree_and_pass_on_the_fast_path() {
     let before = shapes::__private::call_reports();
     assert_eq!(windows(&Shape::from([2, 56, 28, 96])), 2);
+    assert_eq!(halves(&Shape::from([3, 8])), 3);
     // 2 - 3 is below zero in between: fine.
     assert_eq!(conv(&Shape::from([2]), &Shape::from([2, 3, 1, 1])), 2);
     assert_eq!(shapes::__private::call_reports(), before);
@@ -170,5 +180,11 @@ fn checked_calls_agree_and_pass_on_the_fast_path() {
         let text = e.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(text.contains("windows.x: axis 1"), "{text}");
         assert_eq!(shapes::__private::call_reports(), before + 1);
+        let e = std::panic::catch_unwind(|| halves(&Shape::from([3, 7]))).expect_err("7 is odd");
+        let text = e.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(
+            text.contains("2 * half = 7 has no whole solution"),
+            "{text}"
+        );
     }
 }

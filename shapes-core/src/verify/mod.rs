@@ -43,6 +43,8 @@ pub use checker::Checker;
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use item_checks::ItemChecks;
 pub use item_ops::{ItemOp, SourceTensor, run_items, source_tensor};
+#[doc(hidden)]
+pub use path::NO_FIELD;
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
 pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};

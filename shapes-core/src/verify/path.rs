@@ -143,8 +143,11 @@ pub(crate) enum OriginKind {
     Given,
 }
 
-/// The field of an origin that has none (a pre-bound value, an equation at the root).
-pub(crate) static NO_FIELD: FieldInfo = FieldInfo {
+/// The field of an origin that has none (a pre-bound value, an equation at the root): what
+/// a `where` equation's checks name while they run, in the general checker and in generated
+/// code alike.
+#[doc(hidden)]
+pub static NO_FIELD: FieldInfo = FieldInfo {
     name: "",
     pattern: "",
 };

@@ -300,6 +300,9 @@ impl Plan {
                 compiled.push((op, b.expr(&lhs, &at())?, b.expr(&rhs, &at())?));
             }
         }
+        // The equations first, then the other comparisons, each in the order written: the
+        // order derived code checks them in, so errors come in the same order.
+        compiled.sort_by_key(|(op, _, _)| *op != CmpOp::Eq);
         let table: &'static VarTable = Box::leak(Box::new(b.table));
         Ok(Plan {
             root: leak(root),
