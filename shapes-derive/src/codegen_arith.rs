@@ -46,18 +46,12 @@ pub fn dim_expr(
         return general.clone();
     }
     let p = &g.private_path;
-    let reads = vars.iter().map(|(l, _)| {
-        let slot = slot_ident(usize::from(*l));
-        quote!(__cx.value_of(#slot))
-    });
+    let reads = reads(&vars);
     let all_known = {
-        let pats = vars.iter().map(|(l, _)| {
-            let x = value_ident(*l);
-            quote!(#p::Some(#x))
-        });
+        let pats = arm_pattern(g, &vars, None);
         let value = side(g, e);
         quote! {
-            (#(#pats,)*) => {
+            #pats => {
                 let __value = || -> ::core::option::Option<::core::primitive::i128> {
                     #value
                 };
@@ -67,27 +61,23 @@ pub fn dim_expr(
             }
         }
     };
-    let solves = vars.iter().filter(|(_, uses)| *uses == 1).map(|(unknown, _)| {
-        let pats = vars.iter().map(|(l, _)| {
-            if l == unknown {
-                quote!(#p::None)
-            } else {
-                let x = value_ident(*l);
-                quote!(#p::Some(#x))
+    let solves = vars
+        .iter()
+        .filter(|(_, uses)| *uses == 1)
+        .map(|(unknown, _)| {
+            let pats = arm_pattern(g, &vars, Some(*unknown));
+            let solve = solve(g, e, *unknown, target);
+            let slot = slot_ident(usize::from(*unknown));
+            quote! {
+                #pats => match (|| -> ::core::option::Option<::core::primitive::usize> #solve)() {
+                    #p::Some(__solved) => __cx.solved(#slot, __solved, __d, #axis),
+                    #p::None => { #general }
+                },
             }
         });
-        let solve = solve(g, e, *unknown, target);
-        let slot = slot_ident(usize::from(*unknown));
-        quote! {
-            (#(#pats,)*) => match (|| -> ::core::option::Option<::core::primitive::usize> #solve)() {
-                #p::Some(__solved) => __cx.solved(#slot, __solved, __d, #axis),
-                #p::None => { #general }
-            },
-        }
-    });
     let solves: Vec<TokenStream> = solves.collect();
     quote! {
-        match (#(#reads,)*) {
+        match #reads {
             #all_known
             #(#solves)*
             _ => { #general }
@@ -117,14 +107,8 @@ pub fn where_relation(
         return general.clone();
     }
     let p = &g.private_path;
-    let reads = vars.iter().map(|(l, _)| {
-        let slot = slot_ident(usize::from(*l));
-        quote!(__cx.value_of(#slot))
-    });
-    let pats = vars.iter().map(|(l, _)| {
-        let x = value_ident(*l);
-        quote!(#p::Some(#x))
-    });
+    let reads = reads(&vars);
+    let pats = arm_pattern(g, &vars, None);
     let (lv, rv) = (side(g, l), side(g, r));
     let holds = match op {
         CmpOp::Eq => quote!(__a == __b),
@@ -138,20 +122,13 @@ pub fn where_relation(
         vars.iter()
             .filter(|(_, uses)| *uses == 1)
             .map(|(unknown, _)| {
-                let pats = vars.iter().map(|(v, _)| {
-                    if v == unknown {
-                        quote!(#p::None)
-                    } else {
-                        let x = value_ident(*v);
-                        quote!(#p::Some(#x))
-                    }
-                });
+                let pats = arm_pattern(g, &vars, Some(*unknown));
                 let (with, known) = if has(g, l, *unknown) { (l, r) } else { (r, l) };
                 let known = side(g, known);
                 let solve = solve(g, with, *unknown, &quote!(__t));
                 let slot = slot_ident(usize::from(*unknown));
                 quote! {
-                    (#(#pats,)*) => {
+                    #pats => {
                         let __known = || -> ::core::option::Option<::core::primitive::i128> { #known };
                         let __solve = || -> ::core::option::Option<::core::primitive::usize> {
                             let __t: ::core::primitive::usize = #p::arith::size(__known()?)?;
@@ -172,9 +149,9 @@ pub fn where_relation(
         Vec::new()
     };
     quote! {
-        match (#(#reads,)*) {
+        match #reads {
             #(#solves)*
-            (#(#pats,)*) => {
+            #pats => {
                 let __lhs = || -> ::core::option::Option<::core::primitive::i128> { #lv };
                 let __rhs = || -> ::core::option::Option<::core::primitive::i128> { #rv };
                 match (
@@ -223,6 +200,30 @@ fn collect(g: &Codegen, e: &DimExpr, vars: &mut Vec<(u8, usize)>) -> bool {
         DimExpr::Bin(_, l, r) => collect(g, l, vars) && collect(g, r, vars),
         DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => false,
     }
+}
+
+/// `(__cx.value_of(__slotA), …)`: the value of each of `vars`, read once, for the arms to match.
+fn reads(vars: &[(u8, usize)]) -> TokenStream {
+    let reads = vars.iter().map(|(l, _)| {
+        let slot = slot_ident(usize::from(*l));
+        quote!(__cx.value_of(#slot))
+    });
+    quote!((#(#reads,)*))
+}
+
+/// The pattern of an arm over [`reads`]: `Some(__xA)` binding each variable's value, but
+/// `None` for `unknown`, the one to solve for.
+fn arm_pattern(g: &Codegen, vars: &[(u8, usize)], unknown: Option<u8>) -> TokenStream {
+    let p = &g.private_path;
+    let pats = vars.iter().map(|(l, _)| {
+        if Some(*l) == unknown {
+            quote!(#p::None)
+        } else {
+            let x = value_ident(*l);
+            quote!(#p::Some(#x))
+        }
+    });
+    quote!((#(#pats,)*))
 }
 
 /// The local holding own variable `local`'s value in the arms above.
