@@ -126,6 +126,14 @@ mod tests {
     }
 
     impl EncoderConfig {
+        /// A consistent small encoder.
+        const SMALL: EncoderConfig = EncoderConfig {
+            vocab: 50,
+            d_model: 16,
+            d_ff: 64,
+            head_in: 16,
+        };
+
         fn init(&self, device: &burn_tensor::Device) -> Encoder {
             Encoder {
                 embed: EmbeddingConfig::new(self.vocab, self.d_model).init(device),
@@ -152,13 +160,7 @@ mod tests {
     #[test]
     fn a_method_shares_the_modules_variables() {
         let device = Default::default();
-        let config = EncoderConfig {
-            vocab: 50,
-            d_model: 16,
-            d_ff: 64,
-            head_in: 16,
-        };
-        let encoder = config.init(&device);
+        let encoder = EncoderConfig::SMALL.init(&device);
         assert_eq!(encoder.width(&crate::Shape::from([2, 16])), Ok(16));
         let e = encoder.width(&crate::Shape::from([2, 15])).unwrap_err();
         assert_eq!(
@@ -173,13 +175,7 @@ mod tests {
     #[test]
     fn a_module_built_from_its_config_verifies() {
         let device = Default::default();
-        let config = EncoderConfig {
-            vocab: 50,
-            d_model: 16,
-            d_ff: 64,
-            head_in: 16,
-        };
-        let encoder = config.init(&device);
+        let encoder = EncoderConfig::SMALL.init(&device);
         let b = encoder.verify().unwrap();
         assert_eq!(
             [b.get("vocab"), b.get("d_model"), b.get("d_ff")],
@@ -197,10 +193,8 @@ mod tests {
     fn a_wrong_config_is_named_in_the_error() {
         let device = Default::default();
         let config = EncoderConfig {
-            vocab: 50,
-            d_model: 16,
-            d_ff: 64,
             head_in: 32,
+            ..EncoderConfig::SMALL
         };
         let e = config.init(&device).verify().unwrap_err();
         assert_eq!(
