@@ -261,6 +261,24 @@ impl CmpOp {
             (CmpOp::Ge, true) => ">=",
         }
     }
+
+    /// Whether `a op b` holds.
+    ///
+    /// ```
+    /// use shapes::CmpOp;
+    /// assert!(CmpOp::Le.holds(3, 3));
+    /// assert!(!CmpOp::Ne.holds(3, 3));
+    /// ```
+    pub fn holds(self, a: usize, b: usize) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
 }
 
 /// One side of a comparison.

@@ -567,17 +567,6 @@ fn concat_patterns(axis: usize, p: &Pattern, q: &Pattern) -> Result<Option<Patte
     Ok(Some(Pattern::new(items)))
 }
 
-fn compare(op: CmpOp, a: usize, b: usize) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    }
-}
-
 /// The sizes an operand stands for: one, or every dim of a `∀` (`None` when the list itself
 /// is not known yet).
 fn operand_values(
@@ -622,7 +611,7 @@ fn pred_truth(p: &Pred, s: &Substitution) -> Result<Truth, InferError> {
                 );
                 match (x, y) {
                     (Some(DimExpr::Lit(x)), Some(DimExpr::Lit(y))) => {
-                        if !compare(*op, x, y) {
+                        if !op.holds(x, y) {
                             return Ok(Truth::False);
                         }
                     }

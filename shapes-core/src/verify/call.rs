@@ -22,7 +22,7 @@ use smallvec::SmallVec;
 
 use super::binders::Binder;
 use super::bindings::{Bindings, Value};
-use super::checker::{Checker, cmp_holds};
+use super::checker::Checker;
 use super::error::ShapeError;
 use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, OriginKind};
@@ -255,7 +255,7 @@ impl<const N: usize> ItemChecks for CallCx<N> {
         }
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
-            (Eval::Value(a), Eval::Value(b)) => self.fail_if(!cmp_holds(op, a, b)),
+            (Eval::Value(a), Eval::Value(b)) => self.fail_if(!op.holds(a, b)),
             (Eval::Failed(_), _) | (_, Eval::Failed(_)) => self.failed = true,
             _ => self.pending += 1,
         }

@@ -24,18 +24,6 @@ use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::CmpOp;
 use crate::shape::Shape;
 
-/// Whether `a op b` holds.
-pub(crate) fn cmp_holds(op: CmpOp, a: usize, b: usize) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    }
-}
-
 use smallvec::SmallVec;
 
 /// Nesting levels the checker holds without allocating; deeper paths grow its storage, so an
@@ -327,7 +315,7 @@ impl Checker {
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
             (Eval::Value(a), Eval::Value(b)) => {
-                if !cmp_holds(op, a, b) {
+                if !op.holds(a, b) {
                     self.where_violated(op, lhs, rhs, map, a, b);
                 }
             }
