@@ -332,6 +332,19 @@ impl Parts {
         self.files.len() - 1
     }
 
+    /// Adds the file `path` and its `tensors` (name, shape, dtype), in order.
+    fn add_file(
+        &mut self,
+        path: &Path,
+        tensors: impl IntoIterator<Item = (String, Shape, String)>,
+    ) -> Result<(), CheckpointError> {
+        let file = self.file(path.to_path_buf());
+        for (name, shape, dtype) in tensors {
+            self.tensor(file, name, shape, dtype)?;
+        }
+        Ok(())
+    }
+
     /// Adds a tensor of file `file`.
     fn tensor(
         &mut self,

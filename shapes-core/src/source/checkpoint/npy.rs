@@ -286,8 +286,7 @@ pub(super) fn open_npy(path: &Path) -> Result<Checkpoint, CheckpointError> {
 /// A checkpoint of the one array `h`, called `name`.
 pub(super) fn single(path: &Path, name: &str, h: NpyHeader) -> Result<Checkpoint, CheckpointError> {
     let mut parts = Parts::new();
-    let file = parts.file(path.to_path_buf());
-    parts.tensor(file, name.to_owned(), h.shape, h.dtype)?;
+    parts.add_file(path, [(name.to_owned(), h.shape, h.dtype)])?;
     parts.finish(CheckpointFormat::Npy, Default::default(), None)
 }
 

@@ -40,9 +40,9 @@ pub(super) fn open<R: Read + Seek>(
     let tensors = pickle::tensors(&data)
         .map_err(|e| CheckpointError::malformed(path, format!("{member}: {e}")))?;
     let mut parts = Parts::new();
-    let file = parts.file(path.to_path_buf());
-    for t in tensors {
-        parts.tensor(file, t.name, t.shape, t.dtype)?;
-    }
+    parts.add_file(
+        path,
+        tensors.into_iter().map(|t| (t.name, t.shape, t.dtype)),
+    )?;
     parts.finish(CheckpointFormat::PyTorch, Default::default(), None)
 }

@@ -19,16 +19,11 @@ fn header(path: &Path) -> Result<SafetensorsHeader, CheckpointError> {
 }
 
 fn add(parts: &mut Parts, path: &Path, h: &SafetensorsHeader) -> Result<(), CheckpointError> {
-    let file = parts.file(path.to_path_buf());
-    for t in h.tensors() {
-        parts.tensor(
-            file,
-            t.name.clone(),
-            t.shape.clone(),
-            format!("{:?}", t.dtype),
-        )?;
-    }
-    Ok(())
+    let tensors = h.tensors().iter();
+    parts.add_file(
+        path,
+        tensors.map(|t| (t.name.clone(), t.shape.clone(), format!("{:?}", t.dtype))),
+    )
 }
 
 /// One `.safetensors` file.

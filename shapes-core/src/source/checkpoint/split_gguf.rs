@@ -37,16 +37,11 @@ fn split_error(path: &Path, detail: String) -> CheckpointError {
 }
 
 fn add(parts: &mut Parts, path: &Path, h: &GgufHeader) -> Result<(), CheckpointError> {
-    let file = parts.file(path.to_path_buf());
-    for t in h.tensors() {
-        parts.tensor(
-            file,
-            t.name.clone(),
-            t.shape.clone(),
-            t.ggml_type.to_string(),
-        )?;
-    }
-    Ok(())
+    let tensors = h.tensors().iter();
+    parts.add_file(
+        path,
+        tensors.map(|t| (t.name.clone(), t.shape.clone(), t.ggml_type.to_string())),
+    )
 }
 
 /// `split.count` of a header, when it has one.
