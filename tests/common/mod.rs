@@ -9,4 +9,5 @@ pub mod ckpt_files;
 pub mod fracast;
 pub mod fuzz_checks;
 pub mod llama;
+pub mod parity_model;
 pub mod st_header;

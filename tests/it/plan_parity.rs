@@ -6,30 +6,7 @@ use std::collections::BTreeMap;
 
 use shapes::{Bindings, Plan, PlanNode, Shape, Shaped, SourceOptions};
 
-#[derive(Shaped)]
-#[allow(dead_code)]
-struct Layer {
-    #[shape("(d_ff, d_model)")]
-    up: Shape,
-    #[shape("(d_model, d_ff)")]
-    down: Shape,
-    #[shape("(d_ff,)")]
-    bias: Option<Shape>,
-}
-
-#[derive(Shaped)]
-#[shapes(given = "heads", where = "d_model = heads * head_dim")]
-#[allow(dead_code)]
-struct Model {
-    #[shape("(vocab, d_model)")]
-    embed: Shape,
-    #[shape("(heads * head_dim, d_model)")]
-    proj: Shape,
-    #[shape("(*batch, d_model)")]
-    scale: Shape,
-    #[shape(nested, count = "n_layers")]
-    layers: Vec<Layer>,
-}
+use crate::common::parity_model::Model;
 
 fn plan() -> Plan {
     Plan::build(

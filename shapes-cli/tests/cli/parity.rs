@@ -8,30 +8,10 @@ use shapes::{Bindings, SafetensorsHeader, Shape, Shaped, SourceOptions};
 
 use crate::support::{Tensors, dir, shapes, write_safetensors};
 
-#[derive(Shaped)]
-#[allow(dead_code)]
-struct Layer {
-    #[shape("(d_ff, d_model)")]
-    up: Shape,
-    #[shape("(d_model, d_ff)")]
-    down: Shape,
-    #[shape("(d_ff,)")]
-    bias: Option<Shape>,
-}
+#[path = "../../../tests/common/parity_model.rs"]
+mod parity_model;
 
-#[derive(Shaped)]
-#[shapes(given = "heads", where = "d_model = heads * head_dim")]
-#[allow(dead_code)]
-struct Model {
-    #[shape("(vocab, d_model)")]
-    embed: Shape,
-    #[shape("(heads * head_dim, d_model)")]
-    proj: Shape,
-    #[shape("(*batch, d_model)")]
-    scale: Shape,
-    #[shape(nested, count = "n_layers")]
-    layers: Vec<Layer>,
-}
+use parity_model::Model;
 
 const SPEC: &str = r#"
 name = "Model"
