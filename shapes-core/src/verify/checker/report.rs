@@ -278,10 +278,10 @@ impl Checker {
             lhs.write(&mut l, &|v| cx.leaf_name(map, v));
             rhs.write(&mut r, &|v| cx.leaf_name(map, v));
             let sym = op.symbol(true);
-            let values: Vec<String> = [(lhs, a, &l), (rhs, b, &r)]
+            let values: Vec<String> = [(lhs, a), (rhs, b)]
                 .into_iter()
-                .filter(|(e, _, _)| !matches!(e, SlotExpr::Lit(_)))
-                .map(|(e, v, _)| cx.describe(e, map, v))
+                .filter(|(e, _)| !matches!(e, SlotExpr::Lit(_)))
+                .map(|(e, v)| cx.describe(e, map, v))
                 .collect();
             let detail = format!("{l} {sym} {r} does not hold: {}", values.join(", "));
             let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
