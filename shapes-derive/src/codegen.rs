@@ -13,7 +13,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
-use crate::ast::{Constraint, Field, WhereClause, span_of_field};
+use crate::ast::{Constraint, Field, Input, Kind, WhereClause, span_of_field};
 use crate::codegen_arith;
 
 /// The pieces every generated item needs.
@@ -167,8 +167,8 @@ impl Codegen {
         };
         let (enter, leave) = if seq {
             (
-                quote!(__cx.enter(#p::Segment::Field(#name));),
-                quote!(__cx.leave();),
+                quote!(__cx.enter_at(__level, &#p::Segment::Field(#name));),
+                quote!(__cx.leave_to(__level);),
             )
         } else {
             (quote!(), quote!())
@@ -431,6 +431,27 @@ pub fn child_map(krate: &TokenStream, f: &Field) -> TokenStream {
             <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
         });
     }
+}
+
+/// `let __level = __cx.level();`, the nesting level a struct's checks start at, for a struct
+/// with a field that enters a path level (a nested struct, a list); nothing otherwise.
+pub fn level_let(input: &Input<'_>) -> TokenStream {
+    let enters = input
+        .fields
+        .iter()
+        .any(|f| matches!(f.kind, Kind::Nested) || f.access.has_seq());
+    if enters {
+        quote!(let __level = __cx.level();)
+    } else {
+        quote!()
+    }
+}
+
+/// The path level of the elements of a field's `seqs`-th list (0 for the outermost): one
+/// below the field's own level, `__level`, and one more per list it sits in.
+pub fn seq_level(seqs: usize) -> TokenStream {
+    let below = seqs + 1;
+    quote!((__level + #below))
 }
 
 /// The `FieldInfo` pattern text shown when a list's length disagrees with its `count`

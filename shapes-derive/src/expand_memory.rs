@@ -8,7 +8,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
-use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
+use crate::codegen::{
+    Codegen, FieldPrelude, child_map, count_text, level_let, seq_level, slot_ident,
+};
 
 /// Above this many fields, `check_in` is not marked `#[inline]`.
 pub const INLINE_FIELDS: usize = 64;
@@ -25,6 +27,7 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     let mut wheres = g.where_checks(&input.wheres);
     wheres.extend(g.constraint_checks(&input.constraints));
     let slots = g.slot_lets();
+    let level = level_let(input);
     // Inlined into `verify` where it pays (a model's structs have tens of fields); a struct of
     // hundreds is a call either way, and its body is then not written into the crate's
     // metadata for inlining elsewhere (rustc's time and memory on a struct of thousands).
@@ -34,6 +37,7 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
         fn check_in(&self, __cx: &mut #p::Checker, __map: &#p::SlotMap) {
             use #p::ItemChecks as _;
             #(#slots)*
+            #level
             #(#checks)*
             #(#wheres)*
         }
@@ -77,7 +81,7 @@ fn field_check(
                     #items
                 }
             };
-            let body = access_code(g, &f.access, quote!(&self.#member), 0, &leaf);
+            let body = access_code(g, &f.access, quote!(&self.#member), 0, 0, &leaf);
             let count = count_check(g, f);
             quote_spanned! {span=>
                 {
@@ -98,32 +102,34 @@ fn field_check(
                     move |v: TokenStream| quote!(<#child as #krate::Shaped>::check_in(#v, __cx, &__child);),
                 )
             };
-            let body = access_code(g, &f.access, quote!(&self.#member), 0, &*leaf);
+            let body = access_code(g, &f.access, quote!(&self.#member), 0, 0, &*leaf);
             let map = child_map(krate, f);
             let count = count_check(g, f);
             // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
             // the field's hygiene and miss the parameter when the struct comes out of a
             // `macro_rules!`.
-            let cx = quote!(__cx);
+            let (cx, level) = (quote!(__cx), quote!(__level));
             quote_spanned! {span=>
                 {
                     #map
-                    #cx.enter(#p::Segment::Field(#name));
+                    #cx.enter_at(#level, &#p::Segment::Field(#name));
                     #count
                     #body
-                    #cx.leave();
+                    #cx.leave_to(#level);
                 }
             }
         }
     }
 }
 
-/// Walks the wrappers from `expr` (a reference) down to the leaf.
+/// Walks the wrappers from `expr` (a reference) down to the leaf; `seqs` lists were entered on
+/// the way (each a path level).
 fn access_code(
     g: &Codegen,
     access: &Access,
     expr: TokenStream,
     depth: usize,
+    seqs: usize,
     leaf: &dyn Fn(TokenStream) -> TokenStream,
 ) -> TokenStream {
     let p = &g.private_path;
@@ -131,7 +137,7 @@ fn access_code(
     match access {
         Access::Leaf(_) => leaf(expr),
         Access::Option(inner) => {
-            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
+            let body = access_code(g, inner, quote!(#v), depth + 1, seqs, leaf);
             quote! {
                 if let #p::Some(#v) = ::core::option::Option::as_ref(#expr) {
                     #body
@@ -139,21 +145,22 @@ fn access_code(
             }
         }
         Access::Seq(inner) => {
-            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
+            let body = access_code(g, inner, quote!(#v), depth + 1, seqs + 1, leaf);
             let i = format_ident!("__i{}", depth);
+            let level = seq_level(seqs);
             // One level for the elements, its index set per element: the loop then writes
             // one index, and the nesting depth stays put.
             quote! {
-                __cx.enter(#p::Segment::Index(0));
+                __cx.enter_at(#level, &#p::Segment::Index(0));
                 for (#i, #v) in ::core::iter::Iterator::enumerate(<[_]>::iter(&(#expr)[..])) {
-                    __cx.index(#i);
+                    __cx.index_at(#level, #i);
                     #body
                 }
-                __cx.leave();
+                __cx.leave_to(#level);
             }
         }
         Access::Deref(inner) => {
-            let body = access_code(g, inner, quote!(#v), depth + 1, leaf);
+            let body = access_code(g, inner, quote!(#v), depth + 1, seqs, leaf);
             quote! {
                 {
                     let #v = &**(#expr);

@@ -15,12 +15,15 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
-use crate::codegen::{Codegen, FieldPrelude, child_map, count_text, slot_ident};
+use crate::codegen::{
+    Codegen, FieldPrelude, child_map, count_text, level_let, seq_level, slot_ident,
+};
 
 /// The `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
     let p = &g.private_path;
     let slots = g.slot_lets();
+    let level = level_let(input);
     let fields: Vec<TokenStream> = input
         .fields
         .iter()
@@ -36,6 +39,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         ) {
             use #p::ItemChecks as _;
             #(#slots)*
+            #level
             #(#fields)*
             #(#wheres)*
         }
@@ -113,7 +117,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
             let tp = quote!(__tp);
             let body = match (&f.attr.tied, &f.access) {
                 (Some(to), Access::Option(inner)) => {
-                    let inner = walk(g, inner, 1, None, min, &leaf);
+                    let inner = walk(g, inner, 1, 0, None, min, &leaf);
                     let to = to.value();
                     let key = match &f.attr.tie_key {
                         Some(k) => {
@@ -129,7 +133,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                         }
                     }
                 }
-                _ => walk(g, &f.access, 0, count.as_ref(), min, &leaf),
+                _ => walk(g, &f.access, 0, 0, count.as_ref(), min, &leaf),
             };
             // The locals are interpolated at the call site: spelled inside `quote_spanned!` they
             // would take the field's hygiene and miss the parameters when the struct comes out of
@@ -157,7 +161,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                     quote!(<#child as #krate::Shaped>::check_source_in(__cx, &__child, __src);)
                 }
             };
-            let body = walk(g, &f.access, 0, count.as_ref(), min, &leaf);
+            let body = walk(g, &f.access, 0, 0, count.as_ref(), min, &leaf);
             let map = child_map(krate, f);
             let prefix = f
                 .attr
@@ -165,14 +169,14 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                 .as_ref()
                 .map_or_else(|| name.clone(), |n| n.value());
             // Call-site locals, as above.
-            let (src, cx) = (quote!(__src), quote!(__cx));
+            let (src, cx, level) = (quote!(__src), quote!(__cx), quote!(__level));
             quote_spanned! {span=>
                 {
                     #map
                     let __m = #src.push(#prefix);
-                    #cx.enter(#p::Segment::Field(#name));
+                    #cx.enter_at(#level, &#p::Segment::Field(#name));
                     #body
-                    #cx.leave();
+                    #cx.leave_to(#level);
                     #src.pop(__m);
                 }
             }
@@ -183,11 +187,13 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
 /// Walks the field's wrappers by name: an `Option` is `Some` when the source has anything
 /// under the current name, a sequence is `name.0`, `name.1`, … as far as the source goes, with
 /// at least `min` elements.
-/// `count` (the variable's slot and its pattern text) is bound at the first sequence.
+/// `count` (the variable's slot and its pattern text) is bound at the first sequence; `seqs`
+/// sequences were entered on the way (each a path level).
 fn walk(
     g: &Codegen,
     access: &Access,
     depth: usize,
+    seqs: usize,
     count: Option<&(proc_macro2::Ident, String)>,
     min: usize,
     leaf: &dyn Fn(usize) -> TokenStream,
@@ -195,9 +201,9 @@ fn walk(
     let p = &g.private_path;
     match access {
         Access::Leaf(_) => leaf(depth),
-        Access::Deref(inner) => walk(g, inner, depth + 1, count, min, leaf),
+        Access::Deref(inner) => walk(g, inner, depth + 1, seqs, count, min, leaf),
         Access::Option(inner) => {
-            let body = walk(g, inner, depth + 1, None, min, leaf);
+            let body = walk(g, inner, depth + 1, seqs, None, min, leaf);
             quote! {
                 if __src.present() {
                     #body
@@ -205,7 +211,8 @@ fn walk(
             }
         }
         Access::Seq(inner) => {
-            let body = walk(g, inner, depth + 1, None, min, leaf);
+            let body = walk(g, inner, depth + 1, seqs + 1, None, min, leaf);
+            let level = seq_level(seqs);
             let (n, i, m) = (
                 format_ident!("__n{}", depth),
                 format_ident!("__i{}", depth),
@@ -219,13 +226,14 @@ fn walk(
                 __cx.field(&#info);
                 let #n = __src.count(__cx, #min);
                 #bind
+                __cx.enter_at(#level, &#p::Segment::Index(0));
                 for #i in 0..#n {
                     let #m = __src.push_index(#i);
-                    __cx.enter(#p::Segment::Index(#i));
+                    __cx.index_at(#level, #i);
                     #body
-                    __cx.leave();
                     __src.pop(#m);
                 }
+                __cx.leave_to(#level);
             }
         }
     }

@@ -55,7 +55,7 @@ enum Node {
     },
     Group {
         prefix: String,
-        field: &'static str,
+        field: &'static Segment,
         repeat: Option<(Option<Slot>, &'static FieldInfo)>,
         optional: bool,
         children: Vec<Node>,
@@ -226,7 +226,7 @@ impl Builder {
                 children,
             } => {
                 let here = join(at, prefix);
-                let field = leak(prefix);
+                let field: &'static Segment = Box::leak(Box::new(Segment::Field(leak(prefix))));
                 let repeat = match repeat {
                     None => None,
                     Some(None) => Some((None, &NO_FIELD)),
@@ -459,9 +459,13 @@ impl Plan {
                 let mark = src.push(prefix);
                 // A group without a prefix adds no level to the paths either.
                 let named = !prefix.is_empty();
-                if named {
-                    cx.enter(Segment::Field(field));
-                }
+                let level = cx.level();
+                let inner = if named {
+                    cx.enter_at(level, field);
+                    level + 1
+                } else {
+                    level
+                };
                 let body = |cx: &mut Checker, src: &mut SourceCx<'_>| {
                     for child in children {
                         self.node(child, cx, src);
@@ -479,18 +483,17 @@ impl Plan {
                         if let Some(slot) = count {
                             src.bind_count(cx, *slot, n);
                         }
+                        cx.enter_at(inner, &Segment::Index(0));
                         for i in 0..n {
                             let m = src.push_index(i);
-                            cx.enter(Segment::Index(i));
+                            cx.index_at(inner, i);
                             body(cx, src);
-                            cx.leave();
                             src.pop(m);
                         }
+                        cx.leave_to(inner);
                     }
                 }
-                if named {
-                    cx.leave();
-                }
+                cx.leave_to(level);
                 src.pop(mark);
             }
         }

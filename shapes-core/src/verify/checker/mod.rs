@@ -42,12 +42,14 @@ pub struct Checker {
     /// What `verify` returns on success, filled as variables are bound (so success only moves
     /// it out).
     out: Bindings,
-    /// The nested levels entered, `depth` of them: the first [`PATH_DEPTH`] in `near`, the
+    /// The nested levels entered, `depth` of them: the first [`PATH_DEPTH`] in `near` (each a
+    /// `'static` segment, one word, and for a collection its element index in `index`), the
     /// others in `far` (level `l` at `far[l - PATH_DEPTH]`). Entering one of the first levels
-    /// is one bounds check and one store (a nested field is entered on every check of it);
+    /// is one bounds check and two stores (a nested field is entered on every check of it);
     /// `far` only grows, so deeper levels allocate once, when first reached.
-    near: [Segment; PATH_DEPTH],
-    far: Vec<Segment>,
+    near: [&'static Segment; PATH_DEPTH],
+    index: [usize; PATH_DEPTH],
+    far: Vec<(&'static Segment, usize)>,
     depth: usize,
     /// `node_at[l]`: the id in `out` of the level `..=l` of the path as it was when a variable
     /// was last bound under it (checked against the path before it is reused); one entry per
@@ -82,7 +84,8 @@ impl Checker {
             sizes: [UNBOUND; MAX_VARS],
             bound: 0,
             out: Bindings::in_scope(table, root),
-            near: [Segment::Index(0); PATH_DEPTH],
+            near: [&Segment::Index(0); PATH_DEPTH],
+            index: [0; PATH_DEPTH],
             far: Vec::new(),
             depth: 0,
             node_at: SmallVec::from_buf([Bindings::ROOT_NODE; PATH_DEPTH]),
@@ -198,59 +201,86 @@ impl Checker {
     }
 
     // ----- navigation -----
+    //
+    // Derived code reads the level its struct's checks start at once, with `level()`, and
+    // passes levels explicitly: entering a nested field is then two stores of values already
+    // in registers, with no read-modify-write of the depth from one field to the next (a
+    // chain of store-to-load forwards that cost more than the checks themselves).
 
-    /// Enters a nested level of the path: a field holding nested structs, or a collection
-    /// element.
+    /// The nesting level the checks running now are at: derived code reads it once per
+    /// struct and passes it (plus the collection levels it enters) to the methods below.
     #[inline(always)]
-    pub fn enter(&mut self, segment: Segment) {
-        match self.near.get_mut(self.depth) {
+    pub fn level(&self) -> usize {
+        self.depth
+    }
+
+    /// Enters `segment` at `level` (the level of the struct entering it, so the path is then
+    /// `level + 1` deep): a field holding nested structs, or a collection, whose element
+    /// index [`index_at`](Self::index_at) sets.
+    #[inline(always)]
+    pub fn enter_at(&mut self, level: usize, segment: &'static Segment) {
+        match self.near.get_mut(level) {
             Some(s) => *s = segment,
-            None => self.enter_far(segment),
+            None => self.enter_far(level, segment),
         }
-        self.depth += 1;
+        self.depth = level + 1;
     }
 
     /// A level past the first [`PATH_DEPTH`]; the first time it is reached, `far` and
-    /// `node_at` get one more entry.
+    /// `node_at` grow to hold it.
     #[cold]
     #[inline(never)]
-    fn enter_far(&mut self, segment: Segment) {
-        match self.far.get_mut(self.depth.saturating_sub(PATH_DEPTH)) {
-            Some(s) => *s = segment,
-            None => {
-                self.far.push(segment);
-                self.node_at.push(Bindings::ROOT_NODE);
-            }
+    fn enter_far(&mut self, level: usize, segment: &'static Segment) {
+        let l = level.saturating_sub(PATH_DEPTH);
+        while self.far.len() <= l {
+            self.far.push((segment, 0));
+            self.node_at.push(Bindings::ROOT_NODE);
+        }
+        if let Some(s) = self.far.get_mut(l) {
+            s.0 = segment;
         }
     }
 
-    /// The segment of level `l` (below `depth`).
+    /// Sets the element index of the collection entered at `level`.
     #[inline(always)]
-    fn level_mut(&mut self, l: usize) -> Option<&mut Segment> {
-        match l.checked_sub(PATH_DEPTH) {
-            None => self.near.get_mut(l),
-            Some(far) => self.far.get_mut(far),
+    pub fn index_at(&mut self, level: usize, i: usize) {
+        match self.index.get_mut(level) {
+            Some(s) => *s = i,
+            None => self.index_far(level, i),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn index_far(&mut self, level: usize, i: usize) {
+        if let Some(s) = self.far.get_mut(level.saturating_sub(PATH_DEPTH)) {
+            s.1 = i;
+        }
+    }
+
+    /// Leaves every level entered at `level` or deeper: the path is `level` deep again.
+    #[inline(always)]
+    pub fn leave_to(&mut self, level: usize) {
+        self.depth = level;
+    }
+
+    /// The segment of level `l` (below `depth`), its index filled in for a collection.
+    fn segment_at(&self, l: usize) -> Segment {
+        let level = match l.checked_sub(PATH_DEPTH) {
+            None => self.near.get(l).copied().zip(self.index.get(l).copied()),
+            Some(far) => self.far.get(far).copied(),
+        };
+        match level {
+            Some((Segment::Field(name), _)) => Segment::Field(name),
+            Some((Segment::Index(_), i)) => Segment::Index(i),
+            // Unreachable: `enter_at` makes room for every level below `depth`.
+            None => Segment::Index(0),
         }
     }
 
     /// The levels entered, outermost first.
-    pub(crate) fn levels(&self) -> impl Iterator<Item = &Segment> {
-        self.near.iter().chain(&self.far).take(self.depth)
-    }
-
-    /// Sets the index of the innermost level, entered as a `Segment::Index`: the next element
-    /// of a collection.
-    #[inline(always)]
-    pub fn index(&mut self, i: usize) {
-        if let Some(s) = self.depth.checked_sub(1).and_then(|l| self.level_mut(l)) {
-            *s = Segment::Index(i);
-        }
-    }
-
-    /// Leaves the level entered last.
-    #[inline(always)]
-    pub fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+    pub(crate) fn levels(&self) -> impl Iterator<Item = Segment> + '_ {
+        (0..self.depth).map(|l| self.segment_at(l))
     }
 
     /// [`var_is`](ItemChecks::var_is) for a variable that the checks before this one bound
@@ -361,23 +391,24 @@ impl Checker {
     #[inline(always)]
     fn node(&mut self) -> u16 {
         let mut parent = Bindings::ROOT_NODE;
-        let levels = self.near.iter().chain(&self.far).take(self.depth);
-        for (slot, level) in self.node_at.iter_mut().zip(levels) {
-            // Rebuilt rather than copied: `enter` wrote the segment a word at a time, and a
-            // 16-byte copy of it would stall on those stores (store-to-load forwarding).
-            #[allow(clippy::needless_match)]
-            let segment = match *level {
-                Segment::Field(name) => Segment::Field(name),
-                Segment::Index(i) => Segment::Index(i),
+        for l in 0..self.depth {
+            let segment = self.segment_at(l);
+            let Some(&id) = self.node_at.get(l) else {
+                return parent;
             };
-            if !self.out.is_node(*slot, segment, parent) {
+            let id = if self.out.is_node(id, segment, parent) {
+                id
+            } else {
                 match self.out.push_node(segment, parent) {
-                    Some(id) => *slot = id,
+                    Some(id) => id,
                     // Too many levels to number: the origin stops at the level above.
                     None => return parent,
                 }
+            };
+            if let Some(at) = self.node_at.get_mut(l) {
+                *at = id;
             }
-            parent = *slot;
+            parent = id;
         }
         parent
     }

@@ -13,7 +13,7 @@ use crate::verify::vars::{Slot, SlotMap};
 
 impl Checker {
     pub(super) fn current_path(&self) -> FieldPath {
-        let mut segments: SmallVec<[Segment; 6]> = self.levels().copied().collect();
+        let mut segments: SmallVec<[Segment; 6]> = self.levels().collect();
         if !self.field.name.is_empty() {
             segments.push(Segment::Field(self.field.name));
         }
