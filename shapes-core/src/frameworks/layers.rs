@@ -10,23 +10,52 @@
 use crate::source::HasShape;
 use crate::verify::{Checker, FieldInfo, ItemChecks, SlotMap, SourceCx};
 
-/// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`.
+/// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`,
+/// `known[i]` whether an earlier tensor of the layer bound it for sure ([`known_before`]).
 #[inline(always)]
 pub(super) fn check_value<T: HasShape + ?Sized, const R: usize>(
     cx: &mut Checker,
     map: &SlotMap,
     info: &'static FieldInfo,
     vars: [u8; R],
+    known: [bool; R],
     value: &T,
 ) {
     let s = value.shape();
-    let d: &[usize] = s.as_ref();
-    cx.field(info);
-    if let Some(a) = cx.rank_n::<R>(d) {
-        for (axis, (&v, &dim)) in vars.iter().zip(a).enumerate() {
-            cx.var_is(map.get(usize::from(v)), dim, d, axis);
+    cx.plain_tensor(
+        info,
+        s.as_ref(),
+        vars.map(|v| map.get(usize::from(v))),
+        known,
+    );
+}
+
+/// For each of `vars` (the variables of the layer's tensor `k`, axis by axis), whether a tensor
+/// before it that every layer has binds it: `tensors` lists each tensor's variables and whether
+/// it is required. A bias's width after its weight is known, and costs one comparison.
+pub(super) const fn known_before<const R: usize>(
+    tensors: &[(&[u8], bool)],
+    k: usize,
+    vars: [u8; R],
+) -> [bool; R] {
+    let mut known = [false; R];
+    let mut axis = 0;
+    while axis < R {
+        let mut j = 0;
+        while j < k && j < tensors.len() {
+            let (earlier, required) = tensors[j];
+            let mut i = 0;
+            while required && i < earlier.len() {
+                if earlier[i] == vars[axis] {
+                    known[axis] = true;
+                }
+                i += 1;
+            }
+            j += 1;
         }
+        axis += 1;
     }
+    known
 }
 
 /// The checks of one tensor of a layer read by its name from a checkpoint. An `optional`
@@ -119,15 +148,32 @@ macro_rules! layer {
             fn check_in(&self, cx: &mut $crate::verify::Checker, map: &$crate::verify::SlotMap) {
                 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
                 enum Var { $($var),+ }
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Member { $($tensor),+ }
+                // Each tensor's variables, and whether every layer has it.
+                const TENSORS: &[(&[u8], bool)] =
+                    &[$((&[$(Var::$axis as u8),+], !layer!(@optional $presence))),+];
                 $({
                     static INFO: $crate::verify::FieldInfo = $crate::verify::FieldInfo {
                         name: stringify!($tensor),
                         pattern: $pattern,
                     };
+                    const VARS: [u8; layer!(@count $($axis)+)] = [$(Var::$axis as u8),+];
                     let $l = self;
                     if let Some(t) = $get {
                         $crate::frameworks::layers::check_value(
-                            cx, map, &INFO, [$(Var::$axis as u8),+], t,
+                            cx,
+                            map,
+                            &INFO,
+                            VARS,
+                            const {
+                                $crate::frameworks::layers::known_before(
+                                    TENSORS,
+                                    Member::$tensor as usize,
+                                    VARS,
+                                )
+                            },
+                            t,
                         );
                     }
                 })+
@@ -160,6 +206,8 @@ macro_rules! layer {
             ];
         }
     };
+    (@count $($x:ident)+) => { 0 $(+ layer!(@one $x))+ };
+    (@one $x:ident) => { 1 };
     (@optional optional) => { true };
     (@optional required) => { false };
 }
@@ -189,5 +237,22 @@ pub(super) fn assert_described<L: Described>() {
             })
             .collect();
         assert_eq!(&found, vars, "{name}: pattern {text}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::known_before;
+
+    #[test]
+    fn a_variable_of_an_earlier_required_tensor_is_known() {
+        // weight (d_out, d_in) required, bias (d_out,) optional, scale (d_in,) required.
+        const T: &[(&[u8], bool)] = &[(&[0, 1], true), (&[0], false), (&[1], true)];
+        assert_eq!(known_before(T, 0, [0, 1]), [false, false]);
+        assert_eq!(known_before(T, 1, [0]), [true]);
+        // An optional tensor binds nothing for sure: `d_out` after only the bias is unknown.
+        const U: &[(&[u8], bool)] = &[(&[0], false), (&[0, 1], true)];
+        assert_eq!(known_before(U, 1, [0, 1]), [false, false]);
+        assert_eq!(known_before(T, 2, [1]), [true]);
     }
 }

@@ -296,6 +296,57 @@ impl Checker {
         }
     }
 
+    /// The checks of one tensor of `field` whose pattern is `R` plain variables, in `slots`:
+    /// its rank, then each axis. `known[axis]` says the checks before this one bound that
+    /// variable for sure, so it costs one comparison (see [`var_bound`](Self::var_bound)).
+    ///
+    /// The field is recorded only when something is bound or wrong, in the cold paths: a
+    /// store per tensor on the success path costs more than the comparisons (what the
+    /// framework layers' impls use; derived code records it with `field`).
+    #[cfg(any(feature = "candle", feature = "burn"))]
+    #[inline(always)]
+    pub(crate) fn plain_tensor<const R: usize>(
+        &mut self,
+        field: &'static FieldInfo,
+        dims: &[usize],
+        slots: [Slot; R],
+        known: [bool; R],
+    ) {
+        let Ok(a) = <&[usize; R]>::try_from(dims) else {
+            return self.rank_mismatch_in(field, dims, R);
+        };
+        for axis in 0..R {
+            let (slot, d) = (slots[axis], a[axis]);
+            let same = self.sizes[slot.index()] == d;
+            if !same || (!known[axis] && d == UNBOUND) {
+                self.bind_or_mismatch_in(field, slot, d, dims, axis);
+            }
+        }
+    }
+
+    #[cfg(any(feature = "candle", feature = "burn"))]
+    #[cold]
+    #[inline(never)]
+    fn bind_or_mismatch_in(
+        &mut self,
+        field: &'static FieldInfo,
+        slot: Slot,
+        d: usize,
+        dims: &[usize],
+        axis: usize,
+    ) {
+        self.field = field;
+        self.bind_or_mismatch(slot, d, dims, axis);
+    }
+
+    #[cfg(any(feature = "candle", feature = "burn"))]
+    #[cold]
+    #[inline(never)]
+    fn rank_mismatch_in(&mut self, field: &'static FieldInfo, dims: &[usize], rank: usize) {
+        self.field = field;
+        self.rank_mismatch(dims, rank, false);
+    }
+
     // Each variable is bound once per verification, and a mismatch is an error: keep both
     // out of the hot path.
     #[cold]
