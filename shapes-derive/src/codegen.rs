@@ -411,8 +411,9 @@ pub fn rename_checks(krate: &TokenStream, f: &Field, item: bool) -> TokenStream 
 
 /// `let __child = …;`: the slot map from a nested field's variables to this struct's scope
 /// (a `const`, built at compile time), for a field in the shared scope; nothing for
-/// `scope = "own"`.
-pub fn child_map(krate: &TokenStream, f: &Field) -> TokenStream {
+/// `scope = "own"`. `known`, an expression of this struct's locals bound for sure before the
+/// field (bit `i` for local `i`), tells the child which of its variables are known bound.
+pub fn child_map(krate: &TokenStream, f: &Field, known: Option<&TokenStream>) -> TokenStream {
     if f.attr.own_scope.is_some() {
         return quote!();
     }
@@ -425,11 +426,12 @@ pub fn child_map(krate: &TokenStream, f: &Field) -> TokenStream {
     } else {
         quote!()
     };
+    let knowing = known.map(|k| quote!(.knowing(#k)));
     quote! {
         #checks
         let __child = __map.then(&const {
             <Self as #krate::Shaped>::VARS.map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
-        });
+        }#knowing);
     }
 }
 

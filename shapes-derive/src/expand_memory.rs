@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use crate::codegen::{
-    Codegen, FieldPrelude, child_map, count_text, level_let, seq_level, slot_ident,
+    Codegen, FieldPrelude, child_map, count_text, level_let, renames, seq_level, slot_ident,
 };
 
 /// Above this many fields, `check_in` is not marked `#[inline]`.
@@ -18,12 +18,16 @@ pub const INLINE_FIELDS: usize = 64;
 /// The `check_in` method of the `Shaped` impl.
 pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
     let p = &g.private_path;
+    let inline = input.fields.len() <= INLINE_FIELDS;
     let mut bound = BTreeSet::new();
-    let checks: Vec<TokenStream> = input
-        .fields
-        .iter()
-        .map(|f| field_check(g, krate, f, &mut bound))
-        .collect();
+    let mut known = KnownBound::default();
+    let mut checks = Vec::new();
+    for (k, f) in input.fields.iter().enumerate() {
+        // Not for a struct of hundreds of fields, whose `check_in` is a call anyway.
+        let known_here = inline.then(|| known.before(krate, k, f, &bound)).flatten();
+        checks.push(field_check(g, krate, f, &mut bound, known_here.as_ref()));
+    }
+    let known = known.table(input.fields.len());
     let mut wheres = g.where_checks(&input.wheres);
     wheres.extend(g.constraint_checks(&input.constraints));
     let slots = g.slot_lets();
@@ -31,27 +35,86 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     // Inlined into `verify` where it pays (a model's structs have tens of fields); a struct of
     // hundreds is a call either way, and its body is then not written into the crate's
     // metadata for inlining elsewhere (rustc's time and memory on a struct of thousands).
-    let inline = (input.fields.len() <= INLINE_FIELDS).then(|| quote!(#[inline]));
+    let inline = inline.then(|| quote!(#[inline]));
     quote! {
         #inline
         fn check_in(&self, __cx: &mut #p::Checker, __map: &#p::SlotMap) {
             use #p::ItemChecks as _;
             #(#slots)*
             #level
+            #known
             #(#checks)*
             #(#wheres)*
         }
     }
 }
 
+/// What a nested field's checks may take as bound for sure: the variables of the tensor fields
+/// before it (known to the derive: `bound`) and those the nested fields before it bind (their
+/// `BINDERS`, known to the compiler). `__known[k]` is the mask for field `k`, computed in one
+/// `const` whose size is linear in the fields.
+#[derive(Default)]
+struct KnownBound {
+    steps: Vec<TokenStream>,
+}
+
+impl KnownBound {
+    /// `__known[k]` for the nested field `f` at `k` (in the shared scope), with this struct's
+    /// tensor fields before it binding `bound`; `None` for another field.
+    fn before(
+        &mut self,
+        krate: &TokenStream,
+        k: usize,
+        f: &Field,
+        bound: &BTreeSet<u8>,
+    ) -> Option<TokenStream> {
+        if !matches!(f.kind, Kind::Nested) || f.attr.own_scope.is_some() {
+            return None;
+        }
+        let bits = bound
+            .iter()
+            .filter(|&&l| l < 64)
+            .fold(0u64, |m, &l| m | (1u64 << l));
+        self.steps.push(quote!(__k[#k] = __acc | #bits;));
+        if f.access.is_unconditional() {
+            let child = f.access.leaf();
+            let renames = renames(f);
+            self.steps.push(quote! {
+                __acc |= <Self as #krate::Shaped>::VARS
+                    .map_of(&<#child as #krate::Shaped>::VARS, &[#renames])
+                    .parent_mask(<#child as #krate::Shaped>::BINDERS.mask());
+            });
+        }
+        Some(quote!(__known[#k]))
+    }
+
+    /// `let __known = …;`, if a field uses it.
+    fn table(self, fields: usize) -> TokenStream {
+        if self.steps.is_empty() {
+            return quote!();
+        }
+        let steps = self.steps;
+        quote! {
+            let __known: [u64; #fields] = const {
+                let mut __k = [0u64; #fields];
+                let mut __acc: u64 = 0;
+                #(#steps)*
+                let _ = __acc;
+                __k
+            };
+        }
+    }
+}
+
 /// One field's checks. `bound` holds the struct's variables that an earlier field's checks
 /// bound for sure (see [`Codegen::items_check_known`]); this field's own are added when it is
-/// checked unconditionally.
+/// checked unconditionally. `known` is the mask a nested field's child map is told.
 fn field_check(
     g: &Codegen,
     krate: &TokenStream,
     f: &Field,
     bound: &mut BTreeSet<u8>,
+    known: Option<&TokenStream>,
 ) -> TokenStream {
     let p = &g.private_path;
     let member = &f.member;
@@ -103,7 +166,7 @@ fn field_check(
                 )
             };
             let body = access_code(g, &f.access, quote!(&self.#member), 0, 0, &*leaf);
-            let map = child_map(krate, f);
+            let map = child_map(krate, f, known);
             let count = count_check(g, f);
             // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
             // the field's hygiene and miss the parameter when the struct comes out of a

@@ -162,7 +162,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                 }
             };
             let body = walk(g, &f.access, 0, 0, count.as_ref(), min, &leaf);
-            let map = child_map(krate, f);
+            let map = child_map(krate, f, None);
             let prefix = f
                 .attr
                 .prefix

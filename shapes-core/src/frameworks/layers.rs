@@ -11,7 +11,8 @@ use crate::source::HasShape;
 use crate::verify::{Checker, FieldInfo, ItemChecks, SlotMap, SourceCx};
 
 /// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`,
-/// `known[i]` whether an earlier tensor of the layer bound it for sure ([`known_before`]).
+/// `known[i]` whether an earlier tensor of the layer bound it for sure ([`known_before`]); the
+/// map adds what the struct holding the layer knows bound (a parent's `d_model`).
 #[inline(always)]
 pub(super) fn check_value<T: HasShape + ?Sized, const R: usize>(
     cx: &mut Checker,
@@ -22,12 +23,9 @@ pub(super) fn check_value<T: HasShape + ?Sized, const R: usize>(
     value: &T,
 ) {
     let s = value.shape();
-    cx.plain_tensor(
-        info,
-        s.as_ref(),
-        vars.map(|v| map.get(usize::from(v))),
-        known,
-    );
+    let slots = vars.map(|v| map.get(usize::from(v)));
+    let known = core::array::from_fn(|i| known[i] || map.is_known(usize::from(vars[i])));
+    cx.plain_tensor(info, s.as_ref(), slots, known);
 }
 
 /// For each of `vars` (the variables of the layer's tensor `k`, axis by axis), whether a tensor

@@ -192,6 +192,21 @@ impl Binders {
         self
     }
 
+    /// The variables that have a binder (bit `i` for the variable at `i`): those the struct's
+    /// checks bind for sure, on every run that does not fail.
+    pub const fn mask(&self) -> u64 {
+        let mut mask = 0;
+        let mut i = 0;
+        while i < MAX_VARS {
+            // ok: `i < MAX_VARS` (the loop condition).
+            if self.at[i].is_some() {
+                mask |= 1 << i;
+            }
+            i += 1;
+        }
+        mask
+    }
+
     /// The binder of the variable at `var` in the struct's table.
     pub const fn get(&'static self, var: usize) -> Option<&'static Binder> {
         if var < MAX_VARS {

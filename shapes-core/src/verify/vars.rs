@@ -194,6 +194,7 @@ impl VarTable {
         SlotMap {
             slots,
             len: child.len,
+            known: 0,
         }
     }
 
@@ -208,6 +209,7 @@ impl VarTable {
         SlotMap {
             slots,
             len: self.len,
+            known: 0,
         }
     }
 
@@ -251,6 +253,10 @@ pub(crate) const fn rename(
 pub struct SlotMap {
     slots: [Slot; MAX_VARS],
     len: usize,
+    /// Bit `i`: local variable `i` is bound for sure when the struct's checks start (by an
+    /// earlier check that runs on every verification; see [`knowing`](Self::knowing)), so
+    /// checking a dim against it is one comparison.
+    known: u64,
 }
 
 impl SlotMap {
@@ -268,17 +274,67 @@ impl SlotMap {
         self.slots[local] // ok: a bug in the caller is reported, not aliased.
     }
 
-    /// This map composed with a child's map: child local → this scope's slot.
+    /// Whether local variable `local` is bound for sure when the struct's checks start.
+    #[inline(always)]
+    pub fn is_known(&self, local: usize) -> bool {
+        local < MAX_VARS && self.known & (1 << local) != 0
+    }
+
+    /// This map (a child's, onto its parent's locals), told that the parent's locals in
+    /// `parent_known` (bit `i` for local `i`) are bound for sure before the child is checked.
+    ///
+    /// ```
+    /// use shapes::__private::VarTable;
+    /// const PARENT: VarTable = VarTable::new().with("vocab").with("d_model");
+    /// const CHILD: VarTable = VarTable::new().with("d").with("v");
+    /// let map = PARENT.map_of(&CHILD, &[("d", "d_model"), ("v", "vocab")]).knowing(0b10);
+    /// assert!(map.is_known(0) && !map.is_known(1));
+    /// ```
+    #[inline(always)]
+    pub const fn knowing(mut self, parent_known: u64) -> SlotMap {
+        let mut i = 0;
+        while i < self.len && i < MAX_VARS {
+            // ok: `i < MAX_VARS`; a slot's index is below MAX_VARS.
+            if parent_known & (1 << self.slots[i].index()) != 0 {
+                self.known |= 1 << i;
+            }
+            i += 1;
+        }
+        self
+    }
+
+    /// The parent's locals (bit `i` for local `i`) that this map's locals in `locals` are.
+    pub const fn parent_mask(&self, locals: u64) -> u64 {
+        let mut mask = 0;
+        let mut i = 0;
+        while i < self.len && i < MAX_VARS {
+            // ok: `i < MAX_VARS`; a slot's index is below MAX_VARS.
+            if locals & (1 << i) != 0 {
+                mask |= 1 << self.slots[i].index();
+            }
+            i += 1;
+        }
+        mask
+    }
+
+    /// This map composed with a child's map: child local → this scope's slot. A child's
+    /// variable is known bound if the child's map says so or this map does for the variable
+    /// it is here.
     #[inline]
     pub fn then(&self, child: &SlotMap) -> SlotMap {
         let mut slots = [Slot(0); MAX_VARS];
+        let mut known = child.known;
         // ok: `child.len <= MAX_VARS` (a table's length); `Slot::index` is below MAX_VARS.
-        for (out, &via) in slots.iter_mut().zip(&child.slots[..child.len]) {
+        for (i, (out, &via)) in slots.iter_mut().zip(&child.slots[..child.len]).enumerate() {
             *out = self.slots[via.index()];
+            if self.is_known(via.index()) {
+                known |= 1 << i;
+            }
         }
         SlotMap {
             slots,
             len: child.len,
+            known,
         }
     }
 
