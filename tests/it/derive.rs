@@ -498,6 +498,21 @@ fn own_scope_and_rename_for_nested_structs() {
     assert_eq!(e.path.to_string(), "Cnn.layers[2].w");
     assert_eq!(e.axis, Some(2));
 
+    // An own-scope field after a tensor field: its errors are under its own name only.
+    #[derive(Shaped)]
+    struct Stem {
+        #[shape("(c,)")]
+        scale: Shape,
+        #[shape(nested, scope = "own")]
+        conv: Conv,
+    }
+    let stem = Stem {
+        scale: s([3]),
+        conv: Conv { w: s([16, 3, 3]) },
+    };
+    let e = stem.verify().unwrap_err();
+    assert_eq!(e.path.to_string(), "Stem.conv.w");
+
     #[derive(Shaped)]
     struct Norm {
         #[shape("(d,)")]

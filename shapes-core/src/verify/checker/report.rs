@@ -400,11 +400,13 @@ impl Checker {
     pub(crate) fn absorb(&mut self, errors: Vec<ShapeError>) {
         self.failed = true;
         if self.report {
-            let prefix = self.current_path();
+            // The levels only: the nested field is the innermost level, and the field info
+            // still names the tensor checked before it.
+            let prefix: Vec<Segment> = self.levels().collect();
             for mut e in errors {
-                let mut segments: Vec<Segment> = prefix.segments().to_vec();
+                let mut segments = prefix.clone();
                 segments.extend_from_slice(e.path.segments());
-                e.path = FieldPath::new(prefix.root(), &segments);
+                e.path = FieldPath::new(self.root, &segments);
                 self.errors.push(e);
             }
         }
