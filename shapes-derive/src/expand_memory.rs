@@ -22,10 +22,21 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     let mut bound = BTreeSet::new();
     let mut known = KnownBound::default();
     let mut checks = Vec::new();
+    // Whether the field before is a path level (a nested field, a list): a run of them sets the
+    // path's depth once, and each names its level (see `Checker::name_at`).
+    let mut in_run = false;
     for (k, f) in input.fields.iter().enumerate() {
+        let level = matches!(f.kind, Kind::Nested) || f.access.has_seq();
+        if level != in_run {
+            checks.push(depth_for_run(level));
+            in_run = level;
+        }
         // Not for a struct of hundreds of fields, whose `check_in` is a call anyway.
         let known_here = inline.then(|| known.before(krate, k, f, &bound)).flatten();
         checks.push(field_check(g, krate, f, &mut bound, known_here.as_ref()));
+    }
+    if in_run {
+        checks.push(depth_for_run(false));
     }
     let known = known.table(input.fields.len());
     let mut wheres = g.where_checks(&input.wheres);
@@ -123,11 +134,10 @@ fn field_check(
     match &f.kind {
         Kind::Tensor { pattern, lit } => {
             let FieldPrelude {
-                info,
-                info_static,
-                enter,
-                leave,
+                info, info_static, ..
             } = g.field_prelude(f, "F", lit);
+            // A list of tensors is a path level, in the struct's run of such fields.
+            let enter = f.access.has_seq().then(|| name_level(g, &f.name));
             let leaf_ty = f.access.leaf().clone();
             let items = g.items_check_known(pattern, bound, f.access.is_unconditional());
             let leaf = move |v: TokenStream| {
@@ -152,7 +162,6 @@ fn field_check(
                     #enter
                     #count
                     #body
-                    #leave
                 }
             }
         }
@@ -171,18 +180,33 @@ fn field_check(
             // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
             // the field's hygiene and miss the parameter when the struct comes out of a
             // `macro_rules!`.
-            let (cx, level) = (quote!(__cx), quote!(__level));
+            let enter = name_level(g, name);
             quote_spanned! {span=>
                 {
                     #map
-                    #cx.enter_at(#level, &#p::Segment::Field(#name));
+                    #enter
                     #count
                     #body
-                    #cx.leave_to(#level);
                 }
             }
         }
     }
+}
+
+/// `__cx.leave_to(…)`: the path one level below the struct's, as a run of fields that are path
+/// levels begins (`run`), or the struct's own again as it ends.
+fn depth_for_run(run: bool) -> TokenStream {
+    if run {
+        quote!(__cx.leave_to(__level + 1);)
+    } else {
+        quote!(__cx.leave_to(__level);)
+    }
+}
+
+/// Names the struct's level below it (`__level`) after the field `name`, in a run.
+fn name_level(g: &Codegen, name: &str) -> TokenStream {
+    let p = &g.private_path;
+    quote!(__cx.name_at(__level, &#p::Segment::Field(#name));)
 }
 
 /// Walks the wrappers from `expr` (a reference) down to the leaf; `seqs` lists were entered on

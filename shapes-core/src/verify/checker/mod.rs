@@ -219,10 +219,7 @@ impl Checker {
     /// index [`index_at`](Self::index_at) sets.
     #[inline(always)]
     pub fn enter_at(&mut self, level: usize, segment: &'static Segment) {
-        match self.near.get_mut(level) {
-            Some(s) => *s = segment,
-            None => self.enter_far(level, segment),
-        }
+        self.name_at(level, segment);
         self.depth = level + 1;
     }
 
@@ -262,6 +259,17 @@ impl Checker {
     #[inline(always)]
     pub fn leave_to(&mut self, level: usize) {
         self.depth = level;
+    }
+
+    /// Names level `level` `segment`, the path being `level + 1` deep already: a struct's run
+    /// of nested fields sets the depth once (with [`leave_to`](Self::leave_to)`(level + 1)`)
+    /// and names each field's level as it comes.
+    #[inline(always)]
+    pub fn name_at(&mut self, level: usize, segment: &'static Segment) {
+        match self.near.get_mut(level) {
+            Some(s) => *s = segment,
+            None => self.enter_far(level, segment),
+        }
     }
 
     /// The segment of level `l` (below `depth`), its index filled in for a collection.
