@@ -44,8 +44,8 @@ pub struct Checker {
     out: Bindings,
     /// The nested levels entered, `depth` of them: the first [`PATH_DEPTH`] in `near` (each a
     /// `'static` segment, one word, and for a collection its element index in `index`), the
-    /// others in `far` (level `l` at `far[l - PATH_DEPTH]`). Entering one of the first levels
-    /// is one bounds check and two stores (a nested field is entered on every check of it);
+    /// others in `far` (level `l` at `far[l - PATH_DEPTH]`). Naming one of the first levels
+    /// is one bounds check and one store (a nested field is entered on every check of it);
     /// `far` only grows, so deeper levels allocate once, when first reached.
     near: [&'static Segment; PATH_DEPTH],
     index: [usize; PATH_DEPTH],
@@ -203,9 +203,10 @@ impl Checker {
     // ----- navigation -----
     //
     // Derived code reads the level its struct's checks start at once, with `level()`, and
-    // passes levels explicitly: entering a nested field is then two stores of values already
-    // in registers, with no read-modify-write of the depth from one field to the next (a
-    // chain of store-to-load forwards that cost more than the checks themselves).
+    // passes levels explicitly: a run of nested fields sets the depth once and names each
+    // field's level with one store of a value already in a register, with no read-modify-write
+    // of the depth from one field to the next (a chain of store-to-load forwards that cost more
+    // than the checks themselves).
 
     /// The nesting level the checks running now are at: derived code reads it once per
     /// struct and passes it (plus the collection levels it enters) to the methods below.
