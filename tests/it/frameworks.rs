@@ -354,3 +354,40 @@ fn a_method_checks_its_input_against_the_loaded_weights() {
                     shape is (2, 5, 8), pattern (batch, seq, n_in_features)";
     assert!(e.to_string().starts_with(expected), "{e}");
 }
+
+#[test]
+fn a_layer_that_disagrees_with_widths_bound_before_it_is_named() {
+    // `down` is checked knowing `d_ff` and `d_model` bound by `up`: one comparison per dim,
+    // and a mismatch still names the field, the axis and where the value was bound.
+    #[derive(Shaped)]
+    struct Mlp {
+        #[shape(nested, rename(d_in = "d_model", d_out = "d_ff"))]
+        up: Linear,
+        #[shape(nested, rename(d_in = "d_ff", d_out = "d_model"))]
+        down: Linear,
+    }
+    let t = |dims: &[usize]| Tensor::zeros(dims, DType::F32, &Device::Cpu).unwrap();
+    let mlp = |down: &[usize], bias: usize| Mlp {
+        up: Linear::new(t(&[8, 4]), Some(t(&[8]))),
+        down: Linear::new(t(down), Some(t(&[bias]))),
+    };
+    let b = mlp(&[4, 8], 4).verify().unwrap();
+    assert_eq!((b.get("d_model"), b.get("d_ff")), (Some(4), Some(8)));
+    let errors = mlp(&[4, 6], 5).verify_all().unwrap_err();
+    let lines: Vec<String> = errors.errors().iter().map(|e| e.to_string()).collect();
+    assert_eq!(lines.len(), 2, "{errors}");
+    assert!(
+        lines[0].starts_with(
+            "Mlp.down.weight: axis 1 expected d_ff = 8, found 6\n  \
+             d_ff = 8 bound by Mlp.up.weight axis 0"
+        ),
+        "{errors}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "Mlp.down.bias: axis 0 expected d_model = 4, found 5\n  \
+             d_model = 4 bound by Mlp.up.weight axis 1"
+        ),
+        "{errors}"
+    );
+}

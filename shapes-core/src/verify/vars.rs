@@ -366,4 +366,36 @@ mod tests {
         let composed = id.then(&MAP);
         assert_eq!((composed.get(0).index(), composed.get(1).index()), (0, 1));
     }
+
+    #[test]
+    fn known_variables_compose_down_the_nesting() {
+        // Model { d_model, vocab } > Block { d, n } > Norm { w }, with Norm's `w` Block's `d`
+        // and Block's `d` the model's `d_model`.
+        const MODEL: VarTable = VarTable::new().with("d_model").with("vocab");
+        const BLOCK: VarTable = VarTable::new().with("d").with("n");
+        const NORM: VarTable = VarTable::new().with("w");
+        // The model knows `d_model` bound before the block (bit 0 of its locals).
+        let block = MODEL.identity().then(
+            &MODEL
+                .map_of(&BLOCK, &[("d", "d_model"), ("n", "vocab")])
+                .knowing(0b01),
+        );
+        assert!(block.is_known(0) && !block.is_known(1));
+        // The block knows nothing more itself; `w` is known through the model.
+        let norm = block.then(&BLOCK.map_of(&NORM, &[("w", "d")]).knowing(0));
+        assert!(norm.is_known(0));
+        assert_eq!(norm.get(0).index(), 0);
+        // Told nothing, nothing is known; an index past the table is not known either.
+        let plain = MODEL
+            .identity()
+            .then(&MODEL.map_of(&BLOCK, &[("d", "d_model"), ("n", "vocab")]));
+        assert!(!plain.is_known(0) && !plain.is_known(63) && !plain.is_known(64));
+        // A child's variables that are the parent's locals 0 and 1.
+        assert_eq!(
+            MODEL
+                .map_of(&BLOCK, &[("d", "vocab"), ("n", "d_model")])
+                .parent_mask(0b01),
+            0b10
+        );
+    }
 }
