@@ -39,7 +39,8 @@ pub struct FieldPrelude {
     /// the path) and its pattern text, which errors print.
     pub info_static: TokenStream,
     /// Entering the field's path segment, for a field that holds a sequence of tensors (a
-    /// single tensor is named by its `FieldInfo`); empty otherwise.
+    /// single tensor is named by its `FieldInfo`); empty otherwise. `check_source_in` uses it;
+    /// `check_in` names the level in its struct's run of such fields instead.
     pub enter: TokenStream,
     /// Leaving it again.
     pub leave: TokenStream,

@@ -177,9 +177,9 @@ fn field_check(
             let body = access_code(g, &f.access, quote!(&self.#member), 0, 0, &*leaf);
             let map = child_map(krate, f, known);
             let count = count_check(g, f);
-            // `__cx` interpolated at the call site: spelled inside `quote_spanned!` it would take
-            // the field's hygiene and miss the parameter when the struct comes out of a
-            // `macro_rules!`.
+            // Made with `quote!`, so that `__cx` and `__level` keep the call site's hygiene:
+            // spelled inside `quote_spanned!` they would take the field's and miss the locals
+            // when the struct comes out of a `macro_rules!`.
             let enter = name_level(g, name);
             quote_spanned! {span=>
                 {
