@@ -24,8 +24,6 @@ use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::CmpOp;
 use crate::shape::Shape;
 
-use smallvec::SmallVec;
-
 /// Nesting levels the checker holds without allocating; deeper paths grow its storage, so an
 /// error or origin always names the whole path.
 const PATH_DEPTH: usize = 8;
@@ -52,9 +50,11 @@ pub struct Checker {
     far: Vec<(&'static Segment, usize)>,
     depth: usize,
     /// `node_at[l]`: the id in `out` of the level `..=l` of the path as it was when a variable
-    /// was last bound under it (checked against the path before it is reused); one entry per
-    /// level of `near` and `far`.
-    node_at: SmallVec<[u16; PATH_DEPTH]>,
+    /// was last bound under it (checked against the path before it is reused), for the
+    /// levels of `near`.
+    node_at: [u16; PATH_DEPTH],
+    /// `node_at` of the levels in `far`.
+    far_nodes: Vec<u16>,
     field: &'static FieldInfo,
     pending: u32,
     progress: bool,
@@ -88,7 +88,8 @@ impl Checker {
             index: [0; PATH_DEPTH],
             far: Vec::new(),
             depth: 0,
-            node_at: SmallVec::from_buf([Bindings::ROOT_NODE; PATH_DEPTH]),
+            node_at: [Bindings::ROOT_NODE; PATH_DEPTH],
+            far_nodes: Vec::new(),
             field: &NO_FIELD,
             pending: 0,
             progress: false,
@@ -232,7 +233,7 @@ impl Checker {
         let l = level.saturating_sub(PATH_DEPTH);
         while self.far.len() <= l {
             self.far.push((segment, 0));
-            self.node_at.push(Bindings::ROOT_NODE);
+            self.far_nodes.push(Bindings::ROOT_NODE);
         }
         if let Some(s) = self.far.get_mut(l) {
             s.0 = segment;
@@ -453,7 +454,7 @@ impl Checker {
         let mut parent = Bindings::ROOT_NODE;
         for l in 0..self.depth {
             let segment = self.segment_at(l);
-            let Some(&id) = self.node_at.get(l) else {
+            let Some(id) = self.node_slot(l).map(|n| *n) else {
                 return parent;
             };
             let id = if self.out.is_node(id, segment, parent) {
@@ -465,12 +466,21 @@ impl Checker {
                     None => return parent,
                 }
             };
-            if let Some(at) = self.node_at.get_mut(l) {
+            if let Some(at) = self.node_slot(l) {
                 *at = id;
             }
             parent = id;
         }
         parent
+    }
+
+    /// `node_at` of level `l`.
+    #[inline(always)]
+    fn node_slot(&mut self, l: usize) -> Option<&mut u16> {
+        match l.checked_sub(PATH_DEPTH) {
+            None => self.node_at.get_mut(l),
+            Some(far) => self.far_nodes.get_mut(far),
+        }
     }
 
     #[inline(always)]
