@@ -194,6 +194,13 @@ impl Binders {
 
     /// The variables that have a binder (bit `i` for the variable at `i`): those the struct's
     /// checks bind for sure, on every run that does not fail.
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const VARS: VarTable = VarTable::new().with("n").with("d");
+    /// const B: Binders = Binders::new().dim(&VARS, "d", "w", 0, 0);
+    /// assert_eq!(B.mask(), 0b10);
+    /// ```
     pub const fn mask(&self) -> u64 {
         let mut mask = 0;
         let mut i = 0;

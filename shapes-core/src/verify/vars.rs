@@ -275,6 +275,13 @@ impl SlotMap {
     }
 
     /// Whether local variable `local` is bound for sure when the struct's checks start.
+    ///
+    /// ```
+    /// use shapes::__private::VarTable;
+    /// const T: VarTable = VarTable::new().with("d");
+    /// assert!(!T.identity().is_known(0));
+    /// assert!(T.map_of(&T, &[]).knowing(0b1).is_known(0));
+    /// ```
     #[inline(always)]
     pub fn is_known(&self, local: usize) -> bool {
         local < MAX_VARS && self.known & (1 << local) != 0
@@ -304,6 +311,14 @@ impl SlotMap {
     }
 
     /// The parent's locals (bit `i` for local `i`) that this map's locals in `locals` are.
+    ///
+    /// ```
+    /// use shapes::__private::VarTable;
+    /// const PARENT: VarTable = VarTable::new().with("vocab").with("d_model");
+    /// const CHILD: VarTable = VarTable::new().with("d");
+    /// let map = PARENT.map_of(&CHILD, &[("d", "d_model")]);
+    /// assert_eq!(map.parent_mask(0b1), 0b10);
+    /// ```
     pub const fn parent_mask(&self, locals: u64) -> u64 {
         let mut mask = 0;
         let mut i = 0;
