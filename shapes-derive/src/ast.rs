@@ -43,6 +43,14 @@ pub struct Field {
     pub contains_generic: bool,
 }
 
+impl Field {
+    /// Whether the field is a level of error paths and origins: a nested struct (`.block`)
+    /// or a list (`.layers[3]`); a single tensor is named by its field info instead.
+    pub fn is_path_level(&self) -> bool {
+        matches!(self.kind, Kind::Nested) || self.access.has_seq()
+    }
+}
+
 pub enum Kind {
     /// A tensor field with its parsed pattern.
     Tensor { pattern: Pattern, lit: LitStr },

@@ -13,7 +13,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
-use crate::ast::{Constraint, Field, Input, Kind, WhereClause, span_of_field};
+use crate::ast::{Constraint, Field, Input, WhereClause, span_of_field};
 use crate::codegen_arith;
 
 /// The pieces every generated item needs.
@@ -439,11 +439,7 @@ pub fn child_map(krate: &TokenStream, f: &Field, known: Option<&TokenStream>) ->
 /// `let __level = __cx.level();`, the nesting level a struct's checks start at, for a struct
 /// with a field that enters a path level (a nested struct, a list); nothing otherwise.
 pub fn level_let(input: &Input<'_>) -> TokenStream {
-    let enters = input
-        .fields
-        .iter()
-        .any(|f| matches!(f.kind, Kind::Nested) || f.access.has_seq());
-    if enters {
+    if input.fields.iter().any(Field::is_path_level) {
         quote!(let __level = __cx.level();)
     } else {
         quote!()

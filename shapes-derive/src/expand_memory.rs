@@ -26,7 +26,7 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     // path's depth once, and each names its level (see `Checker::name_at`).
     let mut in_run = false;
     for (k, f) in input.fields.iter().enumerate() {
-        let level = matches!(f.kind, Kind::Nested) || f.access.has_seq();
+        let level = f.is_path_level();
         if level != in_run {
             checks.push(depth_for_run(level));
             in_run = level;
