@@ -255,6 +255,46 @@ impl Codegen {
         code
     }
 
+    /// For a pattern of plain variables only (`(d_model, d_ff)`, the common case), the checks
+    /// `items_check_known` would make, as one `Checker::plain_tensor` call that records the
+    /// field `info` only when something is bound or wrong: no store per tensor on the success
+    /// path. A variable is known bound when an earlier check bound it for sure (`bound`, as in
+    /// `items_check_known`) or the struct's map says so (its parent bound it). `None` for
+    /// another pattern.
+    pub fn plain_tensor_check(
+        &self,
+        pattern: &Pattern,
+        info: &Ident,
+        bound: &mut BTreeSet<u8>,
+        unconditional: bool,
+    ) -> Option<TokenStream> {
+        let locals: Vec<u8> = pattern
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Dim(DimExpr::Var(v)) => Some(self.local(v.as_str())),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let mut known = bound.clone();
+        let (slots, sure): (Vec<Ident>, Vec<TokenStream>) = locals
+            .iter()
+            .map(|&l| {
+                // `insert` is false when an earlier check bound the variable for sure.
+                let sure = if known.insert(l) {
+                    quote!(__map.is_known(#l as usize))
+                } else {
+                    quote!(true)
+                };
+                (slot_ident(usize::from(l)), sure)
+            })
+            .collect();
+        if unconditional {
+            *bound = known;
+        }
+        Some(quote!(__cx.plain_tensor(&#info, __d, [#(#slots),*], [#(#sure),*]);))
+    }
+
     fn items_check_with(
         &self,
         pattern: &Pattern,

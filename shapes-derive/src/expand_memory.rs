@@ -139,7 +139,14 @@ fn field_check(
             // A list of tensors is a path level, in the struct's run of such fields.
             let enter = f.access.has_seq().then(|| name_level(g, &f.name));
             let leaf_ty = f.access.leaf().clone();
-            let items = g.items_check_known(pattern, bound, f.access.is_unconditional());
+            let unconditional = f.access.is_unconditional();
+            let items = match g.plain_tensor_check(pattern, &info, bound, unconditional) {
+                Some(call) => call,
+                None => {
+                    let items = g.items_check_known(pattern, bound, unconditional);
+                    quote!(__cx.field(&#info); #items)
+                }
+            };
             let leaf = move |v: TokenStream| {
                 // Qualified through the field's own type tokens, so a type without `HasShape`
                 // is reported at the field, not at the derive.
@@ -150,7 +157,6 @@ fn field_check(
                     let __s = #shape_call;
                     let __d: &[::core::primitive::usize] =
                         ::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s);
-                    __cx.field(&#info);
                     #items
                 }
             };

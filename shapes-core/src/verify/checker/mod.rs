@@ -311,11 +311,10 @@ impl Checker {
     /// variable for sure, so it costs one comparison (see [`var_bound`](Self::var_bound)).
     ///
     /// The field is recorded only when something is bound or wrong, in the cold paths: a
-    /// store per tensor on the success path costs more than the comparisons (what the
-    /// framework layers' impls use; derived code records it with `field`).
-    #[cfg(any(feature = "candle", feature = "burn"))]
+    /// store per tensor on the success path costs more than the comparisons. Derived code
+    /// and the framework layers' impls check a pattern of plain variables with it.
     #[inline(always)]
-    pub(crate) fn plain_tensor<const R: usize>(
+    pub fn plain_tensor<const R: usize>(
         &mut self,
         field: &'static FieldInfo,
         dims: &[usize],
@@ -334,7 +333,6 @@ impl Checker {
         }
     }
 
-    #[cfg(any(feature = "candle", feature = "burn"))]
     #[cold]
     #[inline(never)]
     fn bind_or_mismatch_in(
@@ -349,7 +347,6 @@ impl Checker {
         self.bind_or_mismatch(slot, d, dims, axis);
     }
 
-    #[cfg(any(feature = "candle", feature = "burn"))]
     #[cold]
     #[inline(never)]
     fn rank_mismatch_in(&mut self, field: &'static FieldInfo, dims: &[usize], rank: usize) {
