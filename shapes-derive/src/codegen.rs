@@ -27,7 +27,8 @@ pub struct Codegen {
     next_static: Cell<usize>,
     /// Whether a dim expression gets straight-line arithmetic (`codegen_arith::dim_expr`)
     /// before the general checker, or the general checker alone: what a struct of very many
-    /// fields gets, whose `check_in` is not inlined anyway and whose size rustc pays for.
+    /// fields gets, whose `check_in` is not inlined anyway and whose size rustc pays for. Such
+    /// a struct's plain patterns keep the general item checks too (`plain_tensor_check`).
     pub straight_line: bool,
 }
 
@@ -268,6 +269,11 @@ impl Codegen {
         bound: &mut BTreeSet<u8>,
         unconditional: bool,
     ) -> Option<TokenStream> {
+        // A struct of hundreds of fields: a call per field either way, and its size is
+        // rustc's time (`benches/compile_time.sh`).
+        if !self.straight_line {
+            return None;
+        }
         let locals: Vec<u8> = pattern
             .items
             .iter()
