@@ -366,54 +366,6 @@ impl Checker {
         }
     }
 
-    /// A `where` equation `lhs = rhs` of the struct.
-    #[inline]
-    pub fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap) {
-        self.field = &NO_FIELD;
-        let value = |v: u8| self.value(map.get(usize::from(v)));
-        match (lhs.eval(&value), rhs.eval(&value)) {
-            (Eval::Value(a), Eval::Value(b)) => {
-                if a != b {
-                    self.where_mismatch(lhs, rhs, map, a, b);
-                }
-            }
-            (Eval::Value(a), _) => self.equation(rhs, map, a, None),
-            (_, Eval::Value(b)) => self.equation(lhs, map, b, None),
-            (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
-                self.arith_failure(f.to_string(), None, None)
-            }
-            _ => self.unsolved(&[lhs, rhs], "=", map, None, None),
-        }
-    }
-
-    /// A struct-level `where` comparison (`head_dim <= 256`, `d_model != 0`): checked once
-    /// both sides are known, naming the comparison and where its variables were bound when it
-    /// fails. It binds nothing; `=` is [`where_eq`](Self::where_eq).
-    pub fn where_cmp(
-        &mut self,
-        op: CmpOp,
-        lhs: &'static SlotExpr,
-        rhs: &'static SlotExpr,
-        map: &SlotMap,
-    ) {
-        if op == CmpOp::Eq {
-            return self.where_eq(lhs, rhs, map);
-        }
-        self.field = &NO_FIELD;
-        let value = |v: u8| self.value(map.get(usize::from(v)));
-        match (lhs.eval(&value), rhs.eval(&value)) {
-            (Eval::Value(a), Eval::Value(b)) => {
-                if !op.holds(a, b) {
-                    self.where_violated(op, lhs, rhs, map, a, b);
-                }
-            }
-            (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
-                self.arith_failure(f.to_string(), None, None)
-            }
-            _ => self.defer(&[lhs, rhs], op.symbol(true), map, None),
-        }
-    }
-
     /// Records that the tensor `tie.tensor` is absent because tied to another.
     pub(crate) fn note_tie(&mut self, tie: super::bindings::Tie) {
         self.out.push_tie(tie);
@@ -546,11 +498,29 @@ impl ItemChecks for Checker {
         self.field = info;
     }
 
+    /// A `where` equation `lhs = rhs` of the struct.
     #[inline]
     fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap) {
-        Checker::where_eq(self, lhs, rhs, map);
+        self.field = &NO_FIELD;
+        let value = |v: u8| self.value(map.get(usize::from(v)));
+        match (lhs.eval(&value), rhs.eval(&value)) {
+            (Eval::Value(a), Eval::Value(b)) => {
+                if a != b {
+                    self.where_mismatch(lhs, rhs, map, a, b);
+                }
+            }
+            (Eval::Value(a), _) => self.equation(rhs, map, a, None),
+            (_, Eval::Value(b)) => self.equation(lhs, map, b, None),
+            (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
+                self.arith_failure(f.to_string(), None, None)
+            }
+            _ => self.unsolved(&[lhs, rhs], "=", map, None, None),
+        }
     }
 
+    /// A struct-level `where` comparison (`head_dim <= 256`, `d_model != 0`): checked once
+    /// both sides are known, naming the comparison and where its variables were bound when it
+    /// fails. It binds nothing; `=` is [`where_eq`](ItemChecks::where_eq).
     #[inline]
     fn where_cmp(
         &mut self,
@@ -559,7 +529,22 @@ impl ItemChecks for Checker {
         rhs: &'static SlotExpr,
         map: &SlotMap,
     ) {
-        Checker::where_cmp(self, op, lhs, rhs, map);
+        if op == CmpOp::Eq {
+            return self.where_eq(lhs, rhs, map);
+        }
+        self.field = &NO_FIELD;
+        let value = |v: u8| self.value(map.get(usize::from(v)));
+        match (lhs.eval(&value), rhs.eval(&value)) {
+            (Eval::Value(a), Eval::Value(b)) => {
+                if !op.holds(a, b) {
+                    self.where_violated(op, lhs, rhs, map, a, b);
+                }
+            }
+            (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
+                self.arith_failure(f.to_string(), None, None)
+            }
+            _ => self.defer(&[lhs, rhs], op.symbol(true), map, None),
+        }
     }
 
     // ----- item checks -----
