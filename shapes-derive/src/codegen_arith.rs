@@ -27,6 +27,19 @@ use crate::codegen::{Codegen, arith_op, slot_ident};
 /// plus one); an expression with more is left to the general checker.
 const MAX_INLINE_VARS: usize = 4;
 
+/// The distinct variables of `exprs` that straight-line code reads, or `None` when it does
+/// not apply: an expression it cannot compute, no variable at all, or more than
+/// [`MAX_INLINE_VARS`].
+fn inline_vars(g: &Codegen, exprs: &[&DimExpr]) -> Option<Vec<(u8, usize)>> {
+    let mut vars: Vec<(u8, usize)> = Vec::new();
+    for e in exprs {
+        if !collect(g, e, &mut vars) {
+            return None;
+        }
+    }
+    (!vars.is_empty() && vars.len() <= MAX_INLINE_VARS).then_some(vars)
+}
+
 /// The check of `e = target` (`target`: tokens of a `usize`, the dim at `axis` of `__d`),
 /// with `general` (the call of the general checker's `expr`) wherever the straight-line code
 /// finds no value.
@@ -37,14 +50,9 @@ pub fn dim_expr(
     axis: &TokenStream,
     general: &TokenStream,
 ) -> TokenStream {
-    let mut vars: Vec<(u8, usize)> = Vec::new();
-    if !g.straight_line
-        || !collect(g, e, &mut vars)
-        || vars.is_empty()
-        || vars.len() > MAX_INLINE_VARS
-    {
+    let Some(vars) = g.straight_line.then(|| inline_vars(g, &[e])).flatten() else {
         return general.clone();
-    }
+    };
     let p = &g.private_path;
     let reads = reads(&vars);
     let all_known = {
@@ -98,14 +106,9 @@ pub fn where_relation(
     r: &DimExpr,
     general: &TokenStream,
 ) -> TokenStream {
-    let mut vars: Vec<(u8, usize)> = Vec::new();
-    if !collect(g, l, &mut vars)
-        || !collect(g, r, &mut vars)
-        || vars.is_empty()
-        || vars.len() > MAX_INLINE_VARS
-    {
+    let Some(vars) = inline_vars(g, &[l, r]) else {
         return general.clone();
-    }
+    };
     let p = &g.private_path;
     let reads = reads(&vars);
     let pats = arm_pattern(g, &vars, None);
