@@ -11,23 +11,14 @@ use shapes_core::DimExpr;
 use syn::LitStr;
 
 use crate::analysis::{self, Scope, suggest, unsupported};
-use crate::ast::{Access, Input, Kind, WhereClause};
+use crate::ast::{Access, Constraint, Input, Kind, WhereClause};
 use crate::ctxt::Ctxt;
 
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_source_keys(cx, input);
     check_renames(cx, input);
     check_supported_fields(cx, input);
-    // Clause by clause, so each clause's errors come together, in source order.
-    let mut literals = BTreeMap::new();
-    for clause in &input.wheres {
-        let (lhs, rhs, lit) = clause;
-        check_supported_where(cx, lhs, rhs, lit);
-        check_where_literals(cx, clause, &mut literals);
-    }
-    for (lhs, _, rhs, lit) in &input.constraints {
-        check_supported_where(cx, lhs, rhs, lit);
-    }
+    check_where_clauses(cx, &input.wheres, &input.constraints);
     let scope = scope_of(input);
     analysis::check_variadic_dims(&scope, cx);
     check_config(cx, input, &scope);
@@ -76,8 +67,23 @@ fn check_supported_fields(cx: &Ctxt, input: &Input<'_>) {
     }
 }
 
+/// The rules of a `where` (a struct's or a checked function's): its equations and comparisons
+/// use what the checker supports, and equations setting a name to a number agree. Clause by
+/// clause, so each clause's errors come together, in source order.
+pub(crate) fn check_where_clauses(cx: &Ctxt, wheres: &[WhereClause], constraints: &[Constraint]) {
+    let mut literals = BTreeMap::new();
+    for clause in wheres {
+        let (lhs, rhs, lit) = clause;
+        check_supported_where(cx, lhs, rhs, lit);
+        check_where_literals(cx, clause, &mut literals);
+    }
+    for (lhs, _, rhs, lit) in constraints {
+        check_supported_where(cx, lhs, rhs, lit);
+    }
+}
+
 /// Rule: so does each side of a `where` equation or comparison.
-pub(crate) fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) {
+fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit: &LitStr) {
     for side in [lhs, rhs] {
         if let Some(what) = unsupported(side) {
             cx.error_at(
@@ -90,7 +96,7 @@ pub(crate) fn check_supported_where(cx: &Ctxt, lhs: &DimExpr, rhs: &DimExpr, lit
 
 /// Rule: `where` clauses that set a name to a number (`n = 4`) agree with each other.
 /// `literals` holds the values set by earlier clauses.
-pub(crate) fn check_where_literals<'a>(
+fn check_where_literals<'a>(
     cx: &Ctxt,
     (lhs, rhs, lit): &'a WhereClause,
     literals: &mut BTreeMap<&'a str, usize>,

@@ -15,7 +15,7 @@ use proc_macro2::Span;
 use super::ast::CheckedFn;
 use crate::analysis::{self, Scope, dim_vars};
 use crate::ctxt::Ctxt;
-use crate::valid::{check_supported_where, check_where_literals};
+use crate::valid::check_where_clauses;
 
 /// The most variables whose every subset the `self` rule tabulates (256 entries); beyond it,
 /// the table asks for all of them from `self`.
@@ -47,15 +47,7 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
     for c in params.iter().chain(ret) {
         analysis::check_supported(cx, &c.pattern, &c.lit, "a value");
     }
-    let mut literals = std::collections::BTreeMap::new();
-    for clause in &checked.wheres {
-        let (lhs, rhs, lit) = clause;
-        check_supported_where(cx, lhs, rhs, lit);
-        check_where_literals(cx, clause, &mut literals);
-    }
-    for (lhs, _, rhs, lit) in &checked.constraints {
-        check_supported_where(cx, lhs, rhs, lit);
-    }
+    check_where_clauses(cx, &checked.wheres, &checked.constraints);
     let mut scope = Scope::default();
     let mut arg_names = BTreeSet::new();
     for c in params {
