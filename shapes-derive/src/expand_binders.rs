@@ -30,11 +30,16 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
     let mut steps = Vec::new();
     let mut arms = Vec::new();
     let mut seen = BTreeSet::new();
+    // The own variables some dim of an earlier field may bind, as `may` was told them.
+    let mut may = 0u64;
     for (member, f) in input.fields.iter().enumerate() {
-        if !f.access.is_unconditional() {
-            continue;
-        }
-        let Ok(member) = u16::try_from(member) else {
+        let member = u16::try_from(member)
+            .ok()
+            .filter(|_| f.access.is_unconditional());
+        // After the field's binders: what its dims may bind, bound for sure or not.
+        let after = may_bind(g, krate, f, member.is_some(), &mut may);
+        let Some(member) = member else {
+            steps.extend(after);
             continue;
         };
         let name = &f.name;
@@ -93,11 +98,12 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
             }
             Kind::Nested => {}
         }
+        steps.extend(after);
     }
     quote! {
         const BINDERS: &'static #p::Binders = &{
             #[allow(unused_mut)]
-            let mut __t = #p::Binders::new();
+            let mut __t = #p::Binders::listed();
             #(#steps)*
             __t
         };
@@ -110,6 +116,48 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
                 _ => #p::None,
             }
         }
+    }
+}
+
+/// The step that tells the table what the field's dims may bind, on any run: the variables of
+/// its pattern's plain dims (those not already told), or a nested struct's; `None` when that
+/// adds nothing. A nested field that is a binder (`binder`) says it in its `nested` step, and
+/// a nested field with a scope of its own binds none of the struct's variables.
+fn may_bind(
+    g: &Codegen,
+    krate: &TokenStream,
+    f: &crate::ast::Field,
+    binder: bool,
+    may: &mut u64,
+) -> Option<TokenStream> {
+    match &f.kind {
+        Kind::Tensor { pattern, .. } => {
+            let bits = pattern
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    Item::Dim(DimExpr::Var(v)) => Some(g.local(v.as_str())),
+                    _ => None,
+                })
+                .filter(|&l| l < 64)
+                .fold(0u64, |m, l| m | (1u64 << l))
+                & !*may;
+            *may |= bits;
+            (bits != 0).then(|| quote!(__t = __t.may(#bits);))
+        }
+        Kind::Nested if f.attr.own_scope.is_none() && !binder => {
+            let child = f.access.leaf();
+            let renames = renames(f);
+            Some(quote! {
+                __t = __t.may_nested(
+                    &Self::VARS,
+                    &<#child as #krate::Shaped>::VARS,
+                    <#child as #krate::Shaped>::BINDERS,
+                    &[#renames],
+                );
+            })
+        }
+        Kind::Nested => None,
     }
 }
 

@@ -749,6 +749,57 @@ struct L1 {
     bias: Shape,
 }
 
+#[derive(Shaped)]
+struct Gated {
+    #[shape("(n,)")]
+    mask: Option<Shape>,
+    #[shape("(n, d)")]
+    w: Shape,
+    #[shape(nested)]
+    leaf: Leaf,
+    #[shape("(d,)")]
+    tail: Shape,
+}
+
+/// An origin is the first dim that bound the variable, whether the checker recorded its path
+/// (`n` after an `Option` that may bind it) or read it from the binders' table (`d`, `e`:
+/// nothing before their binder can bind them); and a failed check names the same.
+#[test]
+fn origins_name_the_first_dim_that_bound_each_variable() {
+    let gated = |mask: Option<usize>, n: usize, d: usize| Gated {
+        mask: mask.map(|m| s([m])),
+        w: s([n, d]),
+        leaf: Leaf { w: s([d, 5]) },
+        tail: s([d]),
+    };
+    let origin = |b: &Bindings, name: &str| b.origin(name).map(|o| o.to_string());
+    let b = gated(Some(3), 3, 4).verify().unwrap();
+    assert_eq!(origin(&b, "n").as_deref(), Some("Gated.mask axis 0"));
+    assert_eq!(origin(&b, "d").as_deref(), Some("Gated.w axis 1"));
+    assert_eq!(origin(&b, "e").as_deref(), Some("Gated.leaf.w axis 1"));
+    let b = gated(None, 3, 4).verify().unwrap();
+    assert_eq!(origin(&b, "n").as_deref(), Some("Gated.w axis 0"));
+    assert_eq!(b.get("e"), Some(5));
+
+    let e = gated(Some(2), 3, 4).verify().unwrap_err().to_string();
+    assert!(e.contains("bound by Gated.mask axis 0"), "{e}");
+    let mut bad = gated(None, 3, 4);
+    bad.leaf.w = s([6, 5]);
+    let e = bad.verify().unwrap_err().to_string();
+    assert!(
+        e.contains("Gated.leaf.w") && e.contains("bound by Gated.w axis 1"),
+        "{e}"
+    );
+    // The binder's rank differs, so its dims are not read: `d` is bound by the next dim.
+    let mut bad = gated(None, 3, 4);
+    (bad.w, bad.tail) = (s([3]), s([6]));
+    let all = bad.verify_all().unwrap_err().to_string();
+    assert!(
+        all.contains("Gated.tail") && all.contains("bound by Gated.leaf.w axis 0"),
+        "{all}"
+    );
+}
+
 #[test]
 fn origins_and_errors_keep_deep_paths() {
     let leaf = |d: usize| Leaf { w: s([d, 8]) };

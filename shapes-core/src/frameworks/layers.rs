@@ -110,16 +110,18 @@ macro_rules! layer {
             const BINDERS: &'static $crate::verify::Binders = &{
                 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
                 enum Member { $($tensor),+ }
-                let mut b = $crate::verify::Binders::new();
+                let mut b = $crate::verify::Binders::listed();
                 $(
-                    if !layer!(@optional $presence) {
-                        b = b.dims(
+                    b = if layer!(@optional $presence) {
+                        b.may_dims(&Self::VARS, &[$(stringify!($axis)),+])
+                    } else {
+                        b.dims(
                             &Self::VARS,
                             &[$(stringify!($axis)),+],
                             stringify!($tensor),
                             Member::$tensor as u16,
-                        );
-                    }
+                        )
+                    };
                 )+
                 b
             };

@@ -53,6 +53,52 @@ pub enum Binder {
 }
 
 impl Binder {
+    /// Whether the checks of the struct reach this binder before `other`, a binder of the
+    /// same struct: the earlier field, then in one field the earlier axis.
+    pub const fn is_before(&self, other: &Binder) -> bool {
+        let (mut a, mut b) = (self, other);
+        // A chain of `&'static` references built at compile time ends at a `Dim`; the bound
+        // keeps the walk finite whatever the data.
+        let mut steps: usize = 0;
+        while steps <= u8::MAX as usize {
+            match (a, b) {
+                (
+                    Binder::Nested {
+                        member: m,
+                        child: x,
+                        ..
+                    },
+                    Binder::Nested {
+                        member: n,
+                        child: y,
+                        ..
+                    },
+                ) if *m == *n => {
+                    a = x;
+                    b = y;
+                }
+                (
+                    Binder::Dim {
+                        member: m, axis: x, ..
+                    },
+                    Binder::Dim {
+                        member: n, axis: y, ..
+                    },
+                ) if *m == *n => return *x < *y,
+                _ => return a.member() < b.member(),
+            }
+            steps += 1;
+        }
+        false
+    }
+
+    /// The position of the binder's field among its struct's fields.
+    const fn member(&self) -> u16 {
+        match self {
+            Binder::Dim { member, .. } | Binder::Nested { member, .. } => *member,
+        }
+    }
+
     /// Where a value read through this binder comes from, in a struct called `root`.
     pub fn origin(&self, root: &'static str) -> Origin {
         let mut segments: SmallVec<[Segment; 6]> = SmallVec::new();
@@ -96,20 +142,87 @@ impl Binder {
 /// assert_eq!(OUTER.get(0).unwrap().origin("M").to_string(), "M.block.w axis 0");
 /// assert!(OUTER.get(1).is_none());
 /// ```
+///
+/// The table also knows which variables a tensor's dim may bind anywhere in the struct (`may`,
+/// under an `Option` or in a collection too), and so which binders are the first dim that can
+/// bind their variable on any run ([`first`](Self::first)): a verification that succeeds
+/// names those as where the variable was bound without recording its path.
 #[derive(Debug, Clone, Copy)]
 pub struct Binders {
     at: [Option<Binder>; MAX_VARS],
+    /// Bit `i`: a dim of a field listed so far may bind the variable at `i`.
+    may: u64,
+    /// Bit `i`: the variable at `i` has a binder, and no dim before it may bind it.
+    first: u64,
 }
 
 impl Binders {
     /// No variable has a binder: what a hand-written `Shaped` impl has by default.
     pub const NONE: Binders = Binders::new();
 
-    /// An empty table.
+    /// An empty table, for a struct whose checks may bind any variable anywhere: no binder
+    /// added to it is [`first`](Self::first). A hand-written impl starts here.
     pub const fn new() -> Self {
         Binders {
             at: [None; MAX_VARS],
+            may: u64::MAX,
+            first: 0,
         }
+    }
+
+    /// An empty table to which every field is added in the order the checks visit them,
+    /// binders or not (with [`may`](Self::may), [`may_nested`](Self::may_nested) for the
+    /// others), so it knows which binders come first. The derive starts here.
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const VARS: VarTable = VarTable::new().with("n").with("d");
+    /// // `mask: Option<Tensor>` "(n,)" comes before `w` "(n, d)".
+    /// const B: Binders = Binders::listed().may(0b01).dims(&VARS, &["n", "d"], "w", 1);
+    /// assert_eq!((B.mask(), B.first()), (0b11, 0b10));
+    /// ```
+    pub const fn listed() -> Self {
+        Binders {
+            at: [None; MAX_VARS],
+            may: 0,
+            first: 0,
+        }
+    }
+
+    /// The table with the variables of `bits` (bit `i` for the variable at `i`) bound by
+    /// some dim of the field just added, or of a field that binds nothing for sure.
+    pub const fn may(mut self, bits: u64) -> Self {
+        self.may |= bits;
+        self
+    }
+
+    /// [`may`](Self::may) for the variables that the nested field of struct `child_vars`,
+    /// `child` (renamed through `renames`), may bind.
+    pub const fn may_nested(
+        mut self,
+        vars: &VarTable,
+        child_vars: &VarTable,
+        child: &Binders,
+        renames: &[(&'static str, &'static str)],
+    ) -> Self {
+        let mut j = 0;
+        while j < child_vars.len() && j < MAX_VARS {
+            if child.may & (1 << j) != 0
+                && let Some(i) = vars.index_of(rename(child_vars.name(j), renames))
+                && i < MAX_VARS
+            {
+                self.may |= 1 << i;
+            }
+            j += 1;
+        }
+        self
+    }
+
+    /// The variables whose binder is the first dim that can bind them on any run (bit `i` for
+    /// the variable at `i`): nothing before it may bind them, in a table built with
+    /// [`listed`](Self::listed).
+    pub const fn first(&self) -> u64 {
+        self.first
     }
 
     /// The table with `var` (a variable of `vars`, the struct's table) bound at `axis` of the
@@ -139,6 +252,9 @@ impl Binders {
         if index < MAX_VARS && self.at[index].is_none() {
             // ok: `index < MAX_VARS`, checked just above.
             self.at[index] = Some(Binder::Dim { name, member, axis });
+            if self.may & (1 << index) == 0 {
+                self.first |= 1 << index;
+            }
         }
         self
     }
@@ -157,12 +273,33 @@ impl Binders {
             self = self.dim(vars, names[axis], name, member, axis as u16);
             axis += 1;
         }
+        self.may_dims(vars, names)
+    }
+
+    /// [`may`](Self::may) for the variables of a tensor whose pattern is `(names[0],
+    /// names[1], …)`, and that binds nothing for sure (an optional bias).
+    pub const fn may_dims(mut self, vars: &VarTable, names: &[&str]) -> Self {
+        let mut axis = 0;
+        while axis < names.len() {
+            // ok: `axis < names.len()` (the loop condition).
+            if let Some(i) = vars.index_of(names[axis])
+                && i < MAX_VARS
+            {
+                self.may |= 1 << i;
+            }
+            axis += 1;
+        }
         self
     }
 
     /// The table with the binders of the nested field `name` (a struct whose table is
     /// `child_vars` and binders `child`, its variables renamed through `renames`) for every
     /// variable no earlier field binds.
+    ///
+    /// When several of the child's variables are renamed to one of this table's (a linear
+    /// layer's `d_in` and `d_out` both to `d_model`), the child's binder that its checks reach
+    /// first is the binder; it is [`first`](Self::first) if each of them is first in the child
+    /// and nothing before the field may bind the variable.
     pub const fn nested(
         mut self,
         vars: &VarTable,
@@ -172,24 +309,53 @@ impl Binders {
         name: &'static str,
         member: u16,
     ) -> Self {
+        // The variables given a binder by this field, and those of them that stay first.
+        let mut fresh: u64 = 0;
+        let mut first: u64 = 0;
         let mut j = 0;
         while j < child_vars.len() && j < MAX_VARS {
             // ok: `j < MAX_VARS` (the loop condition).
             if let Some(b) = &child.at[j]
                 && let Some(i) = vars.index_of(rename(child_vars.name(j), renames))
                 && i < MAX_VARS
-                && self.at[i].is_none()
             {
-                // ok: `i < MAX_VARS`, checked just above.
-                self.at[i] = Some(Binder::Nested {
-                    name,
-                    member,
-                    child: b,
-                });
+                let earlier = match &self.at[i] {
+                    None => true,
+                    Some(Binder::Nested { child: other, .. }) => {
+                        fresh & (1 << i) != 0 && b.is_before(other)
+                    }
+                    Some(_) => false,
+                };
+                if earlier {
+                    if fresh & (1 << i) == 0 {
+                        fresh |= 1 << i;
+                        first |= (!self.may) & (1 << i);
+                    }
+                    // ok: `i < MAX_VARS`, checked just above.
+                    self.at[i] = Some(Binder::Nested {
+                        name,
+                        member,
+                        child: b,
+                    });
+                }
             }
             j += 1;
         }
-        self
+        // A variable stays first only if every child variable renamed to it that the child
+        // may bind is first in the child.
+        let mut j = 0;
+        while j < child_vars.len() && j < MAX_VARS {
+            if child.may & (1 << j) != 0
+                && child.first & (1 << j) == 0
+                && let Some(i) = vars.index_of(rename(child_vars.name(j), renames))
+                && i < MAX_VARS
+            {
+                first &= !(1 << i);
+            }
+            j += 1;
+        }
+        self.first |= first;
+        self.may_nested(vars, child_vars, child, renames)
     }
 
     /// The variables that have a binder (bit `i` for the variable at `i`): those the struct's
@@ -296,6 +462,66 @@ mod tests {
         )
         .dim(&PARENT, "seq", "pos", 0, 0)
         .dim(&PARENT, "d_model", "pos", 0, 1);
+
+    #[test]
+    fn a_binder_is_first_when_nothing_before_it_may_bind_its_variable() {
+        // A linear layer's weight binds `d_out` at axis 0 and `d_in` at axis 1, its optional
+        // bias `d_out` again.
+        static LISTED: Binders = Binders::listed()
+            .dims(&CHILD, &["d_out", "d_in"], "weight", 0)
+            .may_dims(&CHILD, &["d_out"]);
+        assert_eq!((LISTED.mask(), LISTED.first()), (0b11, 0b11));
+        // Both renamed to `d_model`: the binder is the axis the checks reach first, and it is
+        // first; `seq` comes after an optional field that may bind it.
+        static PROJ: Binders = Binders::listed()
+            .may(0b01)
+            .nested(
+                &PARENT,
+                &CHILD,
+                &LISTED,
+                &[("d_in", "d_model"), ("d_out", "d_model")],
+                "proj",
+                1,
+            )
+            .dim(&PARENT, "seq", "pos", 2, 0);
+        assert_eq!((PROJ.mask(), PROJ.first()), (0b11, 0b10));
+        assert_eq!(
+            PROJ.get(1).map(|b| b.origin("M").to_string()).as_deref(),
+            Some("M.proj.weight axis 0")
+        );
+        // A hand-written child may bind any of its variables anywhere: none of them is
+        // first, while a variable it does not have is.
+        static HAND: Binders = Binders::listed()
+            .nested(
+                &PARENT,
+                &CHILD,
+                &LINEAR,
+                &[("d_in", "d_model"), ("d_out", "d_model")],
+                "proj",
+                0,
+            )
+            .dim(&PARENT, "seq", "pos", 1, 0);
+        assert_eq!((HAND.mask(), HAND.first()), (0b11, 0b01));
+        // The child's later axis does not replace its earlier one, whatever the table order.
+        const SWAPPED: VarTable = VarTable::new().with("d_in").with("d_out");
+        static SW: Binders = Binders::listed().dims(&SWAPPED, &["d_out", "d_in"], "weight", 0);
+        static SW_PARENT: Binders = Binders::listed().nested(
+            &PARENT,
+            &SWAPPED,
+            &SW,
+            &[("d_in", "d_model"), ("d_out", "d_model")],
+            "proj",
+            0,
+        );
+        assert!(matches!(
+            SW_PARENT.get(1),
+            Some(Binder::Nested {
+                child: Binder::Dim { axis: 0, .. },
+                ..
+            })
+        ));
+        assert_eq!(SW_PARENT.first(), 0b10);
+    }
 
     #[test]
     fn the_first_binder_wins_through_renames() {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
+use super::binders::Binders;
 use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::FieldInfo;
 use super::vars::VarTable;
@@ -95,6 +96,8 @@ pub struct Bindings {
     /// Bindings made by name ([`bind`](Bindings::bind)) for names not in `table`, in the order
     /// they were made: inline, so that pre-binding a few values allocates nothing.
     named: SmallVec<[Named; 2]>,
+    /// The static binders of the root's variables, for the entries of kind `Binder`.
+    binders: &'static Binders,
     /// What few bindings have, boxed so that the common case stays small to return.
     extra: Option<Box<Extra>>,
 }
@@ -162,6 +165,7 @@ impl Bindings {
             entries: SmallVec::new(),
             nodes: SmallVec::new(),
             named: SmallVec::new(),
+            binders: &Binders::NONE,
             extra: None,
         }
     }
@@ -277,6 +281,25 @@ impl Bindings {
             slot,
             kind,
         });
+    }
+
+    /// Sets the binders that entries of kind `Binder` name.
+    #[inline(always)]
+    pub(crate) fn set_binders(&mut self, binders: &'static Binders) {
+        self.binders = binders;
+    }
+
+    /// Records `slot` bound to `size` at a dim of its static binder.
+    #[inline(always)]
+    pub(crate) fn push_by_binder(&mut self, slot: u8, size: usize) {
+        self.push_slot(
+            slot,
+            size,
+            &NO_FIELD,
+            0,
+            Self::ROOT_NODE,
+            OriginKind::Binder,
+        );
     }
 
     /// [`push_slot`](Self::push_slot) for a variadic bound to `shape`.
@@ -437,6 +460,13 @@ impl Bindings {
             OriginKind::Field => Origin::Field {
                 path: path(),
                 axis: e.axis as usize,
+            },
+            OriginKind::Binder => match self.binders.get(usize::from(e.slot)) {
+                Some(b) => b.origin(self.root),
+                None => Origin::Field {
+                    path: path(),
+                    axis: e.axis as usize,
+                },
             },
             OriginKind::Solved => Origin::Solved { path: path() },
             OriginKind::Given => self.stated_origin(e.slot).cloned().unwrap_or(Origin::Given),
@@ -732,8 +762,9 @@ mod tests {
     #[test]
     fn stays_small_enough_to_return_cheaply() {
         // verify() moves it into its result: keep an eye on the size (the two inline names
-        // are what lets `Bindings::new().bind(…)` allocate nothing).
-        assert!(core::mem::size_of::<Bindings>() <= 520);
+        // are what lets `Bindings::new().bind(…)` allocate nothing, the binders' table what
+        // lets most origins cost no path).
+        assert!(core::mem::size_of::<Bindings>() <= 528);
     }
 
     #[test]

@@ -139,6 +139,8 @@ impl fmt::Display for Origin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OriginKind {
     Field,
+    /// At a dim of the variable's static binder (see `Checker::by_binder`).
+    Binder,
     Solved,
     Given,
 }

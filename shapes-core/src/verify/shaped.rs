@@ -348,6 +348,7 @@ fn run_with<S: Shaped + ?Sized, E>(
     let table: &'static VarTable = const { &S::VARS };
     let map: SlotMap = const { S::VARS.identity() };
     let mut cx = Checker::empty(table, S::NAME);
+    cx.use_binders(S::BINDERS);
     if !pre.is_empty() {
         cx.preset(pre);
     }
@@ -356,7 +357,30 @@ fn run_with<S: Shaped + ?Sized, E>(
     if cx.is_clean() {
         return Ok(cx.take_bindings());
     }
-    cx.finish(report, |cx| s.check_in(cx, &map)).map_err(wrap)
+    settle(cx, s, pre, report).map_err(wrap)
+}
+
+/// What follows a first pass of [`run_with`] that was not clean: the passes that solve what
+/// waited for later variables; and if the struct is wrong, its checks run again from the
+/// start by a checker that records the path of every binding. (The first passes take a
+/// variable as bound by its binder, which holds when the binder's tensor was checked: on a
+/// run that fails, it may not have been, for a rank that differs.)
+#[inline(never)]
+fn settle<S: Shaped + ?Sized>(
+    mut cx: Checker,
+    s: &S,
+    pre: &Bindings,
+    report: bool,
+) -> Result<Bindings, Vec<ShapeError>> {
+    let map: SlotMap = const { S::VARS.identity() };
+    while cx.needs_another_pass() {
+        cx.begin_pass(false);
+        s.check_in(&mut cx, &map);
+        if cx.is_clean() {
+            return Ok(cx.take_bindings());
+        }
+    }
+    Checker::new(const { &S::VARS }, S::NAME, pre).run(report, |cx| s.check_in(cx, &map))
 }
 
 /// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`), then

@@ -14,6 +14,7 @@
 
 mod report;
 
+use super::binders::Binders;
 use super::bindings::{Bindings, Value, same_name};
 use super::error::{ShapeError, ShapeErrorKind};
 use super::item_checks::ItemChecks;
@@ -56,6 +57,9 @@ pub struct Checker {
     /// `node_at` of the levels in `far`.
     far_nodes: Vec<u16>,
     field: &'static FieldInfo,
+    /// The variables that a dim binds first at their binder (see `use_binders`): set for the
+    /// first passes of an in-memory `verify`, empty otherwise.
+    by_binder: u64,
     pending: u32,
     progress: bool,
     failed: bool,
@@ -91,6 +95,7 @@ impl Checker {
             node_at: [Bindings::ROOT_NODE; PATH_DEPTH],
             far_nodes: Vec::new(),
             field: &NO_FIELD,
+            by_binder: 0,
             pending: 0,
             progress: false,
             failed: false,
@@ -130,6 +135,17 @@ impl Checker {
                 }
             }
         });
+    }
+
+    /// Records a variable first bound at a tensor's dim as bound by its binder in `binders`
+    /// (the root's [`Shaped::BINDERS`](super::Shaped::BINDERS)) when no other dim can bind it
+    /// before ([`Binders::first`]), without walking the path: the path is then read from the
+    /// binder, and only if the bindings' origins are asked for. For the first passes of an
+    /// in-memory `verify`.
+    #[inline(always)]
+    pub(crate) fn use_binders(&mut self, binders: &'static Binders) {
+        self.by_binder = binders.first();
+        self.out.set_binders(binders);
     }
 
     // ----- pass control -----
@@ -360,7 +376,7 @@ impl Checker {
     #[inline(never)]
     fn bind_or_mismatch(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
         if self.bound & slot.bit() == 0 {
-            self.set(slot, d, axis, OriginKind::Field);
+            self.bind_dim(slot, d, axis);
         } else if self.sizes[slot.index()] != d {
             self.var_mismatch(slot, dims, axis);
         }
@@ -440,6 +456,19 @@ impl Checker {
         let node = self.node();
         self.out
             .push_slot(slot.to_u8(), value, self.field, axis, node, kind);
+    }
+
+    /// Binds `slot` to `value`, the dim at `axis` of the tensor being checked.
+    #[inline(always)]
+    fn bind_dim(&mut self, slot: Slot, value: usize, axis: usize) {
+        if self.by_binder & slot.bit() == 0 {
+            return self.set(slot, value, axis, OriginKind::Field);
+        }
+        // The tensor is the variable's binder (see `use_binders`).
+        self.sizes[slot.index()] = value;
+        self.bound |= slot.bit();
+        self.progress = true;
+        self.out.push_by_binder(slot.to_u8(), value);
     }
 
     fn set_shape(&mut self, slot: Slot, shape: Shape, axis: usize, kind: OriginKind) {
