@@ -451,17 +451,22 @@ mod tests {
     const PARENT: VarTable = VarTable::new()
         .with("seq")
         .merge(&CHILD, &[("d_in", "d_model"), ("d_out", "d_model")]);
-    static MODEL: Binders = Binders::new()
-        .nested(
-            &PARENT,
-            &CHILD,
-            &LINEAR,
-            &[("d_in", "d_model"), ("d_out", "d_model")],
-            "proj",
-            1,
-        )
+    static MODEL: Binders = proj(Binders::new(), &LINEAR, 1)
         .dim(&PARENT, "seq", "pos", 0, 0)
         .dim(&PARENT, "d_model", "pos", 0, 1);
+
+    /// `t` with the nested field `proj`, a linear layer (`CHILD`) with binders `child` whose
+    /// widths are both renamed `d_model`.
+    const fn proj(t: Binders, child: &'static Binders, member: u16) -> Binders {
+        t.nested(
+            &PARENT,
+            &CHILD,
+            child,
+            &[("d_in", "d_model"), ("d_out", "d_model")],
+            "proj",
+            member,
+        )
+    }
 
     #[test]
     fn a_binder_is_first_when_nothing_before_it_may_bind_its_variable() {
@@ -473,17 +478,8 @@ mod tests {
         assert_eq!((LISTED.mask(), LISTED.first()), (0b11, 0b11));
         // Both renamed to `d_model`: the binder is the axis the checks reach first, and it is
         // first; `seq` comes after an optional field that may bind it.
-        static PROJ: Binders = Binders::listed()
-            .may(0b01)
-            .nested(
-                &PARENT,
-                &CHILD,
-                &LISTED,
-                &[("d_in", "d_model"), ("d_out", "d_model")],
-                "proj",
-                1,
-            )
-            .dim(&PARENT, "seq", "pos", 2, 0);
+        static PROJ: Binders =
+            proj(Binders::listed().may(0b01), &LISTED, 1).dim(&PARENT, "seq", "pos", 2, 0);
         assert_eq!((PROJ.mask(), PROJ.first()), (0b11, 0b10));
         assert_eq!(
             PROJ.get(1).map(|b| b.origin("M").to_string()).as_deref(),
@@ -491,16 +487,7 @@ mod tests {
         );
         // A hand-written child may bind any of its variables anywhere: none of them is
         // first, while a variable it does not have is.
-        static HAND: Binders = Binders::listed()
-            .nested(
-                &PARENT,
-                &CHILD,
-                &LINEAR,
-                &[("d_in", "d_model"), ("d_out", "d_model")],
-                "proj",
-                0,
-            )
-            .dim(&PARENT, "seq", "pos", 1, 0);
+        static HAND: Binders = proj(Binders::listed(), &LINEAR, 0).dim(&PARENT, "seq", "pos", 1, 0);
         assert_eq!((HAND.mask(), HAND.first()), (0b11, 0b01));
         // The child's later axis does not replace its earlier one, whatever the table order.
         const SWAPPED: VarTable = VarTable::new().with("d_in").with("d_out");
