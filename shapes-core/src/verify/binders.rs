@@ -55,6 +55,13 @@ pub enum Binder {
 impl Binder {
     /// Whether the checks of the struct reach this binder before `other`, a binder of the
     /// same struct: the earlier field, then in one field the earlier axis.
+    ///
+    /// ```
+    /// use shapes::__private::Binder;
+    /// let at = |member, axis| Binder::Dim { name: "w", member, axis };
+    /// assert!(at(0, 1).is_before(&at(1, 0)) && at(1, 0).is_before(&at(1, 1)));
+    /// assert!(!at(1, 1).is_before(&at(1, 1)));
+    /// ```
     pub const fn is_before(&self, other: &Binder) -> bool {
         let (mut a, mut b) = (self, other);
         // A chain of `&'static` references built at compile time ends at a `Dim`; the bound
@@ -198,6 +205,18 @@ impl Binders {
 
     /// [`may`](Self::may) for the variables that the nested field of struct `child_vars`,
     /// `child` (renamed through `renames`), may bind.
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const CHILD: VarTable = VarTable::new().with("d");
+    /// static INNER: Binders = Binders::listed().dims(&CHILD, &["d"], "w", 0);
+    /// const VARS: VarTable = VarTable::new().with("n").with("d_model");
+    /// // `blocks: Vec<Block>` may bind `d_model` before `out` "(n, d_model)".
+    /// const B: Binders = Binders::listed()
+    ///     .may_nested(&VARS, &CHILD, &INNER, &[("d", "d_model")])
+    ///     .dims(&VARS, &["n", "d_model"], "out", 1);
+    /// assert_eq!((B.mask(), B.first()), (0b11, 0b01));
+    /// ```
     pub const fn may_nested(
         mut self,
         vars: &VarTable,
@@ -278,6 +297,16 @@ impl Binders {
 
     /// [`may`](Self::may) for the variables of a tensor whose pattern is `(names[0],
     /// names[1], …)`, and that binds nothing for sure (an optional bias).
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const VARS: VarTable = VarTable::new().with("d_out").with("d_in");
+    /// // An optional `scale` "(d_out,)" before the required `weight`.
+    /// const B: Binders = Binders::listed()
+    ///     .may_dims(&VARS, &["d_out"])
+    ///     .dims(&VARS, &["d_out", "d_in"], "weight", 1);
+    /// assert_eq!(B.first(), 0b10);
+    /// ```
     pub const fn may_dims(mut self, vars: &VarTable, names: &[&str]) -> Self {
         let mut axis = 0;
         while axis < names.len() {
