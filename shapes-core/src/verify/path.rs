@@ -139,7 +139,7 @@ impl fmt::Display for Origin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OriginKind {
     Field,
-    /// At a dim of the variable's static binder (see `Checker::by_binder`).
+    /// At a dim of the variable's binder, the first that can bind it (see `Checker::use_binders`).
     Binder,
     Solved,
     Given,
