@@ -243,16 +243,13 @@ impl<const N: usize> ItemChecks for CallCx<N> {
     }
 
     #[inline]
-    fn where_cmp(
+    fn where_order(
         &mut self,
         op: CmpOp,
         lhs: &'static SlotExpr,
         rhs: &'static SlotExpr,
         map: &SlotMap,
     ) {
-        if op == CmpOp::Eq {
-            return self.where_eq(lhs, rhs, map);
-        }
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
             (Eval::Value(a), Eval::Value(b)) => self.fail_if(!op.holds(a, b)),

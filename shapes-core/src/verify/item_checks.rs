@@ -77,10 +77,26 @@ pub trait ItemChecks {
     /// both sides are known; with one unknown it is solved, like a dim.
     fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap);
 
-    /// A `where` comparison `lhs op rhs` (`head_dim <= 256`, `heads % kv_heads = 0`): checked
-    /// once both sides are known; it binds nothing but for `=`, which is
-    /// [`where_eq`](Self::where_eq).
+    /// A `where` comparison `lhs op rhs` (`head_dim <= 256`, `heads % kv_heads = 0`): `=` is
+    /// [`where_eq`](Self::where_eq), any other [`where_order`](Self::where_order).
+    #[inline(always)]
     fn where_cmp(
+        &mut self,
+        op: CmpOp,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+    ) {
+        if op == CmpOp::Eq {
+            self.where_eq(lhs, rhs, map);
+        } else {
+            self.where_order(op, lhs, rhs, map);
+        }
+    }
+
+    /// A `where` comparison other than `=` (`head_dim <= 256`, `d_model != 0`): checked once
+    /// both sides are known; it binds nothing.
+    fn where_order(
         &mut self,
         op: CmpOp,
         lhs: &'static SlotExpr,

@@ -547,20 +547,17 @@ impl ItemChecks for Checker {
         }
     }
 
-    /// A struct-level `where` comparison (`head_dim <= 256`, `d_model != 0`): checked once
-    /// both sides are known, naming the comparison and where its variables were bound when it
-    /// fails. It binds nothing; `=` is [`where_eq`](ItemChecks::where_eq).
+    /// A struct-level `where` comparison other than `=` (`head_dim <= 256`, `d_model != 0`):
+    /// checked once both sides are known, naming the comparison and where its variables were
+    /// bound when it fails.
     #[inline]
-    fn where_cmp(
+    fn where_order(
         &mut self,
         op: CmpOp,
         lhs: &'static SlotExpr,
         rhs: &'static SlotExpr,
         map: &SlotMap,
     ) {
-        if op == CmpOp::Eq {
-            return self.where_eq(lhs, rhs, map);
-        }
         self.field = &NO_FIELD;
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
