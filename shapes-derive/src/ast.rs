@@ -87,6 +87,22 @@ impl Access {
         }
     }
 
+    /// For a leaf a run may not reach, how a successful run that binds a variable there first
+    /// reaches it: `Some(false)` under `Option`s only, `Some(true)` as the first element of one
+    /// list with nothing conditional inside it; `None` otherwise (and for an unconditional
+    /// leaf).
+    pub fn first_reach(&self) -> Option<bool> {
+        match self {
+            Access::Option(a) => match a.first_reach() {
+                None if a.is_unconditional() => Some(false),
+                reach => reach,
+            },
+            Access::Seq(a) => a.is_unconditional().then_some(true),
+            Access::Deref(a) => a.first_reach(),
+            Access::Leaf(_) => None,
+        }
+    }
+
     pub fn has_seq(&self) -> bool {
         match self {
             Access::Seq(_) => true,

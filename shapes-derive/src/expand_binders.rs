@@ -30,12 +30,21 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
     let mut steps = Vec::new();
     let mut arms = Vec::new();
     let mut seen = BTreeSet::new();
-    // The own variables some dim of an earlier field may bind, as `may` was told them.
-    let mut may = 0u64;
+    // The own variables some dim of an earlier field may bind, as `may` was told them, and
+    // those given a conditional binder (which every later dim that may bind them must be told).
+    let mut may = Told::default();
     for (member, f) in input.fields.iter().enumerate() {
-        let member = u16::try_from(member)
-            .ok()
-            .filter(|_| f.access.is_unconditional());
+        if !f.access.is_unconditional() {
+            let reach = f.access.first_reach();
+            match u16::try_from(member).ok().zip(reach) {
+                Some((member, list)) => {
+                    steps.extend(cond_binders(g, krate, f, member, list, &mut may))
+                }
+                None => steps.extend(may_bind(g, krate, f, false, &mut may)),
+            }
+            continue;
+        }
+        let member = u16::try_from(member).ok();
         // After the field's binders: what its dims may bind, bound for sure or not.
         let after = may_bind(g, krate, f, member.is_some(), &mut may);
         let Some(member) = member else {
@@ -128,21 +137,11 @@ fn may_bind(
     krate: &TokenStream,
     f: &crate::ast::Field,
     binder: bool,
-    may: &mut u64,
+    may: &mut Told,
 ) -> Option<TokenStream> {
     match &f.kind {
         Kind::Tensor { pattern, .. } => {
-            let bits = pattern
-                .items
-                .iter()
-                .filter_map(|item| match item {
-                    Item::Dim(DimExpr::Var(v)) => Some(g.local(v.as_str())),
-                    _ => None,
-                })
-                .filter(|&l| l < 64)
-                .fold(0u64, |m, l| m | (1u64 << l))
-                & !*may;
-            *may |= bits;
+            let bits = may.tell(pattern_bits(g, pattern));
             (bits != 0).then(|| quote!(__t = __t.may(#bits);))
         }
         Kind::Nested if f.attr.own_scope.is_none() && !binder => {
@@ -159,6 +158,91 @@ fn may_bind(
         }
         Kind::Nested => None,
     }
+}
+
+/// The step of a field a run may not reach whose binders can still name where a successful
+/// run bound a variable (see `Binders::nested_cond`): under `Option`s, or the first element
+/// of a list (`list`). A list of tensors only says what it may bind.
+fn cond_binders(
+    g: &Codegen,
+    krate: &TokenStream,
+    f: &crate::ast::Field,
+    member: u16,
+    list: bool,
+    may: &mut Told,
+) -> Option<TokenStream> {
+    let name = &f.name;
+    match &f.kind {
+        Kind::Tensor { .. } if list => may_bind(g, krate, f, false, may),
+        Kind::Tensor { pattern, .. } => {
+            let mut at = Vec::new();
+            let mut locals = BTreeSet::new();
+            for (axis, item) in pattern.items.iter().enumerate() {
+                match item {
+                    Item::Ellipsis | Item::Variadic(_) => break,
+                    Item::Dim(DimExpr::Var(v)) => {
+                        let Ok(axis) = u16::try_from(axis) else { break };
+                        let local = usize::from(g.local(v.as_str()));
+                        if locals.insert(local) {
+                            at.push(quote!((#local, #axis)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let all = pattern_bits(g, pattern);
+            let bits = may.tell(all);
+            may.cond |= all;
+            Some(quote!(__t = __t.dims_cond(&[#(#at),*], #bits, #name, #member);))
+        }
+        Kind::Nested if f.attr.own_scope.is_none() => {
+            let child = f.access.leaf();
+            let renames = renames(f);
+            Some(quote! {
+                __t = __t.nested_cond(
+                    &Self::VARS,
+                    &<#child as #krate::Shaped>::VARS,
+                    <#child as #krate::Shaped>::BINDERS,
+                    &[#renames],
+                    #name,
+                    #member,
+                    #list,
+                );
+            })
+        }
+        Kind::Nested => None,
+    }
+}
+
+/// What the table was told of the own variables: those some dim of an earlier field may bind
+/// (`may`), and those given a conditional binder (`cond`).
+#[derive(Default)]
+struct Told {
+    may: u64,
+    cond: u64,
+}
+
+impl Told {
+    /// The bits of `bits` to tell the table that a field's dims may bind: those not told yet,
+    /// and those with a conditional binder, which a later dim takes away from it.
+    fn tell(&mut self, bits: u64) -> u64 {
+        let told = bits & (!self.may | self.cond);
+        self.may |= bits;
+        told
+    }
+}
+
+/// The own variables of `pattern`'s plain dims (bit `l` for local `l`).
+fn pattern_bits(g: &Codegen, pattern: &shapes_core::Pattern) -> u64 {
+    pattern
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Dim(DimExpr::Var(v)) => Some(g.local(v.as_str())),
+            _ => None,
+        })
+        .filter(|&l| l < 64)
+        .fold(0u64, |m, l| m | (1u64 << l))
 }
 
 /// A reference to the leaf of an unconditional field: through its `Box`/`&`/`Rc`/`Arc`

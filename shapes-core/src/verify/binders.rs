@@ -50,6 +50,16 @@ pub enum Binder {
         /// The binder in the nested struct.
         child: &'static Binder,
     },
+    /// The first element of the list field `name` (its `member`-th field), in whose struct
+    /// `child` binds it: a conditional binder (the list may be empty), never read by a method.
+    Element {
+        /// The field's name, as error paths print it.
+        name: &'static str,
+        /// The field's position among the struct's fields.
+        member: u16,
+        /// The binder in the element's struct.
+        child: &'static Binder,
+    },
 }
 
 impl Binder {
@@ -85,6 +95,21 @@ impl Binder {
                     b = y;
                 }
                 (
+                    Binder::Element {
+                        member: m,
+                        child: x,
+                        ..
+                    },
+                    Binder::Element {
+                        member: n,
+                        child: y,
+                        ..
+                    },
+                ) if *m == *n => {
+                    a = x;
+                    b = y;
+                }
+                (
                     Binder::Dim {
                         member: m, axis: x, ..
                     },
@@ -102,7 +127,9 @@ impl Binder {
     /// The position of the binder's field among its struct's fields.
     const fn member(&self) -> u16 {
         match self {
-            Binder::Dim { member, .. } | Binder::Nested { member, .. } => *member,
+            Binder::Dim { member, .. }
+            | Binder::Nested { member, .. }
+            | Binder::Element { member, .. } => *member,
         }
     }
 
@@ -116,6 +143,11 @@ impl Binder {
             match at {
                 Binder::Nested { name, child, .. } => {
                     segments.push(Segment::Field(name));
+                    at = child;
+                }
+                Binder::Element { name, child, .. } => {
+                    segments.push(Segment::Field(name));
+                    segments.push(Segment::Index(0));
                     at = child;
                 }
                 Binder::Dim { name, axis, .. } => {
@@ -161,6 +193,11 @@ pub struct Binders {
     may: u64,
     /// Bit `i`: the variable at `i` has a binder, and no dim before it may bind it.
     first: u64,
+    /// Bit `i`: the binder of the variable at `i` is conditional: under an `Option`, or in
+    /// the first element of a list. It names where a successful verification bound the
+    /// variable (when it is [`first`](Self::first)), but is not reached on every run, so
+    /// [`get`](Self::get) and [`mask`](Self::mask) leave it out.
+    cond: u64,
 }
 
 impl Binders {
@@ -174,6 +211,7 @@ impl Binders {
             at: [None; MAX_VARS],
             may: u64::MAX,
             first: 0,
+            cond: 0,
         }
     }
 
@@ -193,12 +231,22 @@ impl Binders {
             at: [None; MAX_VARS],
             may: 0,
             first: 0,
+            cond: 0,
         }
     }
 
     /// The table with the variables of `bits` (bit `i` for the variable at `i`) bound by
     /// some dim of the field just added, or of a field that binds nothing for sure.
-    pub const fn may(mut self, bits: u64) -> Self {
+    pub const fn may(self, bits: u64) -> Self {
+        self.add_may(bits, 0)
+    }
+
+    /// `bits` may be bound by the field just added, whose own conditional binders are `own`:
+    /// a conditional binder of an earlier field is no longer where a successful run binds its
+    /// variable for sure (an empty list or a `None` leaves it to this field), so it is no
+    /// longer first.
+    const fn add_may(mut self, bits: u64, own: u64) -> Self {
+        self.first &= !(bits & self.cond & !own);
         self.may |= bits;
         self
     }
@@ -218,23 +266,36 @@ impl Binders {
     /// assert_eq!((B.mask(), B.first()), (0b11, 0b01));
     /// ```
     pub const fn may_nested(
-        mut self,
+        self,
         vars: &VarTable,
         child_vars: &VarTable,
         child: &Binders,
         renames: &[(&'static str, &'static str)],
     ) -> Self {
+        let bits = Self::child_may(vars, child_vars, child, renames);
+        self.add_may(bits, 0)
+    }
+
+    /// The variables of `vars` that the nested struct of table `child_vars` and binders
+    /// `child` may bind, under `renames`.
+    const fn child_may(
+        vars: &VarTable,
+        child_vars: &VarTable,
+        child: &Binders,
+        renames: &[(&'static str, &'static str)],
+    ) -> u64 {
+        let mut bits = 0;
         let mut j = 0;
         while j < child_vars.len() && j < MAX_VARS {
             if child.may & (1 << j) != 0
                 && let Some(i) = vars.index_of(rename(child_vars.name(j), renames))
                 && i < MAX_VARS
             {
-                self.may |= 1 << i;
+                bits |= 1 << i;
             }
             j += 1;
         }
-        self
+        bits
     }
 
     /// The variables whose binder is the first dim that can bind them on any run (bit `i` for
@@ -242,6 +303,26 @@ impl Binders {
     /// [`listed`](Self::listed).
     pub const fn first(&self) -> u64 {
         self.first
+    }
+
+    /// Whether every variable of `vars` (the struct's table) has a binder that is
+    /// [`first`](Self::first): a verification that succeeds binds each of them there, so its
+    /// bindings can name where every value came from without recording a path (what lets
+    /// `verify` run the lean pass).
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const VARS: VarTable = VarTable::new().with("n").with("d");
+    /// const B: Binders = Binders::listed().dims(&VARS, &["n", "d"], "w", 0);
+    /// assert!(B.all_static(&VARS));
+    /// assert!(!Binders::listed().may(0b01).dims(&VARS, &["n", "d"], "w", 1).all_static(&VARS));
+    /// ```
+    pub const fn all_static(&self, vars: &VarTable) -> bool {
+        let all = match vars.len() {
+            n if n >= MAX_VARS => u64::MAX,
+            n => (1u64 << n) - 1,
+        };
+        self.first & all == all
     }
 
     /// The table with `var` (a variable of `vars`, the struct's table) bound at `axis` of the
@@ -268,11 +349,20 @@ impl Binders {
         member: u16,
         axis: u16,
     ) -> Self {
-        if index < MAX_VARS && self.at[index].is_none() {
-            // ok: `index < MAX_VARS`, checked just above.
+        if index >= MAX_VARS {
+            return self;
+        }
+        let bit = 1 << index;
+        // ok: `index < MAX_VARS`, checked just above.
+        if self.at[index].is_none() || self.cond & bit != 0 {
+            // A conditional binder of an earlier field gives way to one reached on every run;
+            // the variable is then not first (that field may bind it).
             self.at[index] = Some(Binder::Dim { name, member, axis });
-            if self.may & (1 << index) == 0 {
-                self.first |= 1 << index;
+            self.cond &= !bit;
+            if self.may & bit == 0 {
+                self.first |= bit;
+            } else {
+                self.first &= !bit;
             }
         }
         self
@@ -307,18 +397,19 @@ impl Binders {
     ///     .dims(&VARS, &["d_out", "d_in"], "weight", 1);
     /// assert_eq!(B.first(), 0b10);
     /// ```
-    pub const fn may_dims(mut self, vars: &VarTable, names: &[&str]) -> Self {
+    pub const fn may_dims(self, vars: &VarTable, names: &[&str]) -> Self {
+        let mut bits = 0;
         let mut axis = 0;
         while axis < names.len() {
             // ok: `axis < names.len()` (the loop condition).
             if let Some(i) = vars.index_of(names[axis])
                 && i < MAX_VARS
             {
-                self.may |= 1 << i;
+                bits |= 1 << i;
             }
             axis += 1;
         }
-        self
+        self.add_may(bits, 0)
     }
 
     /// The table with the binders of the nested field `name` (a struct whose table is
@@ -330,7 +421,7 @@ impl Binders {
     /// first is the binder; it is [`first`](Self::first) if each of them is first in the child
     /// and nothing before the field may bind the variable.
     pub const fn nested(
-        mut self,
+        self,
         vars: &VarTable,
         child_vars: &VarTable,
         child: &'static Binders,
@@ -338,9 +429,105 @@ impl Binders {
         name: &'static str,
         member: u16,
     ) -> Self {
-        // The variables given a binder by this field, and those of them that stay first.
+        self.through(
+            vars,
+            child_vars,
+            child,
+            renames,
+            name,
+            member,
+            Reach::Always,
+        )
+    }
+
+    /// [`nested`](Self::nested) for a nested field that a run may not reach: under an
+    /// `Option` (`list` false), or a list whose first element is the binder (`list` true:
+    /// then only a binder the element reaches on every run counts). Its binders are
+    /// conditional: they name where a successful verification bound a variable that nothing
+    /// before or after the field may bind, and a method never reads them.
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const CHILD: VarTable = VarTable::new().with("d_ff");
+    /// static LAYER: Binders = Binders::listed().dims(&CHILD, &["d_ff"], "up", 0);
+    /// const VARS: VarTable = VarTable::new().with("d_ff");
+    /// static MODEL: Binders = Binders::listed().nested_cond(&VARS, &CHILD, &LAYER, &[], "layers", 0, true);
+    /// assert!(MODEL.all_static(&VARS) && MODEL.get(0).is_none());
+    /// let origin = MODEL.origin_binder(0).unwrap().origin("M");
+    /// assert_eq!(origin.to_string(), "M.layers[0].up axis 0");
+    /// // A later field that may bind `d_ff` binds it when the list is empty.
+    /// static LATER: Binders = Binders::listed()
+    ///     .nested_cond(&VARS, &CHILD, &LAYER, &[], "layers", 0, true)
+    ///     .may(0b1);
+    /// assert!(!LATER.all_static(&VARS));
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub const fn nested_cond(
+        self,
+        vars: &VarTable,
+        child_vars: &VarTable,
+        child: &'static Binders,
+        renames: &[(&'static str, &'static str)],
+        name: &'static str,
+        member: u16,
+        list: bool,
+    ) -> Self {
+        let reach = if list { Reach::First } else { Reach::Maybe };
+        self.through(vars, child_vars, child, renames, name, member, reach)
+    }
+
+    /// [`dim_at`](Self::dim_at) for a tensor field under an `Option`, whose dims at `axes`
+    /// are the variables at `indices`, and whose plain dims may bind `bits`: conditional
+    /// binders (see [`nested_cond`](Self::nested_cond)).
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const VARS: VarTable = VarTable::new().with("d");
+    /// static B: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0);
+    /// assert!(B.all_static(&VARS) && B.get(0).is_none() && B.mask() == 0);
+    /// ```
+    pub const fn dims_cond(
+        mut self,
+        at: &[(usize, u16)],
+        bits: u64,
+        name: &'static str,
+        member: u16,
+    ) -> Self {
+        let mut own = 0;
+        let mut k = 0;
+        while k < at.len() {
+            // ok: `k < at.len()` (the loop condition).
+            let (index, axis) = at[k];
+            if index < MAX_VARS && self.at[index].is_none() && self.may & (1 << index) == 0 {
+                // ok: `index < MAX_VARS`, checked just above.
+                self.at[index] = Some(Binder::Dim { name, member, axis });
+                self.cond |= 1 << index;
+                self.first |= 1 << index;
+                own |= 1 << index;
+            }
+            k += 1;
+        }
+        self.add_may(bits, own)
+    }
+
+    /// The nested field's binders, reached as `reach` says (see [`nested`](Self::nested) and
+    /// [`nested_cond`](Self::nested_cond)).
+    #[allow(clippy::too_many_arguments)]
+    const fn through(
+        mut self,
+        vars: &VarTable,
+        child_vars: &VarTable,
+        child: &'static Binders,
+        renames: &[(&'static str, &'static str)],
+        name: &'static str,
+        member: u16,
+        reach: Reach,
+    ) -> Self {
+        // The variables given a binder by this field, those of them that stay first, and
+        // those whose binder is conditional.
         let mut fresh: u64 = 0;
         let mut first: u64 = 0;
+        let mut cond: u64 = 0;
         let mut j = 0;
         while j < child_vars.len() && j < MAX_VARS {
             // ok: `j < MAX_VARS` (the loop condition).
@@ -348,34 +535,62 @@ impl Binders {
                 && let Some(i) = vars.index_of(rename(child_vars.name(j), renames))
                 && i < MAX_VARS
             {
+                let bit = 1 << i;
+                let b_cond = !matches!(reach, Reach::Always) || child.cond & (1 << j) != 0;
                 let earlier = match &self.at[i] {
                     None => true,
-                    Some(Binder::Nested { child: other, .. }) => {
-                        fresh & (1 << i) != 0 && b.is_before(other)
+                    // Several of the child's variables renamed to one: the binder the child's
+                    // checks reach first, one reached on every run before a conditional one.
+                    Some(
+                        Binder::Nested { child: other, .. } | Binder::Element { child: other, .. },
+                    ) if fresh & bit != 0 => {
+                        if (cond & bit != 0) != b_cond {
+                            !b_cond
+                        } else {
+                            b.is_before(other)
+                        }
                     }
-                    Some(_) => false,
+                    // An earlier field's conditional binder gives way to one reached on every
+                    // run (and the variable is not first: that field may bind it).
+                    Some(_) => self.cond & bit != 0 && !b_cond,
                 };
                 if earlier {
-                    if fresh & (1 << i) == 0 {
-                        fresh |= 1 << i;
-                        first |= (!self.may) & (1 << i);
+                    if fresh & bit == 0 {
+                        fresh |= bit;
+                        first |= (!self.may) & bit;
+                        self.first &= !bit;
                     }
+                    let binder = match reach {
+                        Reach::First => Binder::Element {
+                            name,
+                            member,
+                            child: b,
+                        },
+                        Reach::Always | Reach::Maybe => Binder::Nested {
+                            name,
+                            member,
+                            child: b,
+                        },
+                    };
                     // ok: `i < MAX_VARS`, checked just above.
-                    self.at[i] = Some(Binder::Nested {
-                        name,
-                        member,
-                        child: b,
-                    });
+                    self.at[i] = Some(binder);
+                    if b_cond {
+                        cond |= bit;
+                    } else {
+                        cond &= !bit;
+                    }
                 }
             }
             j += 1;
         }
         // A variable stays first only if every child variable renamed to it that the child
-        // may bind is first in the child.
+        // may bind is first in the child; for a list, also reached by every element.
         let mut j = 0;
         while j < child_vars.len() && j < MAX_VARS {
+            let not_first = child.first & (1 << j) == 0
+                || (matches!(reach, Reach::First) && child.cond & (1 << j) != 0);
             if child.may & (1 << j) != 0
-                && child.first & (1 << j) == 0
+                && not_first
                 && let Some(i) = vars.index_of(rename(child_vars.name(j), renames))
                 && i < MAX_VARS
             {
@@ -384,7 +599,9 @@ impl Binders {
             j += 1;
         }
         self.first |= first;
-        self.may_nested(vars, child_vars, child, renames)
+        self.cond = (self.cond & !fresh) | cond;
+        let bits = Self::child_may(vars, child_vars, child, renames);
+        self.add_may(bits, fresh & cond)
     }
 
     /// The variables that have a binder (bit `i` for the variable at `i`): those the struct's
@@ -401,7 +618,7 @@ impl Binders {
         let mut i = 0;
         while i < MAX_VARS {
             // ok: `i < MAX_VARS` (the loop condition).
-            if self.at[i].is_some() {
+            if self.at[i].is_some() && self.cond & (1 << i) == 0 {
                 mask |= 1 << i;
             }
             i += 1;
@@ -411,13 +628,42 @@ impl Binders {
 
     /// The binder of the variable at `var` in the struct's table.
     pub const fn get(&'static self, var: usize) -> Option<&'static Binder> {
-        if var < MAX_VARS {
+        if var < MAX_VARS && self.cond & (1 << var) == 0 {
             // ok: `var < MAX_VARS`, checked just above.
             self.at[var].as_ref()
         } else {
             None
         }
     }
+
+    /// The binder where a successful verification bound the variable at `var`, when it is
+    /// [`first`](Self::first): [`get`](Self::get)'s, or a conditional one.
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const VARS: VarTable = VarTable::new().with("d");
+    /// static B: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0);
+    /// assert_eq!(B.origin_binder(0).unwrap().origin("M").to_string(), "M.bias axis 0");
+    /// ```
+    pub const fn origin_binder(&'static self, var: usize) -> Option<&'static Binder> {
+        if var < MAX_VARS && self.first & (1 << var) != 0 {
+            // ok: `var < MAX_VARS`, checked just above.
+            self.at[var].as_ref()
+        } else {
+            None
+        }
+    }
+}
+
+/// How a run reaches a nested field's binders.
+#[derive(Clone, Copy)]
+enum Reach {
+    /// On every run.
+    Always,
+    /// When its `Option` is `Some`.
+    Maybe,
+    /// In the first element of its list, when the list is not empty.
+    First,
 }
 
 impl Default for Binders {
@@ -537,6 +783,40 @@ mod tests {
             })
         ));
         assert_eq!(SW_PARENT.first(), 0b10);
+    }
+
+    #[test]
+    fn a_conditional_binder_names_the_origin_only_while_nothing_else_may_bind() {
+        const VARS: VarTable = VarTable::new().with("d");
+        static OPT: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0);
+        // Under an `Option`: first, but no binder for a method and not bound for sure.
+        assert!(OPT.all_static(&VARS) && OPT.get(0).is_none() && OPT.mask() == 0);
+        // A required field after it binds `d` on every run: its binder, not first.
+        static THEN: Binders = OPT.dim(&VARS, "d", "w", 1, 1);
+        assert_eq!(
+            THEN.get(0).map(|b| b.origin("M").to_string()).as_deref(),
+            Some("M.w axis 1")
+        );
+        assert_eq!((THEN.mask(), THEN.first()), (0b1, 0));
+        // A second optional field may bind it when the first is `None`.
+        assert_eq!(OPT.dims_cond(&[(0, 0)], 0b1, "other", 1).first(), 0);
+        // Through a list, only what the element binds on every run is the first element's.
+        const CHILD: VarTable = VarTable::new().with("d");
+        static ELEM: Binders =
+            Binders::listed().nested_cond(&CHILD, &CHILD, &OPT, &[], "x", 0, true);
+        assert_eq!(ELEM.first(), 0);
+        static WRAPPED: Binders =
+            Binders::listed().nested_cond(&CHILD, &CHILD, &OPT, &[], "x", 0, false);
+        assert_eq!(
+            WRAPPED
+                .origin_binder(0)
+                .map(|b| b.origin("M").to_string())
+                .as_deref(),
+            Some("M.x.bias axis 0")
+        );
+        // A required nested field keeps its child's binder conditional.
+        static NESTED: Binders = Binders::listed().nested(&CHILD, &CHILD, &OPT, &[], "x", 0);
+        assert!(NESTED.all_static(&VARS) && NESTED.get(0).is_none());
     }
 
     #[test]

@@ -461,7 +461,7 @@ impl Bindings {
                 path: path(),
                 axis: e.axis as usize,
             },
-            OriginKind::Binder => match self.binders.get(usize::from(e.slot)) {
+            OriginKind::Binder => match self.binders.origin_binder(usize::from(e.slot)) {
                 Some(b) => b.origin(self.root),
                 None => Origin::Field {
                     path: path(),
