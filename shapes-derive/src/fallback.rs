@@ -15,7 +15,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &TokenStream) -> TokenStream {
         impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
             const VARS: #p::VarTable = #p::VarTable::new();
             const NAME: &'static ::core::primitive::str = #name;
-            fn check_in(&self, _: &mut #p::Checker, _: &#p::SlotMap) {}
+            fn check_in<C: #p::ScopeChecks>(&self, _: &mut C, _: &#p::SlotMap) {}
             fn check_source_in(_: &mut #p::Checker, _: &#p::SlotMap, _: &mut #p::SourceCx<'_>) {}
         }
     }

@@ -8,14 +8,14 @@
 //! [`Shaped`](crate::verify::Shaped)'s impls in the module docs of each framework).
 
 use crate::source::HasShape;
-use crate::verify::{Checker, FieldInfo, ItemChecks, SlotMap, SourceCx};
+use crate::verify::{Checker, FieldInfo, ItemChecks, ScopeChecks, SlotMap, SourceCx};
 
 /// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`,
 /// `known[i]` whether an earlier tensor of the layer bound it for sure ([`known_before`]); the
 /// map adds what the struct holding the layer knows bound (a parent's `d_model`).
 #[inline(always)]
-pub(super) fn check_value<T: HasShape + ?Sized, const R: usize>(
-    cx: &mut Checker,
+pub(super) fn check_value<C: ScopeChecks, T: HasShape + ?Sized, const R: usize>(
+    cx: &mut C,
     map: &SlotMap,
     info: &'static FieldInfo,
     vars: [u8; R],
@@ -145,7 +145,11 @@ macro_rules! layer {
             }
 
             #[inline]
-            fn check_in(&self, cx: &mut $crate::verify::Checker, map: &$crate::verify::SlotMap) {
+            fn check_in<C: $crate::verify::ScopeChecks>(
+                &self,
+                cx: &mut C,
+                map: &$crate::verify::SlotMap,
+            ) {
                 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
                 enum Var { $($var),+ }
                 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]

@@ -7,6 +7,8 @@ use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrors};
+use super::lean::Lean;
+use super::scope_checks::ScopeChecks;
 use super::vars::{SlotMap, VarTable};
 use crate::source::ShapeSource;
 
@@ -186,9 +188,10 @@ pub trait Shaped {
         None
     }
 
-    /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`.
+    /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`:
+    /// the lean first pass of `verify` ([`Lean`]) or the general [`Checker`].
     #[doc(hidden)]
-    fn check_in(&self, cx: &mut Checker, map: &SlotMap);
+    fn check_in<C: ScopeChecks>(&self, cx: &mut C, map: &SlotMap);
 
     /// Runs this struct's checks in `cx` with shapes read by name from `src` (what
     /// `verify_source` drives).
@@ -303,23 +306,23 @@ pub trait Shaped {
     /// Verifies every field; the bindings on success, the first mismatch otherwise (in
     /// declaration order).
     fn verify(&self) -> Result<Bindings, ShapeError> {
-        run_with(self, &Bindings::new(), true, first_error)
+        run_with(self, None, true, first_error)
     }
 
     /// Verifies every field and reports every mismatch, not only the first.
     fn verify_all(&self) -> Result<Bindings, ShapeErrors> {
-        run_with(self, &Bindings::new(), true, ShapeErrors::from)
+        run_with(self, None, true, ShapeErrors::from)
     }
 
     /// Verifies with some variables pre-bound (from a config, say): a field that disagrees
     /// with a pre-bound value is an error, and a pre-bound name no field uses is an error too.
     fn verify_with(&self, pre: Bindings) -> Result<Bindings, ShapeError> {
-        run_with(self, &pre, true, first_error)
+        run_with(self, Some(&pre), true, first_error)
     }
 
     /// [`verify_with`](Shaped::verify_with), reporting every mismatch.
     fn verify_all_with(&self, pre: Bindings) -> Result<Bindings, ShapeErrors> {
-        run_with(self, &pre, true, ShapeErrors::from)
+        run_with(self, Some(&pre), true, ShapeErrors::from)
     }
 }
 
@@ -334,22 +337,78 @@ fn first_error(errors: Vec<ShapeError>) -> ShapeError {
 /// Verifies `s` with `pre` bound. With `report` false, errors are only counted (a nested
 /// scope checked in a quiet pass of its parent).
 ///
-/// The first pass is inlined into each struct's `verify` (the measured hot path: a model
-/// whose fields bind variables before using them is done after it); the rest is
-/// [`Checker::finish`]. The error list becomes the caller's error type inside, so the bindings
-/// are moved once, straight into the caller's result.
+/// A struct whose every variable has a static binder, verified with nothing pre-bound, is
+/// checked by the [`Lean`] pass first: on success its bindings are the result. Otherwise, or
+/// when the lean pass stops, the general [`Checker`] verifies it from the start.
+///
+/// Inlined into each struct's `verify` (the measured hot path). The error list becomes the
+/// caller's error type inside, so the bindings are moved once, straight into the caller's
+/// result.
 #[inline(always)]
 fn run_with<S: Shaped + ?Sized, E>(
     s: &S,
-    pre: &Bindings,
+    pre: Option<&Bindings>,
     report: bool,
     wrap: impl FnOnce(Vec<ShapeError>) -> E,
 ) -> Result<Bindings, E> {
+    let pre = pre.filter(|pre| !pre.is_empty());
+    if const { S::BINDERS.all_static(&S::VARS) } && pre.is_none() {
+        let mut lean = Lean::new();
+        s.check_in(&mut lean, &const { S::VARS.identity() });
+        if lean.is_done(S::BINDERS) {
+            return Ok(lean.bindings(const { &S::VARS }, S::NAME, S::BINDERS));
+        }
+        return checked_after_lean(s, pre, report).map_err(wrap);
+    }
+    checked(s, pre, report).map_err(wrap)
+}
+
+/// What [`Shaped::verify`] returns, found by the general [`Checker`] alone, recording the path
+/// of every binding: no lean pass, no origin read from a static binder. For the tests that
+/// hold `verify` to it.
+///
+/// ```
+/// use shapes::{Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
+///
+/// let l = Linear { weight: Shape::from([4, 3]) };
+/// let (lean, general) = (l.verify().unwrap(), shapes::__private::verify_general(&l).unwrap());
+/// assert_eq!(lean.iter().collect::<Vec<_>>(), general.iter().collect::<Vec<_>>());
+/// ```
+#[doc(hidden)]
+pub fn verify_general<S: Shaped + ?Sized>(s: &S) -> Result<Bindings, ShapeError> {
+    let map: SlotMap = const { S::VARS.identity() };
+    Checker::empty(const { &S::VARS }, S::NAME)
+        .run(true, |cx| s.check_in(cx, &map))
+        .map_err(first_error)
+}
+
+/// [`checked`] out of line: after a lean pass that stopped.
+#[cold]
+#[inline(never)]
+fn checked_after_lean<S: Shaped + ?Sized>(
+    s: &S,
+    pre: Option<&Bindings>,
+    report: bool,
+) -> Result<Bindings, Vec<ShapeError>> {
+    checked(s, pre, report)
+}
+
+/// The general checker's verification of `s`: its first pass inlined (a model whose fields
+/// bind variables before using them is done after it), the rest in [`settle`].
+#[inline(always)]
+fn checked<S: Shaped + ?Sized>(
+    s: &S,
+    pre: Option<&Bindings>,
+    report: bool,
+) -> Result<Bindings, Vec<ShapeError>> {
     let table: &'static VarTable = const { &S::VARS };
     let map: SlotMap = const { S::VARS.identity() };
     let mut cx = Checker::empty(table, S::NAME);
     cx.use_binders(S::BINDERS);
-    if !pre.is_empty() {
+    if let Some(pre) = pre {
         cx.preset(pre);
     }
     cx.begin_pass(false);
@@ -357,7 +416,7 @@ fn run_with<S: Shaped + ?Sized, E>(
     if cx.is_clean() {
         return Ok(cx.take_bindings());
     }
-    settle(cx, s, pre, report).map_err(wrap)
+    settle(cx, s, pre, report)
 }
 
 /// What follows a first pass of [`run_with`] that was not clean: the passes that solve what
@@ -369,7 +428,7 @@ fn run_with<S: Shaped + ?Sized, E>(
 fn settle<S: Shaped + ?Sized>(
     mut cx: Checker,
     s: &S,
-    pre: &Bindings,
+    pre: Option<&Bindings>,
     report: bool,
 ) -> Result<Bindings, Vec<ShapeError>> {
     let map: SlotMap = const { S::VARS.identity() };
@@ -380,7 +439,11 @@ fn settle<S: Shaped + ?Sized>(
             return Ok(cx.take_bindings());
         }
     }
-    Checker::new(const { &S::VARS }, S::NAME, pre).run(report, |cx| s.check_in(cx, &map))
+    let cx = match pre {
+        Some(pre) => Checker::new(const { &S::VARS }, S::NAME, pre),
+        None => Checker::empty(const { &S::VARS }, S::NAME),
+    };
+    cx.run(report, |cx| s.check_in(cx, &map))
 }
 
 /// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`), then
@@ -388,7 +451,7 @@ fn settle<S: Shaped + ?Sized>(
 #[doc(hidden)]
 pub fn isolated<S: Shaped + ?Sized>(cx: &mut Checker, nested: &S) {
     let report = cx.is_reporting();
-    if let Err(errors) = run_with(nested, &Bindings::new(), report, |e| e) {
+    if let Err(errors) = run_with(nested, None, report, |e| e) {
         cx.absorb(errors);
     }
 }

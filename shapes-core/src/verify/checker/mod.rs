@@ -20,6 +20,8 @@ use super::error::{ShapeError, ShapeErrorKind};
 use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
+use super::scope_checks::ScopeChecks;
+use super::shaped::Shaped;
 use super::suggest::closest;
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::CmpOp;
@@ -672,5 +674,53 @@ impl ItemChecks for Checker {
         } else {
             self.set_shape(slot, Shape::new(sub), start, OriginKind::Field);
         }
+    }
+}
+
+impl ScopeChecks for Checker {
+    #[inline(always)]
+    fn level(&self) -> usize {
+        Checker::level(self)
+    }
+
+    #[inline(always)]
+    fn enter_at(&mut self, level: usize, segment: &'static Segment) {
+        Checker::enter_at(self, level, segment);
+    }
+
+    #[inline(always)]
+    fn index_at(&mut self, level: usize, i: usize) {
+        Checker::index_at(self, level, i);
+    }
+
+    #[inline(always)]
+    fn leave_to(&mut self, level: usize) {
+        Checker::leave_to(self, level);
+    }
+
+    #[inline(always)]
+    fn name_at(&mut self, level: usize, segment: &'static Segment) {
+        Checker::name_at(self, level, segment);
+    }
+
+    #[inline(always)]
+    fn var_bound(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
+        Checker::var_bound(self, slot, d, dims, axis);
+    }
+
+    #[inline(always)]
+    fn plain_tensor<const R: usize>(
+        &mut self,
+        field: &'static FieldInfo,
+        dims: &[usize],
+        slots: [Slot; R],
+        known: [bool; R],
+    ) {
+        Checker::plain_tensor(self, field, dims, slots, known);
+    }
+
+    #[inline]
+    fn isolated<S: Shaped + ?Sized>(&mut self, nested: &S) {
+        super::shaped::isolated(self, nested);
     }
 }

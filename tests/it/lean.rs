@@ -1,0 +1,200 @@
+//! The lean first pass of `verify` returns exactly what the general checker does: the same
+//! bindings in the same order with the same origins, or the same first error. Random models
+//! whose shapes agree or not, with optional and listed layers, are verified both ways.
+
+use proptest::prelude::*;
+use shapes::__private::verify_general;
+use shapes::{Shape, Shaped};
+
+use crate::common::bert;
+
+#[derive(Shaped, Debug, Clone)]
+struct Proj {
+    #[shape("(d_out, d_in)")]
+    w: Shape,
+    #[shape("(d_out,)")]
+    b: Option<Shape>,
+}
+
+#[derive(Shaped, Debug, Clone)]
+struct Block {
+    #[shape(nested, rename(d_in = "d_model", d_out = "d_ff"))]
+    up: Proj,
+    #[shape(nested, rename(d_in = "d_ff", d_out = "d_model"))]
+    down: Proj,
+    #[shape("(d_model,)")]
+    norm: Shape,
+}
+
+#[derive(Shaped, Debug, Clone)]
+struct Head {
+    #[shape("(n_classes, d_model)")]
+    w: Shape,
+}
+
+/// Every variable has a static binder: `d_ff` in the first block, `n_classes` in the head
+/// when there is one, `n_gate` in an optional tensor.
+#[derive(Shaped, Debug, Clone)]
+struct Model {
+    #[shape("(vocab, d_model)")]
+    embed: Shape,
+    #[shape(nested)]
+    blocks: Vec<Block>,
+    #[shape(nested)]
+    head: Option<Head>,
+    #[shape("(n_gate, d_model)")]
+    gate: Option<Shape>,
+}
+
+/// `d_ff` may also be bound after the list, by an optional tensor (when the list is empty)
+/// or by a required one: then not every variable has a static binder, and the general
+/// checker alone verifies it.
+#[derive(Shaped, Debug, Clone)]
+struct LaterBinder {
+    #[shape(nested)]
+    blocks: Vec<Block>,
+    #[shape("(d_ff,)")]
+    maybe: Option<Shape>,
+}
+
+#[derive(Shaped, Debug, Clone)]
+struct LaterRequired {
+    #[shape(nested)]
+    blocks: Vec<Block>,
+    #[shape("(d_ff,)")]
+    last: Shape,
+}
+
+/// The sizes a model is built from, its layout, and what to corrupt: `(tensor, axis, how)`.
+#[derive(Debug, Clone)]
+struct Recipe {
+    sizes: [usize; 5],
+    blocks: usize,
+    biases: [bool; 2],
+    head: bool,
+    gate: bool,
+    corrupt: Option<(usize, usize, bool)>,
+}
+
+fn recipe() -> impl Strategy<Value = Recipe> {
+    (
+        prop::array::uniform5(1usize..=4),
+        0usize..3,
+        any::<[bool; 2]>(),
+        any::<(bool, bool)>(),
+        prop::option::of((0usize..64, 0usize..2, any::<bool>())),
+    )
+        .prop_map(|(sizes, blocks, biases, (head, gate), corrupt)| Recipe {
+            sizes,
+            blocks,
+            biases,
+            head,
+            gate,
+            corrupt,
+        })
+}
+
+/// The model `r` describes, consistent but for its corruption: one axis one larger, or one
+/// more axis.
+fn build(r: &Recipe) -> Model {
+    let [vocab, d_model, d_ff, n_classes, n_gate] = r.sizes;
+    let proj = |o: usize, i: usize, bias: bool| Proj {
+        w: Shape::from([o, i]),
+        b: bias.then(|| Shape::from([o])),
+    };
+    let mut m = Model {
+        embed: Shape::from([vocab, d_model]),
+        blocks: (0..r.blocks)
+            .map(|_| Block {
+                up: proj(d_ff, d_model, r.biases[0]),
+                down: proj(d_model, d_ff, r.biases[1]),
+                norm: Shape::from([d_model]),
+            })
+            .collect(),
+        head: r.head.then(|| Head {
+            w: Shape::from([n_classes, d_model]),
+        }),
+        gate: r.gate.then(|| Shape::from([n_gate, d_model])),
+    };
+    if let Some((k, axis, grow)) = r.corrupt {
+        let mut tensors: Vec<&mut Shape> = vec![&mut m.embed];
+        for b in &mut m.blocks {
+            tensors.push(&mut b.up.w);
+            tensors.extend(b.up.b.as_mut());
+            tensors.push(&mut b.down.w);
+            tensors.extend(b.down.b.as_mut());
+            tensors.push(&mut b.norm);
+        }
+        tensors.extend(m.head.as_mut().map(|h| &mut h.w));
+        tensors.extend(m.gate.as_mut());
+        let n = tensors.len();
+        if let Some(t) = tensors.get_mut(k % n) {
+            let mut d = t.dims().to_vec();
+            if grow {
+                d.push(1);
+            } else {
+                let a = axis % d.len();
+                d[a] += 1;
+            }
+            **t = Shape::new(&d);
+        }
+    }
+    m
+}
+
+/// `verify()` and the general checker agree on `s`.
+fn agree<S: Shaped>(s: &S) -> Result<(), TestCaseError> {
+    match (s.verify(), verify_general(s)) {
+        (Ok(lean), Ok(general)) => {
+            let lean: Vec<_> = lean.iter().collect();
+            let general: Vec<_> = general.iter().collect();
+            prop_assert_eq!(lean, general);
+        }
+        (Err(lean), Err(general)) => prop_assert_eq!(lean.to_string(), general.to_string()),
+        (lean, general) => prop_assert!(false, "verify {lean:?}, general {general:?}"),
+    }
+    Ok(())
+}
+
+#[test]
+fn the_models_take_the_lean_pass_only_when_every_variable_has_a_static_binder() {
+    assert!(<Model as Shaped>::BINDERS.all_static(&<Model as Shaped>::VARS));
+    assert!(<Block as Shaped>::BINDERS.all_static(&<Block as Shaped>::VARS));
+    assert!(!<LaterBinder as Shaped>::BINDERS.all_static(&<LaterBinder as Shaped>::VARS));
+    assert!(!<LaterRequired as Shaped>::BINDERS.all_static(&<LaterRequired as Shaped>::VARS));
+    // A conditional binder is no binder for a method checked with `#[shapes::check(self)]`.
+    let d_ff = <Model as Shaped>::VARS.index_of("d_ff").unwrap();
+    assert!(<Model as Shaped>::BINDERS.get(d_ff).is_none());
+}
+
+#[test]
+fn a_variable_bound_in_a_list_names_its_first_element() {
+    let b = bert::bert_base().verify().unwrap();
+    assert_eq!(
+        b.origin("d_ff").map(|o| o.to_string()).as_deref(),
+        Some("Bert.layers[0].up_w axis 0")
+    );
+    assert_eq!(
+        b.origin("d_model").map(|o| o.to_string()).as_deref(),
+        Some("Bert.embeddings.word axis 1")
+    );
+    let names: Vec<_> = b.iter().map(|b| b.name).collect();
+    assert_eq!(names, ["vocab", "d_model", "max_pos", "type_vocab", "d_ff"]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn lean_and_general_agree(r in recipe()) {
+        let m = build(&r);
+        agree(&m)?;
+        let last = Shape::new(&m.embed.dims()[1..]);
+        let maybe = r.gate.then(|| last.clone());
+        agree(&LaterBinder { blocks: m.blocks.clone(), maybe })?;
+        agree(&LaterRequired { blocks: m.blocks.clone(), last })?;
+        if let Some(first) = m.blocks.first() {
+            agree(first)?;
+        }
+    }
+}
