@@ -1,5 +1,6 @@
 //! [`Lean`]: the first pass of an in-memory `verify`, for a struct whose every variable has a
-//! static binder ([`Binders::all_static`](super::Binders::all_static)).
+//! static binder ([`Binders::all_static`](super::Binders::all_static)) and whose scope holds
+//! at most [`LEAN_VARS`] variables.
 //!
 //! It holds the variables' sizes and the order they were bound in, nothing else: no path
 //! levels (entering a nested field costs nothing), no field being checked, no origin, no
@@ -18,7 +19,12 @@ use super::path::Segment;
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
 use super::shaped::Shaped;
-use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
+use super::vars::{Slot, SlotMap, VarTable};
+
+/// The most variables a scope checked by the lean pass holds: its state is then a few cache
+/// lines, set up with a few stores. A model has a handful; a scope with more is verified by
+/// the general checker alone.
+pub const LEAN_VARS: usize = 16;
 use crate::expr::CmpOp;
 
 /// The lean first pass's state (see the module docs).
@@ -35,11 +41,11 @@ use crate::expr::CmpOp;
 /// assert!(!cx.is_settled());
 /// ```
 pub struct Lean {
-    sizes: [usize; MAX_VARS],
+    sizes: [usize; LEAN_VARS],
     /// Bit `i`: slot `i` is bound.
     bound: u64,
     /// The slots in the order they were bound, `count` of them.
-    order: [u8; MAX_VARS],
+    order: [u8; LEAN_VARS],
     count: usize,
     /// Something failed, or needs the general checker.
     stopped: bool,
@@ -56,9 +62,9 @@ impl Lean {
     #[inline(always)]
     pub fn new() -> Self {
         Lean {
-            sizes: [0; MAX_VARS],
+            sizes: [0; LEAN_VARS],
             bound: 0,
-            order: [0; MAX_VARS],
+            order: [0; LEAN_VARS],
             count: 0,
             stopped: false,
         }
@@ -104,23 +110,34 @@ impl Lean {
         }
     }
 
+    /// The index of `slot` in `sizes`: the slot itself in a scope the lean pass checks (the
+    /// mask only tells the compiler it is in bounds). A slot past [`LEAN_VARS`] would be a
+    /// bug in the caller: it stops the pass, so the general checker verifies instead.
+    #[inline(always)]
+    fn at(&mut self, slot: Slot) -> usize {
+        self.stop_if(slot.index() >= LEAN_VARS);
+        slot.index() & (LEAN_VARS - 1)
+    }
+
     #[inline(always)]
     fn value(&self, slot: Slot) -> Option<usize> {
-        (self.bound & slot.bit() != 0).then(|| self.sizes[slot.index()])
+        let i = slot.index() & (LEAN_VARS - 1);
+        (self.bound & slot.bit() != 0 && i == slot.index()).then(|| self.sizes[i])
     }
 
     /// `d` at a dim of the plain variable `slot`: binds it, or compares.
     #[inline(always)]
     fn dim(&mut self, slot: Slot, d: usize) {
+        let i = self.at(slot);
         if self.bound & slot.bit() == 0 {
-            self.sizes[slot.index()] = d;
+            self.sizes[i] = d;
             self.bound |= slot.bit();
             if let Some(o) = self.order.get_mut(self.count) {
                 *o = slot.to_u8();
             }
             self.count += 1;
         } else {
-            self.stop_if(self.sizes[slot.index()] != d);
+            self.stop_if(self.sizes[i] != d);
         }
     }
 
@@ -257,7 +274,8 @@ impl ScopeChecks for Lean {
 
     #[inline(always)]
     fn var_bound(&mut self, slot: Slot, d: usize, _: &[usize], _: usize) {
-        self.stop_if(self.sizes[slot.index()] != d);
+        let i = self.at(slot);
+        self.stop_if(self.sizes[i] != d);
     }
 
     #[inline(always)]
@@ -274,7 +292,8 @@ impl ScopeChecks for Lean {
         };
         for axis in 0..R {
             if known[axis] {
-                self.stop_if(self.sizes[slots[axis].index()] != a[axis]);
+                let i = self.at(slots[axis]);
+                self.stop_if(self.sizes[i] != a[axis]);
             } else {
                 self.dim(slots[axis], a[axis]);
             }

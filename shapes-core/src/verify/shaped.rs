@@ -7,7 +7,7 @@ use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrors};
-use super::lean::Lean;
+use super::lean::{LEAN_VARS, Lean};
 use super::scope_checks::ScopeChecks;
 use super::vars::{SlotMap, VarTable};
 use crate::source::ShapeSource;
@@ -337,8 +337,8 @@ fn first_error(errors: Vec<ShapeError>) -> ShapeError {
 /// Verifies `s` with `pre` bound. With `report` false, errors are only counted (a nested
 /// scope checked in a quiet pass of its parent).
 ///
-/// A struct whose every variable has a static binder, verified with nothing pre-bound, is
-/// checked by the [`Lean`] pass first: on success its bindings are the result. Otherwise, or
+/// A struct whose every variable has a static binder (at most [`LEAN_VARS`] of them), verified
+/// with nothing pre-bound, is checked by the [`Lean`] pass first: on success its bindings are the result. Otherwise, or
 /// when the lean pass stops, the general [`Checker`] verifies it from the start.
 ///
 /// Inlined into each struct's `verify` (the measured hot path). The error list becomes the
@@ -352,7 +352,7 @@ fn run_with<S: Shaped + ?Sized, E>(
     wrap: impl FnOnce(Vec<ShapeError>) -> E,
 ) -> Result<Bindings, E> {
     let pre = pre.filter(|pre| !pre.is_empty());
-    if const { S::BINDERS.all_static(&S::VARS) } && pre.is_none() {
+    if const { S::VARS.len() <= LEAN_VARS && S::BINDERS.all_static(&S::VARS) } && pre.is_none() {
         let mut lean = Lean::new();
         s.check_in(&mut lean, &const { S::VARS.identity() });
         if lean.is_done(S::BINDERS) {
