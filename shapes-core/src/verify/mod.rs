@@ -4,8 +4,10 @@
 //! Layers, lowest first: `vars` (slots), `plan` (the static description of checks: dim
 //! expressions over slots), `path`, `bindings`, `error`, `suggest`, `fold` and `summary` (how
 //! many errors are written); then `item_checks`, the one contract generated code calls,
-//! implemented by `checker` (records and reports; the pass driver) and `call` (a checked
-//! call's lean success path); `by_name` (the source side of a
+//! implemented by `checker` (records and reports; the pass driver), `call` (a checked
+//! call's lean success path) and `lean` (`verify`'s lean first pass), and `scope_checks`,
+//! what a struct's checks drive on top of it (path levels, nested scopes), implemented by
+//! `checker` and `lean`; `by_name` (the source side of a
 //! checkpoint check); `item_ops` (a pattern's items as data, run through `item_checks` by one
 //! interpreter: a run-time plan's tensors and a derived struct's tensors read by name);
 //! `binders` (where a method checked with `#[shapes::check(self)]` reads a struct's
