@@ -57,19 +57,10 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
         match &f.kind {
             Kind::Tensor { pattern, .. } => {
                 let mut any = false;
-                for (axis, item) in pattern.items.iter().enumerate() {
-                    match item {
-                        Item::Ellipsis | Item::Variadic(_) => break,
-                        Item::Dim(DimExpr::Var(v)) => {
-                            let Ok(axis) = u16::try_from(axis) else { break };
-                            let local = usize::from(g.local(v.as_str()));
-                            if seen.insert(local) {
-                                steps
-                                    .push(quote!(__t = __t.dim_at(#local, #name, #member, #axis);));
-                                any = true;
-                            }
-                        }
-                        _ => {}
+                for (local, axis) in fixed_axes(g, pattern) {
+                    if seen.insert(local) {
+                        steps.push(quote!(__t = __t.dim_at(#local, #name, #member, #axis);));
+                        any = true;
                     }
                 }
                 if any {
@@ -175,21 +166,11 @@ fn cond_binders(
     match &f.kind {
         Kind::Tensor { .. } if list => may_bind(g, krate, f, false, may),
         Kind::Tensor { pattern, .. } => {
-            let mut at = Vec::new();
             let mut locals = BTreeSet::new();
-            for (axis, item) in pattern.items.iter().enumerate() {
-                match item {
-                    Item::Ellipsis | Item::Variadic(_) => break,
-                    Item::Dim(DimExpr::Var(v)) => {
-                        let Ok(axis) = u16::try_from(axis) else { break };
-                        let local = usize::from(g.local(v.as_str()));
-                        if locals.insert(local) {
-                            at.push(quote!((#local, #axis)));
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            let at = fixed_axes(g, pattern)
+                .filter(|&(local, _)| locals.insert(local))
+                .map(|(local, axis)| quote!((#local, #axis)));
+            let at: Vec<TokenStream> = at.collect();
             let all = pattern_bits(g, pattern);
             let bits = may.tell(all);
             may.cond |= all;
@@ -212,6 +193,24 @@ fn cond_binders(
         }
         Kind::Nested => None,
     }
+}
+
+/// The plain variables of `pattern` at a fixed axis (before any `...` or `*rest`), as
+/// `(local, axis)`, in order: the dims that can be a binder.
+fn fixed_axes<'p>(
+    g: &'p Codegen,
+    pattern: &'p shapes_core::Pattern,
+) -> impl Iterator<Item = (usize, u16)> + 'p {
+    pattern
+        .items
+        .iter()
+        .take_while(|item| !matches!(item, Item::Ellipsis | Item::Variadic(_)))
+        .enumerate()
+        .filter_map(|(axis, item)| match item {
+            Item::Dim(DimExpr::Var(v)) => Some((usize::from(g.local(v.as_str())), axis)),
+            _ => None,
+        })
+        .map_while(|(local, axis)| Some((local, u16::try_from(axis).ok()?)))
 }
 
 /// What the table was told of the own variables: those some dim of an earlier field may bind

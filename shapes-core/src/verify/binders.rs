@@ -79,8 +79,14 @@ impl Binder {
         let mut steps: usize = 0;
         while steps <= u8::MAX as usize {
             match (a, b) {
+                // One field is reached one way: nested, or its list's first element.
                 (
                     Binder::Nested {
+                        member: m,
+                        child: x,
+                        ..
+                    }
+                    | Binder::Element {
                         member: m,
                         child: x,
                         ..
@@ -89,18 +95,8 @@ impl Binder {
                         member: n,
                         child: y,
                         ..
-                    },
-                ) if *m == *n => {
-                    a = x;
-                    b = y;
-                }
-                (
-                    Binder::Element {
-                        member: m,
-                        child: x,
-                        ..
-                    },
-                    Binder::Element {
+                    }
+                    | Binder::Element {
                         member: n,
                         child: y,
                         ..
