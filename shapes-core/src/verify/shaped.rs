@@ -338,12 +338,12 @@ fn first_error(errors: Vec<ShapeError>) -> ShapeError {
 /// scope checked in a quiet pass of its parent).
 ///
 /// A struct whose every variable has a static binder (at most [`LEAN_VARS`] of them), verified
-/// with nothing pre-bound, is checked by the [`Lean`] pass first: on success its bindings are the result. Otherwise, or
-/// when the lean pass stops, the general [`Checker`] verifies it from the start.
+/// with nothing pre-bound, is checked by the [`Lean`] pass first: on success its bindings are
+/// the result. Otherwise, or when the lean pass stops, the general [`Checker`] verifies it
+/// from the start.
 ///
-/// Inlined into each struct's `verify` (the measured hot path). The error list becomes the
-/// caller's error type inside, so the bindings are moved once, straight into the caller's
-/// result.
+/// Inlined into each struct's `verify` (the measured hot path); the lean pass's state then
+/// lives in the caller's frame, mostly in registers.
 #[inline(always)]
 fn run_with<S: Shaped + ?Sized, E>(
     s: &S,
