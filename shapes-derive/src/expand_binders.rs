@@ -153,7 +153,7 @@ fn may_bind(
 
 /// The step of a field a run may not reach whose binders can still name where a successful
 /// run bound a variable (see `Binders::nested_cond`): under `Option`s, or the first element
-/// of a list (`list`). A list of tensors only says what it may bind.
+/// of a list (`list`).
 fn cond_binders(
     g: &Codegen,
     krate: &TokenStream,
@@ -164,7 +164,6 @@ fn cond_binders(
 ) -> Option<TokenStream> {
     let name = &f.name;
     match &f.kind {
-        Kind::Tensor { .. } if list => may_bind(g, krate, f, false, may),
         Kind::Tensor { pattern, .. } => {
             let mut locals = BTreeSet::new();
             let at = fixed_axes(g, pattern)
@@ -174,7 +173,7 @@ fn cond_binders(
             let all = pattern_bits(g, pattern);
             let bits = may.tell(all);
             may.cond |= all;
-            Some(quote!(__t = __t.dims_cond(&[#(#at),*], #bits, #name, #member);))
+            Some(quote!(__t = __t.dims_cond(&[#(#at),*], #bits, #name, #member, #list);))
         }
         Kind::Nested if f.attr.own_scope.is_none() => {
             let child = f.access.leaf();

@@ -33,7 +33,8 @@ struct Head {
 }
 
 /// Every variable has a static binder: `d_ff` in the first block, `n_classes` in the head
-/// when there is one, `n_gate` in an optional tensor.
+/// when there is one, `n_gate` in an optional tensor, `n_exp` in the first of a list of
+/// tensors.
 #[derive(Shaped, Debug, Clone)]
 struct Model {
     #[shape("(vocab, d_model)")]
@@ -44,6 +45,8 @@ struct Model {
     head: Option<Head>,
     #[shape("(n_gate, d_model)")]
     gate: Option<Shape>,
+    #[shape("(d_model, n_exp)")]
+    experts: Vec<Shape>,
 }
 
 /// `d_ff` may also be bound after the list, by an optional tensor (when the list is empty)
@@ -68,8 +71,9 @@ struct LaterRequired {
 /// The sizes a model is built from, its layout, and what to corrupt: `(tensor, axis, how)`.
 #[derive(Debug, Clone)]
 struct Recipe {
-    sizes: [usize; 5],
+    sizes: [usize; 6],
     blocks: usize,
+    experts: usize,
     biases: [bool; 2],
     head: bool,
     gate: bool,
@@ -78,26 +82,29 @@ struct Recipe {
 
 fn recipe() -> impl Strategy<Value = Recipe> {
     (
-        prop::array::uniform5(1usize..=4),
-        0usize..3,
+        prop::array::uniform6(1usize..=4),
+        (0usize..3, 0usize..3),
         any::<[bool; 2]>(),
         any::<(bool, bool)>(),
         prop::option::of((0usize..64, 0usize..2, any::<bool>())),
     )
-        .prop_map(|(sizes, blocks, biases, (head, gate), corrupt)| Recipe {
-            sizes,
-            blocks,
-            biases,
-            head,
-            gate,
-            corrupt,
-        })
+        .prop_map(
+            |(sizes, (blocks, experts), biases, (head, gate), corrupt)| Recipe {
+                sizes,
+                blocks,
+                experts,
+                biases,
+                head,
+                gate,
+                corrupt,
+            },
+        )
 }
 
 /// The model `r` describes, consistent but for its corruption: one axis one larger, or one
 /// more axis.
 fn build(r: &Recipe) -> Model {
-    let [vocab, d_model, d_ff, n_classes, n_gate] = r.sizes;
+    let [vocab, d_model, d_ff, n_classes, n_gate, n_exp] = r.sizes;
     let proj = |o: usize, i: usize, bias: bool| Proj {
         w: Shape::from([o, i]),
         b: bias.then(|| Shape::from([o])),
@@ -115,6 +122,7 @@ fn build(r: &Recipe) -> Model {
             w: Shape::from([n_classes, d_model]),
         }),
         gate: r.gate.then(|| Shape::from([n_gate, d_model])),
+        experts: vec![Shape::from([d_model, n_exp]); r.experts],
     };
     if let Some((k, axis, grow)) = r.corrupt {
         let mut tensors: Vec<&mut Shape> = vec![&mut m.embed];
@@ -127,6 +135,7 @@ fn build(r: &Recipe) -> Model {
         }
         tensors.extend(m.head.as_mut().map(|h| &mut h.w));
         tensors.extend(m.gate.as_mut());
+        tensors.extend(m.experts.iter_mut());
         let n = tensors.len();
         if let Some(t) = tensors.get_mut(k % n) {
             let mut d = t.dims().to_vec();
@@ -163,8 +172,10 @@ fn the_models_take_the_lean_pass_only_when_every_variable_has_a_static_binder() 
     assert!(!<LaterBinder as Shaped>::BINDERS.all_static(&<LaterBinder as Shaped>::VARS));
     assert!(!<LaterRequired as Shaped>::BINDERS.all_static(&<LaterRequired as Shaped>::VARS));
     // A conditional binder is no binder for a method checked with `#[shapes::check(self)]`.
-    let d_ff = <Model as Shaped>::VARS.index_of("d_ff").unwrap();
-    assert!(<Model as Shaped>::BINDERS.get(d_ff).is_none());
+    for var in ["d_ff", "n_classes", "n_gate", "n_exp"] {
+        let i = <Model as Shaped>::VARS.index_of(var).unwrap();
+        assert!(<Model as Shaped>::BINDERS.get(i).is_none(), "{var}");
+    }
 }
 
 #[test]

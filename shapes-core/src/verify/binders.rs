@@ -50,6 +50,16 @@ pub enum Binder {
         /// The binder in the nested struct.
         child: &'static Binder,
     },
+    /// Dim `axis` of the first tensor of the list field `name` (its `member`-th field): a
+    /// conditional binder (the list may be empty), never read by a method.
+    ElementDim {
+        /// The field's name, as error paths print it.
+        name: &'static str,
+        /// The field's position among the struct's fields.
+        member: u16,
+        /// The axis.
+        axis: u16,
+    },
     /// The first element of the list field `name` (its `member`-th field), in whose struct
     /// `child` binds it: a conditional binder (the list may be empty), never read by a method.
     Element {
@@ -108,8 +118,14 @@ impl Binder {
                 (
                     Binder::Dim {
                         member: m, axis: x, ..
+                    }
+                    | Binder::ElementDim {
+                        member: m, axis: x, ..
                     },
                     Binder::Dim {
+                        member: n, axis: y, ..
+                    }
+                    | Binder::ElementDim {
                         member: n, axis: y, ..
                     },
                 ) if *m == *n => return *x < *y,
@@ -124,6 +140,7 @@ impl Binder {
     const fn member(&self) -> u16 {
         match self {
             Binder::Dim { member, .. }
+            | Binder::ElementDim { member, .. }
             | Binder::Nested { member, .. }
             | Binder::Element { member, .. } => *member,
         }
@@ -146,8 +163,11 @@ impl Binder {
                     segments.push(Segment::Index(0));
                     at = child;
                 }
-                Binder::Dim { name, axis, .. } => {
+                Binder::Dim { name, axis, .. } | Binder::ElementDim { name, axis, .. } => {
                     segments.push(Segment::Field(name));
+                    if matches!(at, Binder::ElementDim { .. }) {
+                        segments.push(Segment::Index(0));
+                    }
                     return Origin::Field {
                         path: FieldPath::new(root, &segments),
                         axis: usize::from(*axis),
@@ -472,15 +492,18 @@ impl Binders {
         self.through(vars, child_vars, child, renames, name, member, reach)
     }
 
-    /// [`dim_at`](Self::dim_at) for a tensor field under an `Option`, whose dims at `axes`
-    /// are the variables at `indices`, and whose plain dims may bind `bits`: conditional
-    /// binders (see [`nested_cond`](Self::nested_cond)).
+    /// [`dim_at`](Self::dim_at) for a tensor field a run may not reach: under an `Option`
+    /// (`list` false) or the first of a list of tensors (`list` true). Its dims at `at` are
+    /// `(variable index, axis)`, and its plain dims may bind `bits`: conditional binders (see
+    /// [`nested_cond`](Self::nested_cond)).
     ///
     /// ```
     /// use shapes::__private::{Binders, VarTable};
     /// const VARS: VarTable = VarTable::new().with("d");
-    /// static B: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0);
+    /// static B: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0, false);
     /// assert!(B.all_static(&VARS) && B.get(0).is_none() && B.mask() == 0);
+    /// static L: Binders = Binders::listed().dims_cond(&[(0, 1)], 0b1, "heads", 0, true);
+    /// assert_eq!(L.origin_binder(0).unwrap().origin("M").to_string(), "M.heads[0] axis 1");
     /// ```
     pub const fn dims_cond(
         mut self,
@@ -488,6 +511,7 @@ impl Binders {
         bits: u64,
         name: &'static str,
         member: u16,
+        list: bool,
     ) -> Self {
         let mut own = 0;
         let mut k = 0;
@@ -495,8 +519,13 @@ impl Binders {
             // ok: `k < at.len()` (the loop condition).
             let (index, axis) = at[k];
             if index < MAX_VARS && self.at[index].is_none() && self.may & (1 << index) == 0 {
+                let binder = if list {
+                    Binder::ElementDim { name, member, axis }
+                } else {
+                    Binder::Dim { name, member, axis }
+                };
                 // ok: `index < MAX_VARS`, checked just above.
-                self.at[index] = Some(Binder::Dim { name, member, axis });
+                self.at[index] = Some(binder);
                 self.cond |= 1 << index;
                 self.first |= 1 << index;
                 own |= 1 << index;
@@ -638,7 +667,7 @@ impl Binders {
     /// ```
     /// use shapes::__private::{Binders, VarTable};
     /// const VARS: VarTable = VarTable::new().with("d");
-    /// static B: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0);
+    /// static B: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0, false);
     /// assert_eq!(B.origin_binder(0).unwrap().origin("M").to_string(), "M.bias axis 0");
     /// ```
     pub const fn origin_binder(&'static self, var: usize) -> Option<&'static Binder> {
@@ -784,7 +813,7 @@ mod tests {
     #[test]
     fn a_conditional_binder_names_the_origin_only_while_nothing_else_may_bind() {
         const VARS: VarTable = VarTable::new().with("d");
-        static OPT: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0);
+        static OPT: Binders = Binders::listed().dims_cond(&[(0, 0)], 0b1, "bias", 0, false);
         // Under an `Option`: first, but no binder for a method and not bound for sure.
         assert!(OPT.all_static(&VARS) && OPT.get(0).is_none() && OPT.mask() == 0);
         // A required field after it binds `d` on every run: its binder, not first.
@@ -795,7 +824,7 @@ mod tests {
         );
         assert_eq!((THEN.mask(), THEN.first()), (0b1, 0));
         // A second optional field may bind it when the first is `None`.
-        assert_eq!(OPT.dims_cond(&[(0, 0)], 0b1, "other", 1).first(), 0);
+        assert_eq!(OPT.dims_cond(&[(0, 0)], 0b1, "other", 1, false).first(), 0);
         // Through a list, only what the element binds on every run is the first element's.
         const CHILD: VarTable = VarTable::new().with("d");
         static ELEM: Binders =
