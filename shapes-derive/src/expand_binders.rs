@@ -79,17 +79,8 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
             }
             Kind::Nested if f.attr.own_scope.is_none() => {
                 let child = f.access.leaf();
-                let renames = renames(f);
-                steps.push(quote! {
-                    __t = __t.nested(
-                        &Self::VARS,
-                        &<#child as #krate::Shaped>::VARS,
-                        <#child as #krate::Shaped>::BINDERS,
-                        &[#renames],
-                        #name,
-                        #member,
-                    );
-                });
+                let tables = child_tables(krate, f);
+                steps.push(quote!(__t = __t.nested(#tables, #name, #member);));
                 arms.push(quote! {
                     #p::Binder::Nested { member: #member, child: __inner, .. } => {
                         <#child as #krate::Shaped>::read_binder(#value, __inner)
@@ -136,16 +127,8 @@ fn may_bind(
             (bits != 0).then(|| quote!(__t = __t.may(#bits);))
         }
         Kind::Nested if f.attr.own_scope.is_none() && !binder => {
-            let child = f.access.leaf();
-            let renames = renames(f);
-            Some(quote! {
-                __t = __t.may_nested(
-                    &Self::VARS,
-                    &<#child as #krate::Shaped>::VARS,
-                    <#child as #krate::Shaped>::BINDERS,
-                    &[#renames],
-                );
-            })
+            let tables = child_tables(krate, f);
+            Some(quote!(__t = __t.may_nested(#tables);))
         }
         Kind::Nested => None,
     }
@@ -176,21 +159,23 @@ fn cond_binders(
             Some(quote!(__t = __t.dims_cond(&[#(#at),*], #bits, #name, #member, #list);))
         }
         Kind::Nested if f.attr.own_scope.is_none() => {
-            let child = f.access.leaf();
-            let renames = renames(f);
-            Some(quote! {
-                __t = __t.nested_cond(
-                    &Self::VARS,
-                    &<#child as #krate::Shaped>::VARS,
-                    <#child as #krate::Shaped>::BINDERS,
-                    &[#renames],
-                    #name,
-                    #member,
-                    #list,
-                );
-            })
+            let tables = child_tables(krate, f);
+            Some(quote!(__t = __t.nested_cond(#tables, #name, #member, #list);))
         }
         Kind::Nested => None,
+    }
+}
+
+/// The arguments that tell the table about the nested field `f`: this struct's variables, the
+/// nested struct's variables and binders, and the field's renames.
+fn child_tables(krate: &TokenStream, f: &crate::ast::Field) -> TokenStream {
+    let child = f.access.leaf();
+    let renames = renames(f);
+    quote! {
+        &Self::VARS,
+        &<#child as #krate::Shaped>::VARS,
+        <#child as #krate::Shaped>::BINDERS,
+        &[#renames]
     }
 }
 
