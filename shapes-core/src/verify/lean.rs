@@ -20,12 +20,12 @@ use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
 use super::shaped::Shaped;
 use super::vars::{Slot, SlotMap, VarTable};
+use crate::expr::CmpOp;
 
 /// The most variables a scope checked by the lean pass holds: its state is then a few cache
 /// lines, set up with a few stores. A model has a handful; a scope with more is verified by
 /// the general checker alone.
 pub const LEAN_VARS: usize = 16;
-use crate::expr::CmpOp;
 
 /// The lean first pass's state (see the module docs).
 ///
