@@ -257,7 +257,7 @@ impl Codegen {
     }
 
     /// For a pattern of plain variables only (`(d_model, d_ff)`, the common case), the checks
-    /// `items_check_known` would make, as one `Checker::plain_tensor` call that records the
+    /// `items_check_known` would make, as one `ScopeChecks::plain_tensor` call that records the
     /// field `info` only when something is bound or wrong: no store per tensor on the success
     /// path. A variable is known bound when an earlier check bound it for sure (`bound`, as in
     /// `items_check_known`) or the struct's map says so (its parent bound it). `None` for

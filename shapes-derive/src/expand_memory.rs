@@ -23,7 +23,7 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     let mut known = KnownBound::default();
     let mut checks = Vec::new();
     // Whether the field before is a path level (a nested field, a list): a run of them sets the
-    // path's depth once, and each names its level (see `Checker::name_at`).
+    // path's depth once, and each names its level (see `ScopeChecks::name_at`).
     let mut in_run = false;
     for (k, f) in input.fields.iter().enumerate() {
         let level = f.is_path_level();

@@ -38,6 +38,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
             __src: &mut #p::SourceCx<'_>,
         ) {
             use #p::ItemChecks as _;
+            use #p::ScopeChecks as _;
             #(#slots)*
             #level
             #(#fields)*

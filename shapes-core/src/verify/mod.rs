@@ -54,7 +54,7 @@ pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
 pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};
 pub use scope_checks::ScopeChecks;
-pub use shaped::{Shaped, isolated, isolated_source, verify_general};
+pub use shaped::{Shaped, isolated_source, verify_general};
 pub use static_check::{StaticItem, static_matches};
 pub use suggest::closest;
 pub use vars::{MAX_VARS, Slot, SlotMap, VarTable};

@@ -22,6 +22,7 @@ use super::item_checks::ItemChecks;
 use super::item_ops::{ItemOp, run_items};
 use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
+use super::scope_checks::ScopeChecks;
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::{CmpOp, DimExpr, Item, Pattern};
 use crate::parse::{parse_constraints, parse_pattern};

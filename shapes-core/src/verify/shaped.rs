@@ -447,9 +447,8 @@ fn settle<S: Shaped + ?Sized>(
 }
 
 /// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`), then
-/// folds its errors into `cx`'s. Generated code calls it.
-#[doc(hidden)]
-pub fn isolated<S: Shaped + ?Sized>(cx: &mut Checker, nested: &S) {
+/// folds its errors into `cx`'s: the general checker's `ScopeChecks::isolated`.
+pub(crate) fn isolated<S: Shaped + ?Sized>(cx: &mut Checker, nested: &S) {
     let report = cx.is_reporting();
     if let Err(errors) = run_with(nested, None, report, |e| e) {
         cx.absorb(errors);

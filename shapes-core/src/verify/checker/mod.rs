@@ -219,29 +219,7 @@ impl Checker {
         std::mem::take(&mut self.out)
     }
 
-    // ----- navigation -----
-    //
-    // Derived code reads the level its struct's checks start at once, with `level()`, and
-    // passes levels explicitly: a run of nested fields sets the depth once and names each
-    // field's level with one store of a value already in a register, with no read-modify-write
-    // of the depth from one field to the next (a chain of store-to-load forwards that cost more
-    // than the checks themselves).
-
-    /// The nesting level the checks running now are at: derived code reads it once per
-    /// struct and passes it (plus the collection levels it enters) to the methods below.
-    #[inline(always)]
-    pub fn level(&self) -> usize {
-        self.depth
-    }
-
-    /// Enters `segment` at `level` (the level of the struct entering it, so the path is then
-    /// `level + 1` deep): a field holding nested structs, or a collection, whose element
-    /// index [`index_at`](Self::index_at) sets.
-    #[inline(always)]
-    pub fn enter_at(&mut self, level: usize, segment: &'static Segment) {
-        self.name_at(level, segment);
-        self.depth = level + 1;
-    }
+    // ----- navigation: the private halves of the `ScopeChecks` path methods -----
 
     /// A level past the first [`PATH_DEPTH`]; the first time it is reached, `far` and
     /// `node_at` grow to hold it.
@@ -258,37 +236,11 @@ impl Checker {
         }
     }
 
-    /// Sets the element index of the collection entered at `level`.
-    #[inline(always)]
-    pub fn index_at(&mut self, level: usize, i: usize) {
-        match self.index.get_mut(level) {
-            Some(s) => *s = i,
-            None => self.index_far(level, i),
-        }
-    }
-
     #[cold]
     #[inline(never)]
     fn index_far(&mut self, level: usize, i: usize) {
         if let Some(s) = self.far.get_mut(level.saturating_sub(PATH_DEPTH)) {
             s.1 = i;
-        }
-    }
-
-    /// Leaves every level entered at `level` or deeper: the path is `level` deep again.
-    #[inline(always)]
-    pub fn leave_to(&mut self, level: usize) {
-        self.depth = level;
-    }
-
-    /// Names level `level` `segment`, the path being `level + 1` deep already: a struct's run
-    /// of nested fields sets the depth once (with [`leave_to`](Self::leave_to)`(level + 1)`)
-    /// and names each field's level as it comes.
-    #[inline(always)]
-    pub fn name_at(&mut self, level: usize, segment: &'static Segment) {
-        match self.near.get_mut(level) {
-            Some(s) => *s = segment,
-            None => self.enter_far(level, segment),
         }
     }
 
@@ -309,46 +261,6 @@ impl Checker {
     /// The levels entered, outermost first.
     pub(crate) fn levels(&self) -> impl Iterator<Item = Segment> + '_ {
         (0..self.depth).map(|l| self.segment_at(l))
-    }
-
-    /// [`var_is`](ItemChecks::var_is) for a variable that the checks before this one bound
-    /// for sure (derived code knows which: see the derive's `items_check_known`): one
-    /// comparison.
-    ///
-    /// Should the slot be unbound after all, a dim that differs from the sentinel still takes
-    /// the cold path and binds it; only a dim of exactly `usize::MAX` would pass unbound.
-    #[inline(always)]
-    pub fn var_bound(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
-        if self.sizes[slot.index()] != d {
-            self.bind_or_mismatch(slot, d, dims, axis);
-        }
-    }
-
-    /// The checks of one tensor of `field` whose pattern is `R` plain variables, in `slots`:
-    /// its rank, then each axis. `known[axis]` says the checks before this one bound that
-    /// variable for sure, so it costs one comparison (see [`var_bound`](Self::var_bound)).
-    ///
-    /// The field is recorded only when something is bound or wrong, in the cold paths: a
-    /// store per tensor on the success path costs more than the comparisons. Derived code
-    /// and the framework layers' impls check a pattern of plain variables with it.
-    #[inline(always)]
-    pub fn plain_tensor<const R: usize>(
-        &mut self,
-        field: &'static FieldInfo,
-        dims: &[usize],
-        slots: [Slot; R],
-        known: [bool; R],
-    ) {
-        let Ok(a) = <&[usize; R]>::try_from(dims) else {
-            return self.rank_mismatch_in(field, dims, R);
-        };
-        for axis in 0..R {
-            let (slot, d) = (slots[axis], a[axis]);
-            let same = self.sizes[slot.index()] == d;
-            if !same || (!known[axis] && d == UNBOUND) {
-                self.bind_or_mismatch_in(field, slot, d, dims, axis);
-            }
-        }
     }
 
     #[cold]
@@ -677,37 +589,55 @@ impl ItemChecks for Checker {
     }
 }
 
+// Derived code reads the level its struct's checks start at once, with `level()`, and passes
+// levels explicitly: a run of nested fields sets the depth once and names each field's level
+// with one store of a value already in a register, with no read-modify-write of the depth from
+// one field to the next (a chain of store-to-load forwards that cost more than the checks
+// themselves).
 impl ScopeChecks for Checker {
     #[inline(always)]
     fn level(&self) -> usize {
-        Checker::level(self)
+        self.depth
     }
 
     #[inline(always)]
     fn enter_at(&mut self, level: usize, segment: &'static Segment) {
-        Checker::enter_at(self, level, segment);
+        self.name_at(level, segment);
+        self.depth = level + 1;
     }
 
     #[inline(always)]
     fn index_at(&mut self, level: usize, i: usize) {
-        Checker::index_at(self, level, i);
+        match self.index.get_mut(level) {
+            Some(s) => *s = i,
+            None => self.index_far(level, i),
+        }
     }
 
     #[inline(always)]
     fn leave_to(&mut self, level: usize) {
-        Checker::leave_to(self, level);
+        self.depth = level;
     }
 
     #[inline(always)]
     fn name_at(&mut self, level: usize, segment: &'static Segment) {
-        Checker::name_at(self, level, segment);
+        match self.near.get_mut(level) {
+            Some(s) => *s = segment,
+            None => self.enter_far(level, segment),
+        }
     }
 
+    /// Should the slot be unbound after all, a dim that differs from the sentinel still takes
+    /// the cold path and binds it; only a dim of exactly `usize::MAX` would pass unbound.
     #[inline(always)]
     fn var_bound(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
-        Checker::var_bound(self, slot, d, dims, axis);
+        if self.sizes[slot.index()] != d {
+            self.bind_or_mismatch(slot, d, dims, axis);
+        }
     }
 
+    /// The field is recorded only when something is bound or wrong, in the cold paths: a
+    /// store per tensor on the success path costs more than the comparisons.
     #[inline(always)]
     fn plain_tensor<const R: usize>(
         &mut self,
@@ -716,7 +646,16 @@ impl ScopeChecks for Checker {
         slots: [Slot; R],
         known: [bool; R],
     ) {
-        Checker::plain_tensor(self, field, dims, slots, known);
+        let Ok(a) = <&[usize; R]>::try_from(dims) else {
+            return self.rank_mismatch_in(field, dims, R);
+        };
+        for axis in 0..R {
+            let (slot, d) = (slots[axis], a[axis]);
+            let same = self.sizes[slot.index()] == d;
+            if !same || (!known[axis] && d == UNBOUND) {
+                self.bind_or_mismatch_in(field, slot, d, dims, axis);
+            }
+        }
     }
 
     #[inline]
