@@ -379,10 +379,7 @@ fn run_with<S: Shaped + ?Sized, E>(
 /// ```
 #[doc(hidden)]
 pub fn verify_general<S: Shaped + ?Sized>(s: &S) -> Result<Bindings, ShapeError> {
-    let map: SlotMap = const { S::VARS.identity() };
-    Checker::empty(const { &S::VARS }, S::NAME)
-        .run(true, |cx| s.check_in(cx, &map))
-        .map_err(first_error)
+    recorded(s, None, true).map_err(first_error)
 }
 
 /// [`checked`] out of line: after a lean pass that stopped.
@@ -439,6 +436,17 @@ fn settle<S: Shaped + ?Sized>(
             return Ok(cx.take_bindings());
         }
     }
+    recorded(s, pre, report)
+}
+
+/// `s` verified from the start by a checker that records the path of every binding (no
+/// origin is read from a static binder): what a failed first pass falls back to.
+fn recorded<S: Shaped + ?Sized>(
+    s: &S,
+    pre: Option<&Bindings>,
+    report: bool,
+) -> Result<Bindings, Vec<ShapeError>> {
+    let map: SlotMap = const { S::VARS.identity() };
     let cx = match pre {
         Some(pre) => Checker::new(const { &S::VARS }, S::NAME, pre),
         None => Checker::empty(const { &S::VARS }, S::NAME),
