@@ -3,12 +3,10 @@
 
 use std::fmt::Write;
 
-use shapes::SourceOptions;
+use shapes::report::{escape, fold_by, pad};
+use shapes::{Checkpoint, Naming, SourceOptions, Spec};
 
-use crate::arch;
-use crate::fold::fold;
-use crate::open::Opened;
-use crate::spec::{self, SpecText};
+use crate::open;
 
 /// The dims `inspect` shows first, in this order, when the spec binds them.
 const HEADLINE: &[&str] = &[
@@ -26,16 +24,15 @@ fn dims(shape: &[usize]) -> String {
 }
 
 /// The architecture line: what the built-in spec binds on this file, or why it does not fit.
-fn architecture(opened: &Opened) -> Option<String> {
-    let name = opened.architecture()?;
-    let Some((shown, text)) = arch::find(&name, opened.is_gguf()) else {
-        return Some(format!("architecture: {name} (no built-in spec)"));
+fn architecture(ckpt: &Checkpoint) -> Option<String> {
+    let name = ckpt.architecture()?;
+    let Some(spec) = Spec::builtin(name, Naming::of(ckpt)) else {
+        return Some(format!("architecture: {} (no built-in spec)", escape(name)));
     };
-    let compiled = spec::compile(&SpecText { file: &shown, text }).ok()?;
-    let result = compiled
-        .plan
-        .verify_source_options(opened, SourceOptions::new());
-    let mut s = format!("architecture: {name} ({shown})\n  ");
+    let result = spec
+        .plan()
+        .verify_source_options(ckpt, SourceOptions::new());
+    let mut s = format!("architecture: {} ({})\n  ", escape(name), spec.file());
     match result {
         Ok(b) => {
             let mut parts: Vec<String> = HEADLINE
@@ -60,53 +57,60 @@ fn architecture(opened: &Opened) -> Option<String> {
 }
 
 /// The listing.
-pub fn text(opened: &Opened) -> String {
-    let tensors = opened.tensors();
-    let names: Vec<&str> = tensors.iter().map(|t| t.name).collect();
-    let folded = fold(&names, |i| (tensors[i].dtype, tensors[i].shape));
+pub fn text(path: &std::path::Path, ckpt: &Checkpoint) -> String {
+    let tensors = ckpt.tensors();
+    let keyed = tensors
+        .iter()
+        .map(|t| (t.name.as_str(), (t.dtype.as_str(), t.shape.dims())));
+    let (folded, _) = fold_by(keyed, usize::MAX);
     let mut s = String::new();
     let _ = writeln!(
         s,
         "{}: {}, {} tensors",
-        opened.path.display(),
-        opened.format(),
+        escape(&path.display().to_string()),
+        open::format(ckpt),
         tensors.len()
     );
-    let meta = opened.metadata();
+    let meta = open::metadata(ckpt);
     if !meta.is_empty() {
         let _ = writeln!(s, "metadata:");
         for (k, v) in meta {
-            let _ = writeln!(s, "  {k} = {v}");
+            let _ = writeln!(s, "  {} = {}", escape(&k), escape(&v));
         }
     }
-    if let Some((path, _)) = opened.config_json() {
-        let _ = writeln!(s, "config: {}", path.display());
+    if let Some(p) = ckpt.config_path() {
+        let _ = writeln!(s, "config: {}", escape(&p.display().to_string()));
     }
-    if let Some(a) = architecture(opened) {
+    if let Some(a) = architecture(ckpt) {
         let _ = writeln!(s, "{a}");
     }
     let rows: Vec<[String; 4]> = folded
         .iter()
-        .map(|f| {
-            let t = &tensors[f.first];
-            [
-                f.name.clone(),
-                t.dtype.to_owned(),
-                dims(t.shape),
+        .filter_map(|f| {
+            let t = tensors.get(f.first)?;
+            Some([
+                escape(&f.text).into_owned(),
+                escape(&t.dtype).into_owned(),
+                dims(t.shape.dims()),
                 if f.count > 1 {
                     format!("×{}", f.count)
                 } else {
                     String::new()
                 },
-            ]
+            ])
         })
         .collect();
-    let w0 = rows.iter().map(|r| r[0].chars().count()).max().unwrap_or(0);
-    let w1 = rows.iter().map(|r| r[1].chars().count()).max().unwrap_or(0);
-    let w2 = rows.iter().map(|r| r[2].chars().count()).max().unwrap_or(0);
+    let width = |k: usize| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
     let _ = writeln!(s, "tensors:");
     for r in &rows {
-        let line = format!("  {:<w0$}  {:<w1$}  {:<w2$}  {}", r[0], r[1], r[2], r[3]);
+        let line = format!(
+            "  {}  {}  {}  {}",
+            pad(&r[0], w0, false),
+            pad(&r[1], w1, false),
+            pad(&r[2], w2, false),
+            r[3]
+        );
         let _ = writeln!(s, "{}", line.trim_end());
     }
     s

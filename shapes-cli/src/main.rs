@@ -4,22 +4,19 @@
 
 #![forbid(unsafe_code)]
 
-mod arch;
-mod check;
-mod fold;
 mod inspect;
 mod open;
-mod report;
-mod spec;
-mod style;
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use shapes::report::{Paint, Report};
+use shapes::{CheckError, CheckOptions, Checkpoint, Naming, Spec};
 
-use crate::check::Fail;
-use crate::style::Style;
+/// A failure that is not a mismatch: exit code 2.
+struct Fail(String);
 
 /// Check tensor shapes of a checkpoint (safetensors, sharded or not, GGUF, npz, PyTorch zip) from
 /// its header, against a spec file or a built-in architecture (llama, mistral, qwen2, gpt2,
@@ -62,9 +59,13 @@ enum Command {
         /// Tensors the spec does not describe are allowed.
         #[arg(long)]
         non_strict: bool,
-        /// Print the report as JSON.
+        /// Print the report as JSON (every entry, whatever their number).
         #[arg(long)]
         json: bool,
+        /// List every mismatch, missing and unexpected tensor (by default at most 50 of each,
+        /// then a count of the rest).
+        #[arg(long)]
+        all: bool,
     },
 }
 
@@ -81,11 +82,17 @@ fn parse_set(s: &str) -> Result<(String, usize), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let json = matches!(cli.command, Command::Check { json: true, .. });
     match run(cli.command) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(Fail(e)) => {
             eprintln!("error: {e}");
+            if json {
+                // CI reading stdout gets an answer in the same schema's spirit: what failed.
+                let v = serde_json::json!({ "ok": false, "exit": 2, "error": e });
+                let _ = write_out(&format!("{v:#}\n"));
+            }
             ExitCode::from(2)
         }
     }
@@ -94,8 +101,8 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<bool, Fail> {
     match command {
         Command::Inspect { path, config } => {
-            let opened = open::open(&path, config.as_deref()).map_err(Fail)?;
-            write_out(&inspect::text(&opened))?;
+            let ckpt = open::open(&path, config.as_deref()).map_err(Fail)?;
+            write_out(&inspect::text(&path, &ckpt))?;
             Ok(true)
         }
         Command::Check {
@@ -106,19 +113,95 @@ fn run(command: Command) -> Result<bool, Fail> {
             sets,
             non_strict,
             json,
+            all,
         } => {
-            let opened = open::open(&path, config.as_deref()).map_err(Fail)?;
-            let (file, compiled) = check::load_spec(&opened, spec.as_deref(), arch.as_deref())?;
-            let outcome = check::run(&opened, file, &compiled, &sets, !non_strict)?;
-            if json {
-                let v = report::json(&opened, &outcome);
-                let text = serde_json::to_string_pretty(&v).map_err(|e| Fail(e.to_string()))?;
-                write_out(&format!("{text}\n"))?;
-            } else {
-                write_out(&report::text(&opened, &outcome, Style::detect()))?;
-            }
-            Ok(outcome.ok())
+            let ckpt = open::open(&path, config.as_deref()).map_err(Fail)?;
+            let spec = load_spec(&path, &ckpt, spec.as_deref(), arch.as_deref())?;
+            let options = sets.into_iter().fold(
+                CheckOptions::new().strict(!non_strict).given_by("--set"),
+                |o, (var, value)| o.set(var, value),
+            );
+            let report = spec
+                .check_with(&ckpt, &options)
+                .map_err(|e| Fail(check_error(&e)))?
+                .all(all);
+            print_report(&report, json)?;
+            Ok(report.ok())
         }
+    }
+}
+
+fn print_report(report: &Report, json: bool) -> Result<(), Fail> {
+    if json {
+        return write_out(&format!("{:#}\n", report.to_json()));
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let paint = if !no_color && std::io::stdout().is_terminal() {
+        Paint::ANSI
+    } else {
+        Paint::PLAIN
+    };
+    write_out(&report.render(paint))
+}
+
+/// The spec: a file, a built-in by `--arch`, or the built-in the checkpoint names.
+fn load_spec(
+    path: &Path,
+    ckpt: &Checkpoint,
+    file: Option<&Path>,
+    arch: Option<&str>,
+) -> Result<Spec, Fail> {
+    let builtins = || Spec::builtin_names().join(", ");
+    match (file, arch) {
+        (Some(file), _) => Spec::read(file).map_err(|e| Fail(e.to_string())),
+        (None, Some(a)) => Spec::builtin(a, Naming::of(ckpt)).ok_or_else(|| {
+            Fail(format!(
+                "no built-in architecture `{a}`: the built-ins are {}; or give --spec FILE",
+                builtins()
+            ))
+        }),
+        (None, None) => Spec::for_checkpoint(ckpt).map_err(|e| {
+            Fail(match e.named {
+                None => format!(
+                    "{}: the file names no architecture (no GGUF general.architecture, no config.json model_type): give --spec FILE or --arch NAME ({})",
+                    shapes::report::escape(&path.display().to_string()),
+                    builtins()
+                ),
+                Some(named) => format!(
+                    "architecture `{}` has no built-in spec (the built-ins are {}): give --spec FILE",
+                    shapes::report::escape(&named),
+                    builtins()
+                ),
+            })
+        }),
+    }
+}
+
+/// A check that could not run, in the command's words.
+fn check_error(e: &CheckError) -> String {
+    match e {
+        CheckError::UnknownVariable {
+            spec,
+            var,
+            suggestion,
+            variables,
+        } => format!(
+            "--set {var}: the spec {spec} has no variable `{var}`{}; its variables are {}",
+            suggestion
+                .as_ref()
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default(),
+            variables.join(", ")
+        ),
+        CheckError::GivenNotStated { var, keys } => format!(
+            "`{var}` shows in no tensor's shape and neither the file nor a config.json states it{}: give --config config.json or --set {var}=N",
+            if keys.is_empty() {
+                String::new()
+            } else {
+                format!(" (looked for {})", keys.join(", "))
+            }
+        ),
+        other => other.to_string(),
     }
 }
 

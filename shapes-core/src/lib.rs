@@ -26,9 +26,13 @@ pub mod frameworks;
 mod parse;
 #[doc(hidden)]
 pub mod private;
+#[cfg(feature = "spec")]
+pub mod report;
 mod shape;
 mod solve;
 mod source;
+#[cfg(feature = "spec")]
+mod spec;
 mod verify;
 
 #[doc(hidden)]
@@ -63,6 +67,9 @@ pub use verify::{
     ShapeErrorKind, ShapeErrors, Shaped, Tie, Value,
 };
 pub use verify::{Plan, PlanError, PlanErrorKind, PlanNode, SourceOptions};
+
+#[cfg(feature = "spec")]
+pub use spec::{CheckError, CheckOptions, Naming, Spec, SpecError, UnknownArchitecture};
 
 /// The former name of [`SafetensorsError`], kept so that code written against it still
 /// compiles: the two names are one type.

@@ -491,18 +491,34 @@ fn suggest_for_missing(errors: &mut [ShapeError], unexpected: &[String]) {
         _ => None,
     });
     for (tensor, suggestion) in missing.take(MAX_SUGGESTED) {
+        // The names under the same parent (a renamed key), then under the grandparent (a
+        // renamed module: `model.norm.weight` saved as `model.nrm.weight`), each a bounded
+        // run of the sorted names.
         let parent = tensor
             .rfind('.')
             .map_or("", |i| tensor.get(..=i).unwrap_or(""));
-        let from = unexpected.partition_point(|u| u.as_str() < parent);
-        let mut candidates: Vec<&str> = unexpected
-            .get(from..)
-            .unwrap_or(&[])
-            .iter()
-            .take_while(|u| u.starts_with(parent))
-            .take(MAX_CANDIDATES)
-            .map(String::as_str)
-            .collect();
+        let grandparent = parent
+            .strip_suffix('.')
+            .and_then(|p| p.rfind('.'))
+            .map_or("", |i| tensor.get(..=i).unwrap_or(""));
+        let mut candidates: Vec<&str> = Vec::new();
+        let prefixes = if grandparent == parent {
+            &[parent][..]
+        } else {
+            &[parent, grandparent][..]
+        };
+        for prefix in prefixes {
+            let from = unexpected.partition_point(|u| u.as_str() < *prefix);
+            candidates.extend(
+                unexpected
+                    .get(from..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take_while(|u| u.starts_with(prefix))
+                    .take(MAX_CANDIDATES)
+                    .map(String::as_str),
+            );
+        }
         if let Some(same) = by_tail.get(tail(tensor)) {
             candidates.extend(same);
         }

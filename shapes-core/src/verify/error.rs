@@ -607,6 +607,29 @@ impl ShapeErrors {
             .unwrap_or(&[])
     }
 
+    /// Each missing tensor that has a close unexpected name, with that name ("did you mean"),
+    /// in order.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, Shaped};
+    /// #[derive(Shaped)]
+    /// struct Norm { #[shape("(d,)")] weight: Shape }
+    /// let mut src = BTreeMap::new();
+    /// src.insert("wieght".to_string(), Shape::from([4]));
+    /// let errs = Norm::verify_source(&src).unwrap_err();
+    /// assert_eq!(errs.suggestions().collect::<Vec<_>>(), [("weight", "wieght")]);
+    /// ```
+    pub fn suggestions(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.errors().iter().filter_map(|e| match &e.kind {
+            ShapeErrorKind::Missing {
+                tensor,
+                suggestion: Some(s),
+            } => Some((tensor.as_str(), s.as_str())),
+            _ => None,
+        })
+    }
+
     /// Every error that is neither a missing nor an unexpected tensor: shape mismatches,
     /// unsolvable dims, gaps. See [`missing_tensors`](Self::missing_tensors).
     ///

@@ -10,9 +10,10 @@
 
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::hash::Hash;
 
 /// How many distinct shapes of text are folded; the texts past them are only counted.
-pub(crate) const MAX_GROUPS: usize = 10_000;
+pub const MAX_GROUPS: usize = 10_000;
 
 /// A text with its indices blanked, and the indices.
 fn skeleton(text: &str) -> (String, Vec<usize>) {
@@ -93,34 +94,64 @@ fn ranges(values: &mut Vec<usize>) -> String {
     out
 }
 
-/// One folded line: its text and how many texts it stands for.
+/// One folded line: its text, how many texts it stands for, and the position of the first of
+/// them in the input (to look up what they share: a dtype, a shape).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Folded {
-    pub(crate) text: String,
-    pub(crate) count: usize,
+pub struct Folded {
+    /// The text, with the indices that vary written as sets (`layers.{0..11}.q`).
+    pub text: String,
+    /// How many texts it stands for.
+    pub count: usize,
+    /// The position in the input of the first text it stands for.
+    pub first: usize,
 }
 
 struct Group {
     skeleton: String,
+    first: usize,
     members: Vec<Vec<usize>>,
 }
 
 /// Folds `texts`, in order of first appearance; past [`MAX_GROUPS`] shapes of text, the rest
 /// is returned as a count.
 pub(crate) fn fold<'a>(texts: impl IntoIterator<Item = &'a str>) -> (Vec<Folded>, usize) {
+    fold_by(texts.into_iter().map(|t| (t, ())), MAX_GROUPS)
+}
+
+/// Folds texts that differ only in list indices and have equal keys (a listing folds the
+/// tensors of a dtype and shape), in order of first appearance, in time linear in the texts'
+/// length: texts fold when their indices vary together (`layers[3]` and `layers.3` in one
+/// text) or make a full grid (`experts.{0..7}` in `layers.{0..3}`). Past `max_groups` shapes of
+/// text, the rest is returned as a count.
+///
+/// ```
+/// use shapes::report::fold_by;
+/// let names = ["emb", "l.0.w", "l.1.w", "l.2.w", "l.3.w", "e.0.x.0", "e.0.x.1", "e.1.x.0", "e.1.x.1"];
+/// let shapes = [1, 2, 2, 2, 3, 4, 4, 4, 4];
+/// let (folded, rest) = fold_by(names.iter().copied().zip(shapes), usize::MAX);
+/// let lines: Vec<(&str, usize)> = folded.iter().map(|f| (f.text.as_str(), f.count)).collect();
+/// assert_eq!(lines, [("emb", 1), ("l.{0..2}.w", 3), ("l.3.w", 1), ("e.{0..1}.x.{0..1}", 4)]);
+/// assert_eq!(rest, 0);
+/// ```
+pub fn fold_by<'a, K: Eq + Hash>(
+    texts: impl IntoIterator<Item = (&'a str, K)>,
+    max_groups: usize,
+) -> (Vec<Folded>, usize) {
     let mut groups: Vec<Group> = Vec::new();
-    let mut by_skeleton: HashMap<String, usize> = HashMap::new();
+    let mut by_skeleton: HashMap<(String, K), usize> = HashMap::new();
     let mut rest = 0;
-    for text in texts {
+    for (i, (text, key)) in texts.into_iter().enumerate() {
         let (skel, numbers) = skeleton(text);
-        match by_skeleton.get(&skel) {
+        let id = (skel, key);
+        match by_skeleton.get(&id) {
             Some(&g) => groups[g].members.push(numbers), // ok: ids index `groups`.
-            None if groups.len() < MAX_GROUPS => {
-                by_skeleton.insert(skel.clone(), groups.len());
+            None if groups.len() < max_groups => {
                 groups.push(Group {
-                    skeleton: skel,
+                    skeleton: id.0.clone(),
+                    first: i,
                     members: vec![numbers],
                 });
+                by_skeleton.insert(id, groups.len() - 1);
             }
             None => rest += 1,
         }
@@ -132,7 +163,8 @@ pub(crate) fn fold<'a>(texts: impl IntoIterator<Item = &'a str>) -> (Vec<Folded>
     (out, rest)
 }
 
-/// A group as one line when its indices vary together, else one line per text.
+/// A group as one line when its indices vary together or make a full grid, else one line per
+/// text.
 fn render(g: &Group) -> Vec<Folded> {
     let fill = |numbers: &[usize], varying: &dyn Fn(usize) -> Option<String>| {
         let mut out = String::with_capacity(g.skeleton.len());
@@ -154,9 +186,18 @@ fn render(g: &Group) -> Vec<Folded> {
     let Some(first) = g.members.first() else {
         return Vec::new();
     };
+    let line = |text: String, count: usize| Folded {
+        text,
+        count,
+        first: g.first,
+    };
     let varies: Vec<bool> = (0..first.len())
         .map(|p| g.members.iter().any(|m| m.get(p) != first.get(p)))
         .collect();
+    let Some(p) = varies.iter().position(|v| *v) else {
+        // Identical texts.
+        return vec![line(fill(first, &|_| None), g.members.len())];
+    };
     let together = g.members.len() > 1
         && g.members.iter().all(|m| {
             let mut value = None;
@@ -165,31 +206,53 @@ fn render(g: &Group) -> Vec<Folded> {
                 .filter(|(_, v)| **v)
                 .all(|(n, _)| *value.get_or_insert(*n) == *n)
         });
-    if !together {
-        return g
-            .members
-            .iter()
-            .map(|m| Folded {
-                text: fill(m, &|_| None),
-                count: 1,
-            })
-            .collect();
+    if together {
+        let mut values: Vec<usize> = g.members.iter().filter_map(|m| m.get(p).copied()).collect();
+        let set = ranges(&mut values);
+        return vec![line(
+            fill(first, &|k| {
+                varies.get(k).is_some_and(|v| *v).then(|| set.clone())
+            }),
+            g.members.len(),
+        )];
     }
-    let Some(p) = varies.iter().position(|v| *v) else {
-        // Identical texts.
-        return vec![Folded {
-            text: fill(first, &|_| None),
-            count: g.members.len(),
-        }];
-    };
-    let mut values: Vec<usize> = g.members.iter().filter_map(|m| m.get(p).copied()).collect();
-    let set = ranges(&mut values);
-    vec![Folded {
-        text: fill(first, &|k| {
-            varies.get(k).is_some_and(|v| *v).then(|| set.clone())
-        }),
-        count: g.members.len(),
-    }]
+    if let Some(sets) = grid(&g.members, &varies) {
+        return vec![line(
+            fill(first, &|k| sets.get(k).cloned().flatten()),
+            g.members.len(),
+        )];
+    }
+    g.members
+        .iter()
+        .map(|m| line(fill(m, &|_| None), 1))
+        .collect()
+}
+
+/// When `members` are every combination of the values each varying position takes (each
+/// once), those values as sets, one per position (`None` for a fixed one).
+fn grid(members: &[Vec<usize>], varies: &[bool]) -> Option<Vec<Option<String>>> {
+    let mut values: Vec<Vec<usize>> = vec![Vec::new(); varies.len()];
+    for m in members {
+        for (k, n) in m.iter().enumerate() {
+            if let Some(v) = values.get_mut(k) {
+                v.push(*n);
+            }
+        }
+    }
+    let mut product = 1usize;
+    let mut sets = Vec::with_capacity(varies.len());
+    for (v, varying) in values.iter_mut().zip(varies) {
+        v.sort_unstable();
+        v.dedup();
+        if *varying {
+            product = product.checked_mul(v.len())?;
+            sets.push(Some(ranges(v)));
+        } else {
+            sets.push(None);
+        }
+    }
+    let distinct: std::collections::HashSet<&Vec<usize>> = members.iter().collect();
+    (product == members.len() && distinct.len() == members.len()).then_some(sets)
 }
 
 #[cfg(test)]

@@ -1,6 +1,16 @@
-//! The `config.json` beside the weights, and the keys a checkpoint states: looked up in that
-//! config first (a dotted key reaches into nested objects), then in the weights file's own
-//! metadata, with `{arch}` standing for the architecture.
+//! The `config.json` beside the weights, and the keys a checkpoint states: THE config lookup,
+//! used by derived structs' `config(...)`, spec files and the `shapes` command alike.
+//!
+//! The rules, decided once:
+//! - the `config.json` first, then the weights file's own metadata (GGUF key/value pairs,
+//!   safetensors `__metadata__`);
+//! - in the config, a top-level key as written is tried before a dotted path through nested
+//!   objects (`text_config.hidden_size`);
+//! - `{arch}` stands for the architecture: GGUF `general.architecture`, else the config's
+//!   `model_type`, else its first `architectures` entry; with none, a key holding `{arch}` is
+//!   not found;
+//! - a list states its length (a vocabulary's tokens, a forecaster's quantiles), in JSON and in
+//!   GGUF alike; JSON `null` states nothing; a string is shown quoted, as it is written.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -38,14 +48,28 @@ pub(super) fn beside(dir: &Path) -> Result<Option<(PathBuf, serde_json::Value)>,
     if !path.is_file() {
         return Ok(None);
     }
-    let value = read_json(&path, MAX_CONFIG_LEN)?;
+    read_config(&path).map(Some)
+}
+
+/// A config file: JSON, at most [`MAX_CONFIG_LEN`] bytes, an object.
+pub(super) fn read_config(path: &Path) -> Result<(PathBuf, serde_json::Value), CheckpointError> {
+    if !std::fs::metadata(path)
+        .map_err(|e| CheckpointError::io(path, e))?
+        .is_file()
+    {
+        return Err(CheckpointError::malformed(
+            path,
+            "not a regular file: a config is a JSON file",
+        ));
+    }
+    let value = read_json(path, MAX_CONFIG_LEN)?;
     if !value.is_object() {
         return Err(CheckpointError::malformed(
-            &path,
+            path,
             "a config must be a JSON object",
         ));
     }
-    Ok(Some((path, value)))
+    Ok((path.to_owned(), value))
 }
 
 /// What `ckpt` states under `key`: see [`ShapeSource::config`](crate::ShapeSource::config).
@@ -55,10 +79,14 @@ pub(super) fn lookup(ckpt: &Checkpoint, key: &str) -> Option<ConfigEntry> {
     } else {
         key.to_owned()
     };
-    if let Some(value) = ckpt.config_json().and_then(|c| json_at(c, &key)) {
+    if let Some(value) = ckpt
+        .config_json()
+        .and_then(|c| json_at(c, &key))
+        .and_then(from_json)
+    {
         return Some(ConfigEntry {
             key,
-            value: from_json(value),
+            value,
             place: ConfigPlace::ConfigJson,
         });
     }
@@ -81,18 +109,26 @@ fn json_at<'a>(config: &'a serde_json::Value, key: &str) -> Option<&'a serde_jso
     key.split('.').try_fold(config, |v, part| v.get(part))
 }
 
-fn from_json(v: &serde_json::Value) -> ConfigValue {
-    match v {
-        serde_json::Value::Bool(b) => ConfigValue::Bool(*b),
-        serde_json::Value::Number(n) => match n.as_u64().and_then(|n| usize::try_from(n).ok()) {
+/// What a JSON value states: `None` for `null`.
+fn from_json(v: &serde_json::Value) -> Option<ConfigValue> {
+    use serde_json::Value;
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(b) => ConfigValue::Bool(*b),
+        Value::Number(n) => match n.as_u64().and_then(|n| usize::try_from(n).ok()) {
             Some(n) => ConfigValue::Size(n),
             None => ConfigValue::Other(n.to_string()),
         },
-        other => ConfigValue::Other(other.to_string()),
-    }
+        Value::Array(a) => ConfigValue::Size(a.len()),
+        Value::String(s) => ConfigValue::Other(format!("{s:?}")),
+        Value::Object(_) => ConfigValue::Other("{…}".into()),
+    })
 }
 
 fn from_gguf(v: &GgufValue) -> ConfigValue {
+    if let Some(n) = v.as_array().and_then(|a| usize::try_from(a.len()).ok()) {
+        return ConfigValue::Size(n);
+    }
     if let Some(b) = v.as_bool() {
         return ConfigValue::Bool(b);
     }

@@ -24,6 +24,7 @@ pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
         (open_file(path)?, dir)
     };
     ckpt.config = config::beside(&dir)?;
+    ckpt.path = path.to_path_buf();
     Ok(ckpt)
 }
 

@@ -136,6 +136,8 @@ impl TensorInfo for CheckpointTensor {
 /// ```
 #[derive(Clone)]
 pub struct Checkpoint {
+    /// The path it was opened by (`<memory>` for bytes).
+    path: PathBuf,
     format: CheckpointFormat,
     files: Vec<PathBuf>,
     tensors: Indexed<CheckpointTensor>,
@@ -177,6 +179,22 @@ impl Checkpoint {
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
         detect::from_bytes(bytes)
+    }
+
+    /// The path it was opened by, as given to [`open`](Self::open) (`<memory>` for
+    /// [`from_bytes`](Self::from_bytes)).
+    ///
+    /// ```
+    /// # let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// # let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    /// # npy.extend((dict.len() as u16).to_le_bytes());
+    /// # npy.extend(dict.as_bytes());
+    /// let c = shapes::Checkpoint::from_bytes(&npy)?;
+    /// assert_eq!(c.path().to_str(), Some("<memory>"));
+    /// # Ok::<(), shapes::CheckpointError>(())
+    /// ```
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// The format it was read from.
@@ -268,8 +286,9 @@ impl Checkpoint {
         self.config.as_ref().map(|(p, _)| p.as_path())
     }
 
-    /// The architecture: GGUF's `general.architecture`, or `model_type` in `config.json`
-    /// (what `{arch}` in a key stands for).
+    /// The architecture: GGUF's `general.architecture`, else `model_type` in `config.json`,
+    /// else its first `architectures` entry (`BertForMaskedLM`); what `{arch}` in a key stands
+    /// for.
     ///
     /// ```no_run
     /// let c = shapes::Checkpoint::open("model.gguf")?;
@@ -280,7 +299,40 @@ impl Checkpoint {
         if let Some(arch) = self.gguf.as_ref().and_then(GgufHeader::architecture) {
             return Some(arch);
         }
-        self.config_json()?.get("model_type")?.as_str()
+        let config = self.config_json()?;
+        if let Some(t) = config.get("model_type").and_then(serde_json::Value::as_str) {
+            return Some(t);
+        }
+        config.get("architectures")?.get(0)?.as_str()
+    }
+
+    /// The same checkpoint with the config read from `path` instead of the `config.json`
+    /// beside the weights (the command's `--config`): a JSON object of at most 16 MiB.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("shapes-doc-with-config-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let cfg = dir.join("my_config.json");
+    /// std::fs::write(&cfg, r#"{"hidden_size": 8, "vocab": [1, 2, 3]}"#).unwrap();
+    /// let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+    /// npy.extend((dict.len() as u16).to_le_bytes());
+    /// npy.extend(dict.as_bytes());
+    /// let c = shapes::Checkpoint::from_bytes(&npy)?.with_config(&cfg)?;
+    /// use shapes::ShapeSource;
+    /// assert_eq!(c.config("hidden_size").unwrap().to_string(), "config `hidden_size` = 8");
+    /// // A list states its length.
+    /// assert_eq!(c.config("vocab").unwrap().value, shapes::ConfigValue::Size(3));
+    /// // A config that is not a JSON object is refused.
+    /// std::fs::write(&cfg, "[1, 2]").unwrap();
+    /// let e = shapes::Checkpoint::from_bytes(&npy)?.with_config(&cfg).unwrap_err();
+    /// assert!(e.to_string().ends_with("a config must be a JSON object"));
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), shapes::CheckpointError>(())
+    /// ```
+    pub fn with_config(mut self, path: impl AsRef<Path>) -> Result<Checkpoint, CheckpointError> {
+        self.config = Some(config::read_config(path.as_ref())?);
+        Ok(self)
     }
 }
 
@@ -426,6 +478,7 @@ impl IndexedParts {
         gguf: Option<GgufHeader>,
     ) -> Checkpoint {
         Checkpoint {
+            path: PathBuf::from("<memory>"),
             format,
             files: self.files,
             tensors: self.tensors,

@@ -4,17 +4,17 @@
 
 use std::ops::Range;
 
-use shapes::__private::analysis::{Scope, dim_vars, name_list, suggest};
-use shapes::{CmpOp, DimExpr, Pattern};
+use crate::expr::{CmpOp, DimExpr, Pattern};
+use crate::verify::analysis::{Scope, dim_vars, name_list, suggest};
 
-use super::{Spec, SpecError, SpecText};
+use super::{Parsed, SpecError, SpecText};
 
 /// Checks the variables of `spec`, whose patterns and `where` clauses are already known to
 /// parse (`patterns` in the order of `spec.entries`; `wheres` every clause of every `where`
 /// string, each with its string's index in `spec.wheres`).
 pub fn check(
     src: &SpecText<'_>,
-    spec: &Spec,
+    spec: &Parsed,
     patterns: &[Pattern],
     wheres: &[(usize, DimExpr, CmpOp, DimExpr)],
 ) -> Result<(), SpecError> {

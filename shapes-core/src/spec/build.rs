@@ -1,22 +1,13 @@
-//! A [`Spec`] compiled to a [`Plan`]: names with `{i}` placeholders become repeated groups,
+//! A parsed spec compiled to a [`Plan`]: names with `{i}` placeholders become repeated groups,
 //! every pattern and equation is parsed (an error points into the spec file), and every
 //! variable the config binds or the spec says is given must be one the patterns use.
 
 use std::ops::Range;
 
-use shapes::{CmpOp, Plan, PlanErrorKind, PlanNode};
+use crate::expr::{CmpOp, DimExpr};
+use crate::verify::{Plan, PlanNode};
 
-use super::{Entry, Spec, SpecError, SpecText};
-
-/// A spec ready to check checkpoints.
-pub struct Compiled {
-    /// The root of error paths (`Llama`).
-    pub name: String,
-    pub plan: Plan,
-    /// variable ← keys tried in order.
-    pub config: Vec<(String, Vec<String>)>,
-    pub given: Vec<String>,
-}
+use super::{Entry, Parsed, Spec, SpecError, SpecText};
 
 /// A node of the tree the placeholders make.
 enum Tree {
@@ -33,7 +24,7 @@ fn is_placeholder(segment: &str) -> bool {
     segment
         .strip_prefix('{')
         .and_then(|s| s.strip_suffix('}'))
-        .is_some_and(shapes::__private::is_identifier)
+        .is_some_and(crate::parse::is_identifier)
 }
 
 /// Inserts entry `index`, whose name below this level is `rest`, into `level`.
@@ -139,12 +130,12 @@ fn plan_nodes(
 }
 
 /// Compiles a parsed spec.
-pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
+pub(super) fn compile(src: &SpecText<'_>, spec: Parsed) -> Result<Spec, SpecError> {
     let err = |span: &Range<usize>, msg: String| SpecError::span(src.file, src.text, span, msg);
     // Every pattern parsed first, so that an error points at its spot in the file.
     let mut patterns = Vec::with_capacity(spec.entries.len());
     for e in &spec.entries {
-        match shapes::parse_pattern(&e.pattern) {
+        match crate::parse::parse_pattern(&e.pattern) {
             Ok(p) => patterns.push(p),
             Err(p) => {
                 let at = e.text_start.map_or(e.span.start, |s| s + p.offset());
@@ -163,34 +154,24 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
             return Err(err(&e.span, format!("`{}` is listed twice", e.name)));
         }
     }
+    // Every clause of every `where` string (`"a = b, c <= 8"` holds two), with its string's
+    // position in `spec.wheres`; a string that does not parse is an error at its spot.
     let mut wheres = Vec::with_capacity(spec.wheres.len());
-    for (w, span) in &spec.wheres {
-        if let Err(e) = Plan::build(&spec.name, &[], &[w.as_str()]) {
-            let (at, msg) = match &e.kind {
-                PlanErrorKind::Parse(p) => {
-                    let start = span.start + 1 + p.offset();
-                    (start, p.message())
-                }
-                _ => (span.start, e.to_string()),
-            };
-            return Err(SpecError::at(
-                src.file,
-                src.text,
-                at,
-                format!("in `where`: {msg}"),
-            ));
+    let mut clauses: Vec<(usize, DimExpr, CmpOp, DimExpr)> = Vec::new();
+    for (i, (w, span)) in spec.wheres.iter().enumerate() {
+        match crate::parse::parse_constraints(w) {
+            Ok(all) => clauses.extend(all.into_iter().map(|(l, op, r, _)| (i, l, op, r))),
+            Err(p) => {
+                return Err(SpecError::at(
+                    src.file,
+                    src.text,
+                    span.start + 1 + p.offset(),
+                    format!("in `where`: {}", p.message()),
+                ));
+            }
         }
         wheres.push(w.as_str());
     }
-    // Every clause of every `where` string (`"a = b, c <= 8"` holds two), with its string's
-    // position in `spec.wheres`; each string parsed above.
-    let clauses: Vec<(usize, shapes::DimExpr, CmpOp, shapes::DimExpr)> = spec
-        .wheres
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (w, _))| Some((i, shapes::__private::parse_constraints(w).ok()?)))
-        .flat_map(|(i, all)| all.into_iter().map(move |(l, op, r, _)| (i, l, op, r)))
-        .collect();
     super::analysis::check(src, &spec, &patterns, &clauses)?;
     for t in &spec.tied {
         let span = spec
@@ -234,11 +215,7 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
         ));
     }
     let mut plan = Plan::build(&spec.name, &nodes, &wheres).map_err(|e| {
-        let span = spec
-            .entries
-            .iter()
-            .find(|x| e.at.starts_with(x.name.as_str()) || x.name.starts_with(&e.at))
-            .map_or(0..0, |x| x.span.clone());
+        let span = entry_at(&spec.entries, &e.at).map_or(0..0, |x| x.span.clone());
         err(&span, e.to_string())
     })?;
     for (var, keys, span) in &spec.config {
@@ -247,8 +224,9 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
             .bind_from(var, &keys)
             .map_err(|e| err(span, e.to_string()))?;
     }
-    Ok(Compiled {
+    Ok(Spec {
         name: spec.name,
+        file: src.file.to_owned(),
         plan,
         config: spec
             .config
@@ -257,6 +235,21 @@ pub fn compile(src: &SpecText<'_>, spec: Spec) -> Result<Compiled, SpecError> {
             .collect(),
         given: spec.given.into_iter().map(|(g, _)| g).collect(),
     })
+}
+
+/// The entry a plan error at `at` (a tensor's name, or a path under one) is about: the one
+/// named `at`, else the one whose name is the longest whole-part prefix of `at`.
+fn entry_at<'e>(entries: &'e [Entry], at: &str) -> Option<&'e Entry> {
+    if let Some(e) = entries.iter().find(|x| x.name == at) {
+        return Some(e);
+    }
+    entries
+        .iter()
+        .filter(|x| {
+            at.strip_prefix(x.name.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+        })
+        .max_by_key(|x| x.name.len())
 }
 
 #[cfg(test)]
@@ -269,5 +262,26 @@ mod tests {
         assert_eq!(leaf_name("a.{i}.b.{j}.c"), "c");
         assert_eq!(leaf_name("a.{i}"), "");
         assert_eq!(leaf_name("a.b"), "a.b");
+    }
+
+    #[test]
+    fn an_error_is_placed_at_its_own_entry_not_a_prefix_of_its_name() {
+        let entry = |name: &str, at: usize| Entry {
+            name: name.into(),
+            pattern: "(n,)".into(),
+            optional: false,
+            span: at..at + 1,
+            text_start: None,
+            tied: None,
+        };
+        let entries = [
+            entry("t6", 1),
+            entry("t64", 2),
+            entry("a", 3),
+            entry("a.b", 4),
+        ];
+        assert_eq!(entry_at(&entries, "t64").map(|e| e.span.start), Some(2));
+        assert_eq!(entry_at(&entries, "a.b.c").map(|e| e.span.start), Some(4));
+        assert!(entry_at(&entries, "t640").is_none());
     }
 }

@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use shapes::{DimExpr, Item};
+use crate::expr::{DimExpr, Item};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{Entry, Spec, SpecError, SpecText, Tied};
+use super::{Entry, Parsed, SpecError, SpecText, Tied};
 
 type Table<'i> = DeTable<'i>;
 
@@ -67,7 +67,7 @@ impl Cx<'_> {
 }
 
 /// Parses a spec's text.
-pub fn parse(src: &SpecText<'_>) -> Result<Spec, SpecError> {
+pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
     let cx = Cx { src };
     let doc = DeTable::parse(src.text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
@@ -79,9 +79,9 @@ pub fn parse(src: &SpecText<'_>) -> Result<Spec, SpecError> {
         )
     })?;
     let doc = doc.get_ref();
-    let mut spec = Spec {
+    let mut spec = Parsed {
         name: "Model".into(),
-        ..Spec::default()
+        ..Parsed::default()
     };
     let mut tensors = None;
     let mut blocks = None;
@@ -141,14 +141,16 @@ pub fn parse(src: &SpecText<'_>) -> Result<Spec, SpecError> {
         cx: &cx,
         blocks,
         spec: &mut spec,
-        depth: 0,
+        stack: Vec::new(),
+        vars: Default::default(),
+        expansions: 0,
     };
     x.table(tensors, "", &[])?;
     Ok(spec)
 }
 
 fn identifier(cx: &Cx<'_>, s: &str, span: &Range<usize>, what: &str) -> Result<(), SpecError> {
-    if shapes::__private::is_identifier(s) {
+    if crate::parse::is_identifier(s) {
         Ok(())
     } else {
         Err(cx.err(
@@ -161,7 +163,7 @@ fn identifier(cx: &Cx<'_>, s: &str, span: &Range<usize>, what: &str) -> Result<(
 /// The variables a pattern uses.
 pub fn pattern_vars(pattern: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    if let Ok(p) = shapes::parse_pattern(pattern) {
+    if let Ok(p) = crate::parse::parse_pattern(pattern) {
         for item in &p.items {
             match item {
                 Item::Dim(e) | Item::Broadcast(e) => expr_vars(e, &mut out),
@@ -214,11 +216,25 @@ fn rename(pattern: &str, renames: &[(String, String)]) -> String {
     out
 }
 
+/// The most tensors a spec may expand to, blocks within blocks included: a few hundred
+/// bytes of blocks that each use the next four times would otherwise expand to millions.
+/// The largest published checkpoints hold about 100,000 tensors; a spec lists each tensor
+/// kind once, with `{i}` for its layers.
+pub(crate) const MAX_SPEC_TENSORS: usize = 100_000;
+
+/// How deep blocks may use blocks.
+const MAX_BLOCK_DEPTH: usize = 16;
+
 struct Expand<'a, 'i> {
     cx: &'a Cx<'a>,
     blocks: Option<&'a Table<'i>>,
-    spec: &'a mut Spec,
-    depth: usize,
+    spec: &'a mut Parsed,
+    /// The blocks being expanded, outermost first: a block may not use itself.
+    stack: Vec<String>,
+    /// Each block's variables (blocks it uses included), computed once.
+    vars: std::collections::HashMap<String, BTreeSet<String>>,
+    /// Block expansions so far, bounded by [`MAX_SPEC_TENSORS`] like the tensors.
+    expansions: usize,
 }
 
 impl<'i> Expand<'_, 'i> {
@@ -329,6 +345,12 @@ impl<'i> Expand<'_, 'i> {
         optional: bool,
         renames: &[(String, String)],
     ) -> Result<(), SpecError> {
+        if self.spec.entries.len() >= MAX_SPEC_TENSORS {
+            return Err(self.cx.err(
+                &span,
+                format!("the spec expands to more than {MAX_SPEC_TENSORS} tensors (MAX_SPEC_TENSORS): blocks use blocks too many times"),
+            ));
+        }
         let text_start = if renames.is_empty() {
             self.cx.text_start(&span)
         } else {
@@ -361,20 +383,35 @@ impl<'i> Expand<'_, 'i> {
             .map(|(_, v)| v)
             .ok_or_else(|| cx.err(span, format!("no block `{block}` in [blocks]")))?;
         let body = cx.table(body, "a block")?;
-        if self.depth > 16 {
+        if self.stack.iter().any(|b| b == block) {
             return Err(cx.err(
                 span,
-                "blocks nested more than 16 deep (a block that uses itself?)",
+                format!(
+                    "block `{block}` uses itself (through {})",
+                    self.stack.join(" → ")
+                ),
+            ));
+        }
+        if self.stack.len() >= MAX_BLOCK_DEPTH {
+            return Err(cx.err(
+                span,
+                format!("blocks nested more than {MAX_BLOCK_DEPTH} deep"),
+            ));
+        }
+        self.expansions += 1;
+        if self.expansions > MAX_SPEC_TENSORS {
+            return Err(cx.err(
+                span,
+                format!("the spec expands blocks more than {MAX_SPEC_TENSORS} times (MAX_SPEC_TENSORS): blocks use blocks too many times"),
             ));
         }
         // Renames name variables of the block: a typo on the left would silently drop a
         // constraint, so it is an error.
-        let mut used = BTreeSet::new();
-        collect_vars(body, self.blocks, &mut used, 0);
+        let used = block_vars(block, self.blocks, &mut self.vars, &mut Vec::new());
         for (from, _) in local {
             if !used.contains(from) {
                 let known: Vec<&str> = used.iter().map(String::as_str).collect();
-                let hint = shapes::__private::closest(from, &known)
+                let hint = crate::verify::closest(from, &known)
                     .map(|c| format!(" (did you mean `{c}`?)"))
                     .unwrap_or_default();
                 return Err(cx.err(
@@ -399,9 +436,9 @@ impl<'i> Expand<'_, 'i> {
             })
             .collect();
         let first = self.spec.entries.len();
-        self.depth += 1;
+        self.stack.push(block.to_owned());
         self.table(body, name, &composed)?;
-        self.depth -= 1;
+        self.stack.pop();
         if optional {
             for e in &mut self.spec.entries[first..] {
                 e.optional = true;
@@ -411,57 +448,65 @@ impl<'i> Expand<'_, 'i> {
     }
 }
 
-/// Every variable the tensors of a block (and the blocks it uses) mention.
-fn collect_vars(
-    t: &Table<'_>,
+/// Every variable the tensors of block `name` (and the blocks it uses, under their renames)
+/// mention, computed once per block (`memo`); a block on `stack` (one that uses itself, an
+/// error the expansion reports) adds nothing.
+fn block_vars(
+    name: &str,
     blocks: Option<&Table<'_>>,
-    out: &mut BTreeSet<String>,
-    depth: usize,
-) {
-    if depth > 16 {
-        return;
+    memo: &mut std::collections::HashMap<String, BTreeSet<String>>,
+    stack: &mut Vec<String>,
+) -> BTreeSet<String> {
+    if let Some(v) = memo.get(name) {
+        return v.clone();
     }
-    for (_, v) in t.iter() {
+    let body = blocks
+        .and_then(|b| b.get(name))
+        .and_then(|b| b.get_ref().as_table());
+    let Some(body) = body else {
+        return BTreeSet::new();
+    };
+    if stack.iter().any(|b| b == name) || stack.len() > MAX_BLOCK_DEPTH {
+        return BTreeSet::new();
+    }
+    stack.push(name.to_owned());
+    let mut out = BTreeSet::new();
+    for (_, v) in body.iter() {
         match v.get_ref() {
             DeValue::String(p) => out.extend(pattern_vars(p)),
             DeValue::Table(t) => {
                 if let Some(p) = t.get("shape").and_then(|s| s.get_ref().as_str()) {
                     out.extend(pattern_vars(p));
                 }
-                let inner = t
-                    .get("block")
-                    .and_then(|b| b.get_ref().as_str())
-                    .and_then(|b| blocks?.get(b))
-                    .and_then(|b| b.get_ref().as_table());
-                if let Some(inner) = inner {
-                    let mut vars = BTreeSet::new();
-                    collect_vars(inner, blocks, &mut vars, depth + 1);
-                    let renames: Vec<(String, String)> = t
-                        .get("rename")
-                        .and_then(|r| r.get_ref().as_table())
-                        .map(|r| {
-                            r.iter()
-                                .filter_map(|(k, v)| {
-                                    Some((
-                                        k.get_ref().to_string(),
-                                        v.get_ref().as_str()?.to_owned(),
-                                    ))
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    for v in vars {
-                        let to = renames
-                            .iter()
-                            .find(|(f, _)| *f == v)
-                            .map_or(v.clone(), |(_, t)| t.clone());
-                        out.insert(to);
-                    }
+                let Some(inner) = t.get("block").and_then(|b| b.get_ref().as_str()) else {
+                    continue;
+                };
+                let vars = block_vars(inner, blocks, memo, stack);
+                let renames: Vec<(String, String)> = t
+                    .get("rename")
+                    .and_then(|r| r.get_ref().as_table())
+                    .map(|r| {
+                        r.iter()
+                            .filter_map(|(k, v)| {
+                                Some((k.get_ref().to_string(), v.get_ref().as_str()?.to_owned()))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                for v in vars {
+                    let to = renames
+                        .iter()
+                        .find(|(f, _)| *f == v)
+                        .map_or(v.clone(), |(_, t)| t.clone());
+                    out.insert(to);
                 }
             }
             _ => {}
         }
     }
+    stack.pop();
+    memo.insert(name.to_owned(), out.clone());
+    out
 }
 
 fn join(prefix: &str, part: &str) -> String {
@@ -475,6 +520,36 @@ fn join(prefix: &str, part: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_that_uses_itself_is_an_error_at_once() {
+        let text = "[tensors]\n\"m\" = { block = \"b\" }\n[blocks.b]\n\"w\" = \"(n,)\"\n\"x\" = { block = \"b\" }\n\"y\" = { block = \"b\" }\n\"z\" = { block = \"b\" }\n\"v\" = { block = \"b\" }\n";
+        let e = parse(&SpecText {
+            file: "s.toml",
+            text,
+        })
+        .unwrap_err();
+        assert!(e.message().starts_with("block `b` uses itself"), "{e}");
+    }
+
+    #[test]
+    fn blocks_that_multiply_are_bounded() {
+        // 12 levels, each using the next four times: 4^12 tensors if expanded.
+        let mut text = String::from("[tensors]\n\"m\" = { block = \"b0\" }\n");
+        for i in 0..12 {
+            text.push_str(&format!("[blocks.b{i}]\n"));
+            for k in 0..4 {
+                text.push_str(&format!("\"p{k}\" = {{ block = \"b{}\" }}\n", i + 1));
+            }
+        }
+        text.push_str("[blocks.b12]\n\"w\" = \"(n,)\"\n");
+        let e = parse(&SpecText {
+            file: "s.toml",
+            text: &text,
+        })
+        .unwrap_err();
+        assert!(e.message().contains("MAX_SPEC_TENSORS"), "{e}");
+    }
 
     #[test]
     fn renames_whole_words_only() {

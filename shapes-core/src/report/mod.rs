@@ -1,0 +1,210 @@
+//! What a check of a checkpoint found, for a person and for CI: [`Report`], the one report the
+//! library returns ([`Spec::check`](crate::Spec::check)) and the `shapes` command prints. Its
+//! `Display` is bounded (at most [`MAX_SHOWN`] entries of each kind, repeated layers folded,
+//! then a count of the rest) and its [`to_json`](Report::to_json) carries every entry.
+//!
+//! Also here: [`fold_by`], which folds names that differ only in list indices
+//! (`layers.{0..29}.mlp.up_proj.weight`), and [`escape`], which makes text read from a file
+//! safe to print on a terminal.
+
+mod escape;
+mod json;
+mod text;
+
+use crate::source::Checkpoint;
+use crate::spec::Spec;
+use crate::verify::{Bindings, ShapeErrors};
+
+pub use self::escape::escape;
+pub use self::text::{Paint, pad};
+pub use crate::verify::fold::{Folded, MAX_GROUPS, fold_by};
+
+/// The most entries of each kind (mismatches, missing and unexpected names, hints) the text
+/// of a report shows before counting the rest; [`Report::all`] shows everything.
+pub const MAX_SHOWN: usize = 50;
+
+/// A value given before checking: stated by the checkpoint, or given by the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Given {
+    /// The variable.
+    pub var: String,
+    /// Its value.
+    pub value: usize,
+    /// Where it came from: ``config `hidden_size` ``, ``metadata `llama.block_count` ``,
+    /// `--set`.
+    pub source: String,
+    /// The keys the spec binds it from (empty for a value given by the caller).
+    pub keys: Vec<String>,
+}
+
+/// A value the checkpoint states that the tensors contradict: checking without it passes,
+/// with another value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disagreement {
+    /// The variable.
+    pub var: String,
+    /// The value stated.
+    pub stated: usize,
+    /// Where it is stated (``config `intermediate_size` ``).
+    pub source: String,
+    /// The value the tensors give.
+    pub found: usize,
+    /// The tensor that binds it when the stated value is left out.
+    pub bound_by: String,
+    /// How many errors the check with the stated value has.
+    pub errors: usize,
+}
+
+/// What checking a checkpoint against a [`Spec`] found: the checkpoint (its path, format and
+/// tensor count), the spec, the values given before checking, the outcome, and the stated
+/// values the tensors contradict, each named as the one cause of the mismatches it makes.
+///
+/// ```
+/// use shapes::{Checkpoint, Spec};
+/// # let npy = {
+/// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+/// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+/// #     npy.extend((dict.len() as u16).to_le_bytes());
+/// #     npy.extend(dict.as_bytes());
+/// #     npy.extend([0u8; 24]);
+/// #     npy
+/// # };
+/// let ckpt = Checkpoint::from_bytes(&npy)?;
+/// let spec = Spec::from_toml("s.toml", "[tensors]\n\"array\" = \"(n, n)\"\n")?;
+/// let report = spec.check(&ckpt);
+/// assert!(!report.ok());
+/// assert_eq!(report.to_string(), "\
+/// <memory>: numpy .npy, 1 tensors
+/// spec: Model (s.toml)
+/// MISMATCH: 1 error
+///
+/// - Model.array (tensor \"array\"): axis 1 expected n = 2, found 3
+///     n = 2 bound by Model.array axis 0
+///     shape is (2, 3), pattern (n, n)
+/// ");
+/// assert_eq!(report.to_json()["errors"][0]["axis"], 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Report {
+    source: String,
+    format: String,
+    tensors: usize,
+    spec_name: String,
+    spec_file: String,
+    given: Vec<Given>,
+    given_by: String,
+    result: Result<Bindings, ShapeErrors>,
+    disagreements: Vec<Disagreement>,
+    all: bool,
+}
+
+impl Report {
+    pub(crate) fn new(
+        ckpt: &Checkpoint,
+        spec: &Spec,
+        given: Vec<Given>,
+        result: Result<Bindings, ShapeErrors>,
+        disagreements: Vec<Disagreement>,
+        given_by: &str,
+    ) -> Report {
+        let format = match ckpt.files().len() {
+            0 | 1 => ckpt.format().to_string(),
+            n => format!("{}, {n} files", ckpt.format()),
+        };
+        Report {
+            source: ckpt.path().display().to_string(),
+            format,
+            tensors: ckpt.tensors().len(),
+            spec_name: spec.name().to_owned(),
+            spec_file: spec.file().to_owned(),
+            given,
+            given_by: given_by.to_owned(),
+            result,
+            disagreements,
+            all: false,
+        }
+    }
+
+    /// The same report, whose text shows every entry (`shapes check --all`) instead of at
+    /// most [`MAX_SHOWN`] of each kind.
+    ///
+    /// ```
+    /// # let ckpt = shapes::Checkpoint::from_bytes(&{
+    /// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    /// #     npy.extend((dict.len() as u16).to_le_bytes());
+    /// #     npy.extend(dict.as_bytes());
+    /// #     npy.extend([0u8; 8]);
+    /// #     npy
+    /// # })?;
+    /// let spec = shapes::Spec::from_toml("s.toml", "[tensors]\n\"array\" = \"(n,)\"\n")?;
+    /// let report = spec.check(&ckpt).all(true);
+    /// assert!(report.ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn all(mut self, all: bool) -> Report {
+        self.all = all;
+        self
+    }
+
+    /// Whether the checkpoint matches the spec.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
+    /// let ok = shapes::Spec::for_checkpoint(&ckpt)?.check(&ckpt).ok();
+    /// # let _ = ok;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn ok(&self) -> bool {
+        self.result.is_ok()
+    }
+
+    /// The bindings, when the checkpoint matches.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
+    /// let report = shapes::Spec::for_checkpoint(&ckpt)?.check(&ckpt);
+    /// println!("{:?}", report.bindings().and_then(|b| b.get("d_model")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bindings(&self) -> Option<&Bindings> {
+        self.result.as_ref().ok()
+    }
+
+    /// The errors, when it does not.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
+    /// let report = shapes::Spec::for_checkpoint(&ckpt)?.check(&ckpt);
+    /// println!("{}", report.errors().map_or(0, |e| e.len()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn errors(&self) -> Option<&ShapeErrors> {
+        self.result.as_ref().err()
+    }
+
+    /// The values given before checking, stated by the checkpoint or by the caller.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
+    /// let report = shapes::Spec::for_checkpoint(&ckpt)?.check(&ckpt);
+    /// for g in report.given() { println!("{} = {} from {}", g.var, g.value, g.source); }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn given(&self) -> &[Given] {
+        &self.given
+    }
+
+    /// The stated values the tensors contradict.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
+    /// let report = shapes::Spec::for_checkpoint(&ckpt)?.check(&ckpt);
+    /// for d in report.disagreements() { println!("{} is stated {}, found {}", d.var, d.stated, d.found); }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn disagreements(&self) -> &[Disagreement] {
+        &self.disagreements
+    }
+}

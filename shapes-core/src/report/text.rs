@@ -1,0 +1,355 @@
+//! A [`Report`] as text for a person: bounded, folded, escaped, and coloured on request.
+
+use std::fmt::{self, Write};
+
+use super::{MAX_SHOWN, Report, escape};
+use crate::verify::fold::fold_by;
+use crate::verify::{Bindings, Origin, ShapeErrorKind};
+
+/// How many mismatches are listed in full when one stated value explains them all.
+const SHOWN_WHEN_EXPLAINED: usize = 3;
+
+/// The most errors whose texts are folded; the rest are counted. Folding needs each text
+/// once, so this bounds the memory the text of a report takes.
+const MAX_FOLDED: usize = 100_000;
+
+/// Colours for a terminal (ANSI), or none.
+///
+/// ```
+/// use shapes::report::Paint;
+/// assert_eq!(Paint::PLAIN.ok("OK"), "OK");
+/// assert_eq!(Paint::ANSI.ok("OK"), "\u{1b}[1;32mOK\u{1b}[0m");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    /// No colour.
+    pub const PLAIN: Paint = Paint { on: false };
+    /// ANSI colours.
+    pub const ANSI: Paint = Paint { on: true };
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// Success: bold green.
+    pub fn ok(self, text: &str) -> String {
+        self.paint("1;32", text)
+    }
+    /// Failure: bold red.
+    ///
+    /// ```
+    /// assert_eq!(shapes::report::Paint::PLAIN.bad("MISMATCH"), "MISMATCH");
+    /// ```
+    pub fn bad(self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+    /// A hint: yellow.
+    ///
+    /// ```
+    /// assert_eq!(shapes::report::Paint::ANSI.warn("hint:"), "\u{1b}[33mhint:\u{1b}[0m");
+    /// ```
+    pub fn warn(self, text: &str) -> String {
+        self.paint("33", text)
+    }
+    /// Less important: dim.
+    ///
+    /// ```
+    /// assert_eq!(shapes::report::Paint::PLAIN.dim("x"), "x");
+    /// ```
+    pub fn dim(self, text: &str) -> String {
+        self.paint("2", text)
+    }
+    /// A heading: bold.
+    ///
+    /// ```
+    /// assert_eq!(shapes::report::Paint::PLAIN.bold("x"), "x");
+    /// ```
+    pub fn bold(self, text: &str) -> String {
+        self.paint("1", text)
+    }
+}
+
+/// `text` padded with spaces to `width` characters (left-aligned), or to the right when
+/// `right`: a table cell. Unlike `format!("{:<w$}")`, any width works (format widths stop at
+/// 65,535) and a longer text is kept whole.
+///
+/// ```
+/// use shapes::report::pad;
+/// assert_eq!(pad("ab", 4, false), "ab  ");
+/// assert_eq!(pad("ab", 4, true), "  ab");
+/// assert_eq!(pad(&"x".repeat(70_000), 100_000, false).chars().count(), 100_000);
+/// ```
+pub fn pad(text: &str, width: usize, right: bool) -> String {
+    let n = text.chars().count();
+    let fill = " ".repeat(width.saturating_sub(n));
+    if right {
+        fill + text
+    } else {
+        let mut out = String::with_capacity(text.len() + fill.len());
+        out.push_str(text);
+        out.push_str(&fill);
+        out
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: usize) -> String {
+    crate::verify::names::thousands(n)
+}
+
+impl Report {
+    /// Where a value came from, in the words of the report's reader: a value given by the
+    /// caller is named as the options named it (`--set`).
+    fn origin_text(&self, o: &Origin) -> String {
+        match o {
+            Origin::Given => self.given_by.clone(),
+            _ => escape(&o.to_string()).into_owned(),
+        }
+    }
+
+    /// The table of bindings: variable, value, where it came from.
+    fn table(&self, b: &Bindings) -> String {
+        let rows: Vec<[String; 3]> = b
+            .iter()
+            .map(|x| {
+                [
+                    escape(&x.name).into_owned(),
+                    x.value.to_string(),
+                    self.origin_text(&x.origin),
+                ]
+            })
+            .collect();
+        let head = ["variable", "value", "bound by"];
+        let width = |k: usize| {
+            rows.iter()
+                .map(|r| r[k].chars().count())
+                .chain([head[k].len()])
+                .max()
+                .unwrap_or(0)
+        };
+        let (w0, w1) = (width(0), width(1));
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{}  {}  {}",
+            pad(head[0], w0, false),
+            pad(head[1], w1, true),
+            head[2]
+        );
+        let _ = writeln!(
+            s,
+            "{}  {}  {}",
+            "-".repeat(w0),
+            "-".repeat(w1),
+            "-".repeat(head[2].len())
+        );
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "{}  {}  {}",
+                pad(&r[0], w0, false),
+                pad(&r[1], w1, true),
+                r[2]
+            );
+        }
+        s
+    }
+
+    /// How many entries of a kind are shown.
+    fn budget(&self) -> usize {
+        if self.all { usize::MAX } else { MAX_SHOWN }
+    }
+
+    /// Names folded across list indices, one per line, at most [`budget`](Self::budget)
+    /// lines, then a count of the rest.
+    fn names(&self, s: &mut String, names: &[&str]) {
+        let max_groups = if self.all { usize::MAX } else { MAX_SHOWN };
+        let (folded, rest) = fold_by(names.iter().map(|n| (*n, ())), max_groups);
+        let mut shown = 0;
+        for f in folded.iter().take(self.budget()) {
+            let text = escape(&f.text);
+            let _ = match f.count {
+                1 => writeln!(s, "  {text}"),
+                n => writeln!(s, "  {text}  ×{n}"),
+            };
+            shown += f.count;
+        }
+        let total = folded.iter().map(|f| f.count).sum::<usize>() + rest;
+        if shown < total {
+            let _ = writeln!(s, "  … and {} more", thousands(total - shown));
+        }
+    }
+
+    /// The text, coloured with `paint`.
+    ///
+    /// ```
+    /// # let ckpt = shapes::Checkpoint::from_bytes(&{
+    /// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    /// #     npy.extend((dict.len() as u16).to_le_bytes());
+    /// #     npy.extend(dict.as_bytes());
+    /// #     npy.extend([0u8; 8]);
+    /// #     npy
+    /// # })?;
+    /// let spec = shapes::Spec::from_toml("s.toml", "[tensors]\n\"array\" = \"(n,)\"\n")?;
+    /// let text = spec.check(&ckpt).render(shapes::report::Paint::ANSI);
+    /// assert!(text.contains("\u{1b}[1;32mOK\u{1b}[0m: the checkpoint matches the spec"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn render(&self, paint: Paint) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{}: {}, {} tensors",
+            escape(&self.source),
+            self.format,
+            self.tensors
+        );
+        let _ = writeln!(
+            s,
+            "spec: {} ({})",
+            escape(&self.spec_name),
+            escape(&self.spec_file)
+        );
+        match &self.result {
+            Ok(b) => {
+                let _ = writeln!(s, "{}: the checkpoint matches the spec", paint.ok("OK"));
+                for t in b.tied() {
+                    let _ = writeln!(s, "{}", paint.dim(&escape(&t.to_string())));
+                }
+                let _ = writeln!(s);
+                s.push_str(&self.table(b));
+            }
+            Err(errors) => self.render_errors(&mut s, errors, paint),
+        }
+        s
+    }
+
+    fn render_errors(&self, s: &mut String, errors: &crate::verify::ShapeErrors, paint: Paint) {
+        let n = errors.len();
+        let _ = writeln!(s, "{}: {n} error{}", paint.bad("MISMATCH"), plural(n));
+        for d in &self.disagreements {
+            let _ = writeln!(
+                s,
+                "\n{} {} = {}, but the tensors give {} = {} (bound by {})",
+                paint.bad(&format!(
+                    "{} error{}, one cause:",
+                    d.errors,
+                    plural(d.errors)
+                )),
+                escape(&d.source),
+                d.stated,
+                d.var,
+                d.found,
+                escape(&d.bound_by),
+            );
+        }
+        let texts: Vec<String> = errors
+            .mismatches()
+            .take(MAX_FOLDED)
+            .map(ToString::to_string)
+            .collect();
+        let total = errors.mismatches().count();
+        let (folded, _) = fold_by(texts.iter().map(|t| (t.as_str(), ())), usize::MAX);
+        let shown_max = if self.disagreements.is_empty() {
+            self.budget()
+        } else {
+            SHOWN_WHEN_EXPLAINED
+        };
+        let mut shown = 0;
+        for f in folded.iter().take(shown_max) {
+            // Line by line: the message's own lines stay lines, anything else is escaped.
+            let mut lines = f.text.lines().map(escape);
+            let head = match f.count {
+                1 => String::new(),
+                k => format!("({} errors) ", thousands(k)),
+            };
+            if let Some(first) = lines.next() {
+                let _ = writeln!(s, "\n{} {head}{first}", paint.bad("-"));
+            }
+            for l in lines {
+                let _ = writeln!(s, "  {l}");
+            }
+            shown += f.count;
+        }
+        if total > shown {
+            let _ = writeln!(s, "\n… and {} more", thousands(total - shown));
+        }
+        // A head the config says is not tied, yet absent: its own message, then listed with
+        // the missing tensors.
+        for e in errors
+            .errors()
+            .iter()
+            .filter(|e| matches!(e.kind, ShapeErrorKind::Untied { .. }))
+            .take(self.budget())
+        {
+            let text = e.to_string();
+            let lines: Vec<_> = text.lines().map(escape).collect();
+            let _ = writeln!(s, "\n{} {}", paint.bad("-"), lines.join("\n"));
+        }
+        let missing = errors.missing_tensors();
+        let unexpected = errors.unexpected_tensors();
+        if !missing.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n{} ({}):",
+                paint.bold("missing tensors"),
+                thousands(missing.len())
+            );
+            self.names(s, &missing);
+        }
+        if !unexpected.is_empty() {
+            let names: Vec<&str> = unexpected.iter().map(String::as_str).collect();
+            let _ = writeln!(
+                s,
+                "\n{} ({}):",
+                paint.bold("unexpected tensors"),
+                thousands(unexpected.len())
+            );
+            self.names(s, &names);
+        }
+        let hints: Vec<(&str, &str)> = errors.suggestions().collect();
+        for (m, u) in hints.iter().take(self.budget()) {
+            let _ = writeln!(
+                s,
+                "{} `{}` is missing: did you mean `{}`?",
+                paint.warn("hint:"),
+                escape(m),
+                escape(u)
+            );
+        }
+        if hints.len() > self.budget() {
+            let _ = writeln!(
+                s,
+                "{} … and {} more missing tensors with a close unexpected name",
+                paint.warn("hint:"),
+                thousands(hints.len() - self.budget())
+            );
+        }
+        if !self.given.is_empty() {
+            let _ = writeln!(s, "\nvalues given before checking:");
+            for g in &self.given {
+                let _ = writeln!(s, "  {} = {} from {}", g.var, g.value, escape(&g.source));
+            }
+        }
+    }
+}
+
+impl fmt::Display for Report {
+    /// The text without colour: what `shapes check` prints in a pipe.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(Paint::PLAIN))
+    }
+}

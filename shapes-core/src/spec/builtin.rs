@@ -1,0 +1,195 @@
+//! The built-in architectures: spec files shipped inside the library, one per naming scheme
+//! (Hugging Face, GGUF), chosen by name or by what a checkpoint says it is.
+
+use std::fmt;
+
+use super::Spec;
+use crate::source::{Checkpoint, CheckpointFormat};
+
+/// The naming scheme of a checkpoint's tensors.
+///
+/// ```
+/// use shapes::Naming;
+/// assert_eq!(Naming::Gguf.to_string(), "GGUF names");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Naming {
+    /// `model.layers.0.self_attn.q_proj.weight`: how transformers saves a model.
+    HuggingFace,
+    /// `blk.0.attn_q.weight`: how llama.cpp's converters name tensors in a GGUF file.
+    Gguf,
+}
+
+impl Naming {
+    /// The scheme a checkpoint's tensors follow: GGUF's for GGUF files, else Hugging Face's.
+    ///
+    /// ```no_run
+    /// let c = shapes::Checkpoint::open("model.gguf")?;
+    /// assert_eq!(shapes::Naming::of(&c), shapes::Naming::Gguf);
+    /// # Ok::<(), shapes::CheckpointError>(())
+    /// ```
+    pub fn of(ckpt: &Checkpoint) -> Naming {
+        match ckpt.format() {
+            CheckpointFormat::Gguf | CheckpointFormat::SplitGguf => Naming::Gguf,
+            _ => Naming::HuggingFace,
+        }
+    }
+}
+
+impl fmt::Display for Naming {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Naming::HuggingFace => "Hugging Face names",
+            Naming::Gguf => "GGUF names",
+        })
+    }
+}
+
+/// A built-in spec: its name, the names that select it, and its two texts.
+struct Builtin {
+    name: &'static str,
+    /// GGUF `general.architecture` values and config.json `model_type`s it serves.
+    aliases: &'static [&'static str],
+    /// config.json `architectures` class-name prefixes (`LlamaForCausalLM`).
+    classes: &'static [&'static str],
+    hf: &'static str,
+    gguf: &'static str,
+}
+
+const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "llama",
+        aliases: &["llama", "mistral", "qwen2"],
+        classes: &["Llama", "Mistral", "Qwen2"],
+        hf: include_str!("../../specs/llama.toml"),
+        gguf: include_str!("../../specs/llama.gguf.toml"),
+    },
+    Builtin {
+        name: "gpt2",
+        aliases: &["gpt2"],
+        classes: &["GPT2"],
+        hf: include_str!("../../specs/gpt2.toml"),
+        gguf: include_str!("../../specs/gpt2.gguf.toml"),
+    },
+    Builtin {
+        name: "bert",
+        aliases: &["bert"],
+        classes: &["Bert"],
+        hf: include_str!("../../specs/bert.toml"),
+        gguf: include_str!("../../specs/bert.gguf.toml"),
+    },
+];
+
+fn find(arch: &str) -> Option<&'static Builtin> {
+    let lower = arch.to_ascii_lowercase();
+    BUILTINS.iter().find(|b| {
+        b.name == lower
+            || b.aliases.contains(&lower.as_str())
+            || b.classes.iter().any(|c| arch.starts_with(c))
+    })
+}
+
+/// No built-in spec fits a checkpoint: it names no architecture, or one with no built-in spec.
+///
+/// ```
+/// let e = shapes::UnknownArchitecture { named: Some("mamba".into()) };
+/// assert_eq!(e.to_string(), "architecture `mamba` has no built-in spec (the built-ins are llama, mistral, qwen2, gpt2, bert)");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct UnknownArchitecture {
+    /// The architecture the checkpoint names, if any.
+    pub named: Option<String>,
+}
+
+impl fmt::Display for UnknownArchitecture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let builtins = Spec::builtin_names().join(", ");
+        match &self.named {
+            Some(a) => write!(
+                f,
+                "architecture `{a}` has no built-in spec (the built-ins are {builtins})"
+            ),
+            None => write!(
+                f,
+                "the checkpoint names no architecture (no GGUF general.architecture, no config.json model_type or architectures; the built-ins are {builtins})"
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for UnknownArchitecture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for UnknownArchitecture {}
+
+impl Spec {
+    /// The names [`builtin`](Self::builtin) takes.
+    ///
+    /// ```
+    /// assert!(shapes::Spec::builtin_names().contains(&"mistral"));
+    /// ```
+    pub fn builtin_names() -> Vec<&'static str> {
+        BUILTINS
+            .iter()
+            .flat_map(|b| b.aliases.iter().copied())
+            .collect()
+    }
+
+    /// The built-in spec for `arch` (a name, a `model_type`, a GGUF architecture or a class
+    /// name such as `LlamaForCausalLM`) in the naming scheme `naming`.
+    ///
+    /// ```
+    /// use shapes::{Naming, Spec};
+    /// let spec = Spec::builtin("MistralForCausalLM", Naming::Gguf).unwrap();
+    /// assert_eq!(spec.file(), "<built-in llama, GGUF names>");
+    /// assert!(Spec::builtin("mamba", Naming::Gguf).is_none());
+    /// ```
+    pub fn builtin(arch: &str, naming: Naming) -> Option<Spec> {
+        let b = find(arch)?;
+        let text = match naming {
+            Naming::HuggingFace => b.hf,
+            Naming::Gguf => b.gguf,
+        };
+        let shown = format!("<built-in {}, {naming}>", b.name);
+        // The built-in texts are tested to compile (`every_builtin_compiles`).
+        Spec::from_toml(&shown, text).ok()
+    }
+
+    /// The built-in spec for the architecture `ckpt` names (GGUF `general.architecture`, or
+    /// its config's `model_type` or `architectures`), in its naming scheme.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("SmolLM2-135M.Q8_0.gguf")?;
+    /// let spec = shapes::Spec::for_checkpoint(&ckpt)?;
+    /// assert_eq!(spec.name(), "Llama");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn for_checkpoint(ckpt: &Checkpoint) -> Result<Spec, UnknownArchitecture> {
+        let named = ckpt.architecture();
+        named
+            .and_then(|a| Spec::builtin(a, Naming::of(ckpt)))
+            .ok_or_else(|| UnknownArchitecture {
+                named: named.map(str::to_owned),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_compiles() {
+        for b in BUILTINS {
+            for (naming, text) in [(Naming::HuggingFace, b.hf), (Naming::Gguf, b.gguf)] {
+                let shown = format!("<built-in {}, {naming}>", b.name);
+                if let Err(e) = Spec::from_toml(&shown, text) {
+                    panic!("{e}");
+                }
+            }
+        }
+    }
+}

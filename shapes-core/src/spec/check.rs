@@ -1,0 +1,347 @@
+//! A spec checked against a checkpoint: the sizes the checkpoint states (its config, its
+//! metadata) and the caller's values bound first, then every tensor checked; a stated value
+//! that the tensors alone contradict is named as the one cause of the mismatches it makes.
+
+use std::fmt;
+
+use super::Spec;
+use crate::report::{Disagreement, Given, Report};
+use crate::source::{Checkpoint, ConfigValue, ShapeSource};
+use crate::verify::{Bindings, SourceOptions, closest};
+
+/// How [`Spec::check_with`] checks: values given before checking, whether tensors the spec
+/// does not describe are errors, and how the report names the caller's values.
+///
+/// ```
+/// let o = shapes::CheckOptions::new().set("heads", 9).strict(false).given_by("--set");
+/// assert_eq!(o.sets(), [("heads".to_string(), 9)]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckOptions {
+    sets: Vec<(String, usize)>,
+    strict: bool,
+    given_by: String,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            sets: Vec::new(),
+            strict: true,
+            given_by: "the caller".into(),
+        }
+    }
+}
+
+impl CheckOptions {
+    /// Strict, nothing given.
+    ///
+    /// ```
+    /// assert!(shapes::CheckOptions::new().sets().is_empty());
+    /// ```
+    pub fn new() -> Self {
+        CheckOptions::default()
+    }
+
+    /// Gives `var` the value `value` before checking; it wins over what the checkpoint
+    /// states.
+    ///
+    /// ```
+    /// let o = shapes::CheckOptions::new().set("heads", 9).set("heads", 8);
+    /// assert_eq!(o.sets(), [("heads".to_string(), 8)]);
+    /// ```
+    pub fn set(mut self, var: impl Into<String>, value: usize) -> Self {
+        let var = var.into();
+        self.sets.retain(|(v, _)| *v != var);
+        self.sets.push((var, value));
+        self
+    }
+
+    /// With `strict` false, tensors the spec does not describe are allowed.
+    ///
+    /// ```
+    /// let o = shapes::CheckOptions::new().strict(false);
+    /// # let _ = o;
+    /// ```
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// How the report names where given values come from (`--set` in the command; "the
+    /// caller" by default).
+    ///
+    /// ```
+    /// let o = shapes::CheckOptions::new().given_by("--set");
+    /// # let _ = o;
+    /// ```
+    pub fn given_by(mut self, name: impl Into<String>) -> Self {
+        self.given_by = name.into();
+        self
+    }
+
+    /// The values given, in order.
+    ///
+    /// ```
+    /// assert_eq!(shapes::CheckOptions::new().set("d", 4).sets()[0].1, 4);
+    /// ```
+    pub fn sets(&self) -> &[(String, usize)] {
+        &self.sets
+    }
+}
+
+/// Why a check could not run: the values it was given do not fit the spec.
+///
+/// ```
+/// use shapes::{CheckError, CheckOptions, Checkpoint, Spec};
+/// let spec = Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+/// # let ckpt = Checkpoint::from_bytes(&{
+/// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+/// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+/// #     npy.extend((dict.len() as u16).to_le_bytes());
+/// #     npy.extend(dict.as_bytes());
+/// #     npy
+/// # }).unwrap();
+/// let e = spec.check_with(&ckpt, &CheckOptions::new().set("head", 8)).unwrap_err();
+/// assert!(matches!(&e, CheckError::UnknownVariable { suggestion: Some(s), .. } if s == "heads"));
+/// assert_eq!(e.to_string(), "the spec Llama has no variable `head` (did you mean `heads`?); its variables are vocab, d_model, n_layers, heads, head_dim, kv_heads, d_ff");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// A value was given for a variable the spec does not have.
+    UnknownVariable {
+        /// The spec's name.
+        spec: String,
+        /// The variable given.
+        var: String,
+        /// The spec's variable closest to it, when close.
+        suggestion: Option<String>,
+        /// Every variable of the spec.
+        variables: Vec<String>,
+    },
+    /// A `given` variable that the checkpoint does not state and that was not given.
+    GivenNotStated {
+        /// The variable.
+        var: String,
+        /// The keys looked for.
+        keys: Vec<String>,
+    },
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::UnknownVariable {
+                spec,
+                var,
+                suggestion,
+                variables,
+            } => {
+                write!(f, "the spec {spec} has no variable `{var}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean `{s}`?)")?;
+                }
+                write!(f, "; its variables are {}", variables.join(", "))
+            }
+            CheckError::GivenNotStated { var, keys } => {
+                write!(
+                    f,
+                    "`{var}` shows in no tensor's shape and the checkpoint does not state it"
+                )?;
+                if !keys.is_empty() {
+                    write!(f, " (looked for {})", keys.join(", "))?;
+                }
+                write!(f, ": give its value before checking")
+            }
+        }
+    }
+}
+
+impl fmt::Debug for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// A source that states nothing under some keys: the check without one stated value.
+struct Hiding<'a, S: ?Sized> {
+    src: &'a S,
+    keys: &'a [String],
+}
+
+impl<S: ShapeSource + ?Sized> ShapeSource for Hiding<'_, S> {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.src.shape_of(name)
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        self.src.tensor_names()
+    }
+    fn config(&self, key: &str) -> Option<crate::source::ConfigEntry> {
+        if self.keys.iter().any(|k| k == key) {
+            return None;
+        }
+        self.src.config(key)
+    }
+}
+
+impl Spec {
+    /// Checks `ckpt` against the spec, strictly, with the sizes it states bound first: the
+    /// report the `shapes check` command prints (its `Display`) and serialises with `--json`.
+    ///
+    /// ```
+    /// use shapes::{Checkpoint, Spec};
+    /// # let dir = std::env::temp_dir().join(format!("shapes-doc-spec-check-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let path = dir.join("model.safetensors");
+    /// # let header = r#"{"w":{"dtype":"F32","shape":[3,4],"data_offsets":[0,48]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend(header.as_bytes());
+    /// # bytes.extend([0u8; 48]);
+    /// # std::fs::write(&path, bytes).unwrap();
+    /// let spec = Spec::from_toml("s.toml", "[tensors]\n\"w\" = \"(n, n)\"\n")?;
+    /// let report = spec.check(&Checkpoint::open(&path)?);
+    /// assert!(!report.ok());
+    /// assert!(report.to_string().contains("axis 1 expected n = 3, found 4"), "{report}");
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check(&self, ckpt: &Checkpoint) -> Report {
+        self.run(ckpt, &CheckOptions::new())
+    }
+
+    /// Checks `ckpt` against the spec with `options`: the values given win over what the
+    /// checkpoint states; an unknown variable given, or a `given` variable nobody states, is
+    /// an error before any tensor is checked.
+    ///
+    /// ```
+    /// use shapes::{CheckError, CheckOptions, Checkpoint, Spec};
+    /// # let npy = {
+    /// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }";
+    /// #     npy.extend((dict.len() as u16).to_le_bytes());
+    /// #     npy.extend(dict.as_bytes());
+    /// #     npy.extend([0u8; 24]);
+    /// #     npy
+    /// # };
+    /// let ckpt = Checkpoint::from_bytes(&npy)?;
+    /// let spec = Spec::from_toml("s.toml", "given = [\"heads\"]\n[tensors]\n\"array\" = \"(heads * head_dim,)\"\n")?;
+    /// let e = spec.check_with(&ckpt, &CheckOptions::new()).unwrap_err();
+    /// assert!(matches!(e, CheckError::GivenNotStated { .. }));
+    /// let report = spec.check_with(&ckpt, &CheckOptions::new().set("heads", 2))?;
+    /// assert!(report.ok());
+    /// assert_eq!(report.bindings().unwrap().get("head_dim"), Some(3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check_with(
+        &self,
+        ckpt: &Checkpoint,
+        options: &CheckOptions,
+    ) -> Result<Report, CheckError> {
+        let variables = self.plan.variables();
+        for (var, _) in &options.sets {
+            if !variables.contains(&var.as_str()) {
+                return Err(CheckError::UnknownVariable {
+                    spec: self.name.clone(),
+                    var: var.clone(),
+                    suggestion: closest(var, variables),
+                    variables: variables.iter().map(|v| (*v).to_owned()).collect(),
+                });
+            }
+        }
+        let report = self.run(ckpt, options);
+        for g in &self.given {
+            if !report.given().iter().any(|x| x.var == *g) {
+                let keys = self
+                    .config
+                    .iter()
+                    .find(|(v, _)| v == g)
+                    .map(|(_, k)| k.clone())
+                    .unwrap_or_default();
+                return Err(CheckError::GivenNotStated {
+                    var: g.clone(),
+                    keys,
+                });
+            }
+        }
+        Ok(report)
+    }
+
+    /// The values `ckpt` states for the spec's variables, then the given ones (which win).
+    fn givens(&self, ckpt: &Checkpoint, options: &CheckOptions) -> Vec<Given> {
+        let mut out: Vec<Given> = self
+            .config
+            .iter()
+            .filter_map(|(var, keys)| {
+                let (value, entry) = keys.iter().find_map(|k| {
+                    let e = ckpt.config(k)?;
+                    match e.value {
+                        ConfigValue::Size(n) => Some((n, e)),
+                        _ => None,
+                    }
+                })?;
+                Some(Given {
+                    var: var.clone(),
+                    value,
+                    source: format!("{} `{}`", entry.place, entry.key),
+                    keys: keys.clone(),
+                })
+            })
+            .collect();
+        for (var, value) in &options.sets {
+            out.retain(|g| g.var != *var);
+            out.push(Given {
+                var: var.clone(),
+                value: *value,
+                source: options.given_by.clone(),
+                keys: Vec::new(),
+            });
+        }
+        out
+    }
+
+    fn run(&self, ckpt: &Checkpoint, options: &CheckOptions) -> Report {
+        let given = self.givens(ckpt, options);
+        let pre = options
+            .sets
+            .iter()
+            .fold(Bindings::new(), |b, (var, value)| {
+                b.bind(var.clone(), *value)
+            });
+        let check = |src: &dyn ShapeSource| {
+            self.plan.verify_source_options(
+                src,
+                SourceOptions::new()
+                    .strict(options.strict)
+                    .bindings(pre.clone()),
+            )
+        };
+        let result = check(ckpt);
+        let mut disagreements = Vec::new();
+        if let Err(errors) = &result {
+            // A stated value that the tensors alone contradict: checking without it passes.
+            for g in given.iter().filter(|g| !g.keys.is_empty()) {
+                let without = Hiding {
+                    src: ckpt,
+                    keys: &g.keys,
+                };
+                if let Ok(b) = check(&without)
+                    && let Some(found) = b.get(&g.var)
+                    && found != g.value
+                {
+                    disagreements.push(Disagreement {
+                        var: g.var.clone(),
+                        stated: g.value,
+                        source: g.source.clone(),
+                        found,
+                        bound_by: b.origin(&g.var).map_or_else(String::new, |o| o.to_string()),
+                        errors: errors.len(),
+                    });
+                }
+            }
+        }
+        Report::new(ckpt, self, given, result, disagreements, &options.given_by)
+    }
+}

@@ -1,0 +1,207 @@
+//! Spec files: a model's tensors and their shape patterns in TOML, compiled to a
+//! [`Plan`](crate::Plan) (the same checker `#[derive(Shaped)]` generates code for).
+//!
+//! ```toml
+//! name = "Llama"                                  # the root of error paths
+//! given = ["heads"]                               # must come from the config or --set
+//! where = ["d_model = heads * head_dim"]
+//!
+//! [config]                                        # variable = key, or keys tried in order
+//! d_model = ["hidden_size", "{arch}.embedding_length"]
+//!
+//! [repeat]                                        # the count of a repeated block binds
+//! "model.layers" = "n_layers"
+//!
+//! [tensors]
+//! "model.embed_tokens.weight" = "(vocab, d_model)"
+//! "model.layers.{i}.self_attn.q_proj.weight" = "(heads * head_dim, d_model)"
+//! "model.layers.{i}.self_attn.q_proj.bias" = { shape = "(heads * head_dim,)", optional = true }
+//! "lm_head.weight" = { shape = "(vocab, d_model)", tied = "model.embed_tokens.weight", tie_key = "tie_word_embeddings" }
+//! "model.layers.{i}.mlp" = { block = "mlp", rename = { d_ff = "intermediate" } }
+//!
+//! [blocks.mlp]                                    # a group of tensors used under prefixes
+//! "up_proj.weight" = "(d_ff, d_model)"
+//! ```
+
+mod analysis;
+mod build;
+mod builtin;
+mod check;
+mod error;
+mod toml_in;
+
+use std::ops::Range;
+use std::path::Path;
+
+pub use self::builtin::{Naming, UnknownArchitecture};
+pub use self::check::{CheckError, CheckOptions};
+pub use self::error::SpecError;
+use crate::verify::Plan;
+
+/// A spec file's text and the name it is shown by.
+pub(crate) struct SpecText<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+}
+
+/// A tensor of the spec, with every block expanded: its full name (with `{i}` placeholders).
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    pub name: String,
+    pub pattern: String,
+    pub optional: bool,
+    /// Where the pattern is written (for carets).
+    pub span: Range<usize>,
+    /// The byte in the file where the pattern's text starts, when it is written literally
+    /// (no escapes, no rename): a parse error's offset is added to it.
+    pub text_start: Option<usize>,
+    /// For a tied tensor: the tensor it is tied to, and the key that states the tie.
+    pub tied: Option<(String, Option<String>)>,
+}
+
+/// A tensor that may be absent because it shares another's storage.
+#[derive(Debug, Clone)]
+pub(crate) struct Tied {
+    pub name: String,
+    pub to: String,
+}
+
+/// A spec file as read, blocks expanded, before compiling.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parsed {
+    pub name: String,
+    pub given: Vec<(String, Range<usize>)>,
+    pub wheres: Vec<(String, Range<usize>)>,
+    pub config: Vec<(String, Vec<String>, Range<usize>)>,
+    pub repeats: Vec<(String, String, Range<usize>)>,
+    pub entries: Vec<Entry>,
+    pub tied: Vec<Tied>,
+}
+
+/// A model's checks as a spec file describes them, compiled: the tensors and their patterns,
+/// the variables bound from the checkpoint's config, the `given` ones and the `where` clauses.
+/// [`check`](Self::check) runs it against a [`Checkpoint`](crate::Checkpoint) and returns the
+/// [`Report`](crate::report::Report) the `shapes check` command prints.
+///
+/// ```
+/// use shapes::Spec;
+///
+/// let spec = Spec::from_toml("tiny.toml", r#"
+/// name = "Tiny"
+/// [config]
+/// d_model = "hidden_size"
+/// [tensors]
+/// "embed.weight" = "(vocab, d_model)"
+/// "head.weight" = "(vocab, d_model)"
+/// "#)?;
+/// assert_eq!(spec.name(), "Tiny");
+/// assert_eq!(spec.variables(), ["vocab", "d_model"]);
+///
+/// // A bad spec is an error with the file, line and column, and a caret.
+/// let e = Spec::from_toml("bad.toml", "[tensors]\n\"w\" = \"(a b)\"\n").unwrap_err();
+/// assert!(e.to_string().starts_with("bad.toml:2:11: in the pattern of `w`"), "{e}");
+/// # Ok::<(), shapes::SpecError>(())
+/// ```
+#[derive(Debug)]
+pub struct Spec {
+    name: String,
+    file: String,
+    plan: Plan,
+    /// variable ← keys tried in order.
+    config: Vec<(String, Vec<String>)>,
+    given: Vec<String>,
+}
+
+impl Spec {
+    /// Reads a spec from its TOML `text`; `file` is the name its errors show.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::from_toml("s.toml", "[tensors]\n\"w\" = \"(n,)\"\n")?;
+    /// assert_eq!(spec.file(), "s.toml");
+    /// # Ok::<(), shapes::SpecError>(())
+    /// ```
+    pub fn from_toml(file: &str, text: &str) -> Result<Spec, SpecError> {
+        let src = SpecText { file, text };
+        let parsed = toml_in::parse(&src)?;
+        build::compile(&src, parsed)
+    }
+
+    /// Reads the spec file at `path`.
+    ///
+    /// ```
+    /// let e = shapes::Spec::read("/nonexistent/spec.toml").unwrap_err();
+    /// assert!(e.to_string().starts_with("/nonexistent/spec.toml: "), "{e}");
+    /// ```
+    pub fn read(path: impl AsRef<Path>) -> Result<Spec, SpecError> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| SpecError::io(&shown, &e))?;
+        Spec::from_toml(&shown, &text)
+    }
+
+    /// The root of its error paths (`Llama`).
+    ///
+    /// ```
+    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// assert_eq!(spec.name(), "Llama");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name it was read under: a file's path, or `<built-in llama, GGUF names>`.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::builtin("gpt2", shapes::Naming::Gguf).unwrap();
+    /// assert_eq!(spec.file(), "<built-in gpt2, GGUF names>");
+    /// ```
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The compiled checks, which [`Plan::verify_source_options`] runs against any
+    /// [`ShapeSource`](crate::ShapeSource).
+    ///
+    /// ```
+    /// let spec = shapes::Spec::from_toml("s.toml", "[tensors]\n\"w\" = \"(n,)\"\n")?;
+    /// let mut src = std::collections::BTreeMap::new();
+    /// src.insert("w".to_string(), shapes::Shape::from([3]));
+    /// assert_eq!(spec.plan().verify_source(&src).unwrap().get("n"), Some(3));
+    /// # Ok::<(), shapes::SpecError>(())
+    /// ```
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Every variable, in order of first use.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::from_toml("s.toml", "[tensors]\n\"w\" = \"(a, b)\"\n")?;
+    /// assert_eq!(spec.variables(), ["a", "b"]);
+    /// # Ok::<(), shapes::SpecError>(())
+    /// ```
+    pub fn variables(&self) -> &[&'static str] {
+        self.plan.variables()
+    }
+
+    /// The variables that must be stated by the checkpoint or given before checking.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// assert_eq!(spec.given(), ["heads"]);
+    /// ```
+    pub fn given(&self) -> &[String] {
+        &self.given
+    }
+
+    /// Each variable bound from the checkpoint's config, with the keys tried in order.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// let (var, keys) = &spec.config_keys()[0];
+    /// assert_eq!((var.as_str(), keys[0].as_str()), ("d_model", "hidden_size"));
+    /// ```
+    pub fn config_keys(&self) -> &[(String, Vec<String>)] {
+        &self.config
+    }
+}
