@@ -11,6 +11,7 @@ pub use crate::parse::{caret, is_identifier, parse_constraints, parse_equation};
 pub use crate::source::checkpoint_fuzz;
 pub use crate::source::{HasShape, StaticShape};
 pub use crate::verify::analysis;
+pub use crate::verify::rules;
 pub use crate::verify::{Binder, Binders, shared_mask, shares_var, struct_binder, struct_error};
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{

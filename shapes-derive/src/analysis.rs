@@ -1,30 +1,27 @@
 //! The derive's side of the one static analysis of variables
-//! (`shapes_core::__private::analysis`, shared with spec files): the scope with syn's literals
-//! as the places names first appear, and the rules worded for `#[derive(Shaped)]` and
-//! `#[shapes::check]`.
+//! (`shapes_core::__private::{analysis, rules}`, shared with spec files): the scope with the
+//! spans of syn's literals as the places names first appear, the shared rules' findings
+//! reported as compile errors, and the rule about what a pattern may hold.
 
+use proc_macro2::Span;
+use shapes_core::__private::rules::Finding;
 use shapes_core::{Item, Pattern};
 use syn::LitStr;
 
 pub use shapes_core::__private::analysis::{
-    dim_vars, name_list, pattern_vars, push_unique, suggest, unsupported,
+    dim_vars, name_list, pattern_vars, push_unique, unsupported,
 };
 
 use crate::ctxt::Ctxt;
 
 /// Every variable of the patterns and equations checked in one scope, each name's first use
-/// remembered as the literal it is written in.
-pub type Scope<'a> = shapes_core::__private::analysis::Scope<'a, LitStr>;
+/// remembered as the span of the literal it is written in.
+pub type Scope<'a> = shapes_core::__private::analysis::Scope<'a, Span>;
 
-/// Rule: a name is either a variadic (a sub-shape) or a single dim, never both.
-pub fn check_variadic_dims(scope: &Scope<'_>, cx: &Ctxt) {
-    for (name, lit) in scope.variadic_dims() {
-        cx.error_at(
-            lit.span(),
-            format!(
-                "`{name}` is used both as a variadic `*{name}` (a sub-shape) and as a single dim"
-            ),
-        );
+/// Reports each finding of the shared rules as a compile error at its span.
+pub fn report(cx: &Ctxt, findings: Vec<Finding<'_, Span>>) {
+    for f in findings {
+        cx.error_at(*f.at, f.message);
     }
 }
 
@@ -40,19 +37,5 @@ pub fn check_supported(cx: &Ctxt, pattern: &Pattern, lit: &LitStr, against: &str
                 format!("{what} cannot be checked against {against} in #[shape] patterns: use arithmetic on names and numbers"),
             );
         }
-    }
-}
-
-/// Rule (the derive and `#[check]` alike): a name used once, beside a name used more often
-/// that is close enough to be what was meant (`d_modle` beside `d_model`), is a likely typo.
-/// A name used once is otherwise correct code: it binds a value the caller reads back
-/// (`h_wins`, `w_wins` in `(h_wins * window, w_wins * window)`), or is derived by a `where`
-/// equation. `_name` and variadics are left alone.
-pub fn check_likely_typos(scope: &Scope<'_>, cx: &Ctxt) {
-    for (name, hint, lit) in scope.likely_typos() {
-        cx.error_at(
-            lit.span(),
-            format!("`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"),
-        );
     }
 }

@@ -7,12 +7,26 @@
 
 use std::collections::BTreeMap;
 
+use proc_macro2::Span;
+use shapes_core::__private::rules::{self, Declared, Words};
 use shapes_core::DimExpr;
 use syn::LitStr;
 
-use crate::analysis::{self, Scope, suggest, unsupported};
+use crate::analysis::{self, Scope, unsupported};
 use crate::ast::{Access, Constraint, Input, Kind, WhereClause};
 use crate::ctxt::Ctxt;
+
+/// How the shared rules speak in `#[derive(Shaped)]`.
+const WORDS: Words = Words {
+    item: "field",
+    config: "`config`",
+    declare_given: |name| format!("declare it with #[shapes(given = \"{name}\")]"),
+    unsolved_advice: |best| {
+        format!(
+            "Bind one through `verify_with` and declare it with #[shapes(given = \"{best}\")], or give it a dim of its own"
+        )
+    },
+};
 
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_source_keys(cx, input);
@@ -20,21 +34,26 @@ pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_supported_fields(cx, input);
     check_where_clauses(cx, &input.wheres, &input.constraints);
     let scope = scope_of(input);
-    analysis::check_variadic_dims(&scope, cx);
-    check_config(cx, input, &scope);
-    if input.shares_scope_with_nested() {
-        // A nested struct may use, bind or solve any name; the rules below would guess.
-        return;
-    }
-    check_given_names(cx, input, &scope);
-    if !check_compared_only(cx, input, &scope) {
-        // The rules below would report the same names again, less clearly.
-        return;
-    }
-    // A name only a `where` clause uses is fine when the clause determines it
-    // (`height = rows * window`): `check_solvable` says when it does not.
-    analysis::check_likely_typos(&scope, cx);
-    check_solvable(cx, input, &scope);
+    let given: Vec<(&str, Span)> = input
+        .given
+        .iter()
+        .map(|(n, lit)| (n.as_str(), lit.span()))
+        .collect();
+    let config: Vec<(String, Span)> = input
+        .config
+        .iter()
+        .map(|(var, _, _)| (var.to_string(), var.span()))
+        .collect();
+    // The struct's `verify()` of values in memory reads no config: a variable the config
+    // binds must still be determined by the fields.
+    let declared = Declared {
+        given: given.iter().map(|(n, s)| (*n, s)).collect(),
+        config: config.iter().map(|(n, s)| (n.as_str(), s)).collect(),
+        config_is_known: false,
+        shares_scope: input.shares_scope_with_nested(),
+    };
+    analysis::report(cx, rules::check(&scope, &declared, &WORDS));
+    check_config_keys(cx, input);
 }
 
 /// Every variable of the struct's own patterns, `count` keys and `where` clauses.
@@ -42,17 +61,17 @@ fn scope_of<'a>(input: &'a Input<'_>) -> Scope<'a> {
     let mut scope = Scope::default();
     for field in &input.fields {
         if let Some(lit) = &field.attr.count {
-            scope.add_count(&lit.value(), lit);
+            scope.add_count(&lit.value(), &lit.span());
         }
         if let Kind::Tensor { pattern, lit } = &field.kind {
-            scope.add_pattern(pattern, lit);
+            scope.add_pattern(pattern, &lit.span());
         }
     }
     for (lhs, rhs, lit) in &input.wheres {
-        scope.add_equation(lhs, rhs, lit);
+        scope.add_equation(lhs, rhs, &lit.span());
     }
     for (lhs, _, rhs, lit) in &input.constraints {
-        scope.add_comparison(lhs, rhs, lit);
+        scope.add_comparison(lhs, rhs, &lit.span());
     }
     scope
 }
@@ -114,11 +133,9 @@ fn check_where_literals<'a>(
     }
 }
 
-/// Rule: `config(var = "key | key")` names a variable of the struct (of its own patterns;
-/// with a nested struct in the scope, a name it uses is checked when the impl is used) and
-/// non-empty keys, each variable once.
-fn check_config(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
-    let names: Vec<&str> = scope.names().collect();
+/// Rule: `config(var = "key | key")` binds each variable once, from non-empty keys. (That
+/// the variable is one of the struct's is a shared rule.)
+fn check_config_keys(cx: &Ctxt, input: &Input<'_>) {
     let mut seen: Vec<String> = Vec::new();
     for (var, keys, lit) in &input.config {
         let name = var.to_string();
@@ -130,84 +147,13 @@ fn check_config(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
                 ),
             );
         }
-        seen.push(name.clone());
-        if scope.uses(&name) == 0 && !input.shares_scope_with_nested() {
-            cx.error_at(
-                var.span(),
-                format!(
-                    "`config` binds `{name}`, which no field uses{}",
-                    suggest(&name, &names)
-                ),
-            );
-        }
+        seen.push(name);
         if keys.iter().any(String::is_empty) {
             cx.error_at(
                 lit.span(),
                 "a config key cannot be empty: write keys separated by `|`, as in \"hidden_size | {arch}.embedding_length\"",
             );
         }
-    }
-}
-
-/// Rule: a variable that only `where` comparisons name (`d_modle >= 1` beside a `d_model`
-/// the fields bind) is bound by nothing unless it is given. Returns whether the rule holds.
-fn check_compared_only(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) -> bool {
-    let names: Vec<&str> = scope.names().collect();
-    let mut holds = true;
-    for (name, lit) in scope.only_compared() {
-        if input.given.iter().any(|(g, _)| g == name) {
-            continue;
-        }
-        holds = false;
-        cx.error_at(
-            lit.span(),
-            format!(
-                "`{name}` appears only in a `where` comparison, which checks values but binds none{}; \
-                 compare a variable that a field binds, or declare it with #[shapes(given = \"{name}\")]",
-                suggest(name, &names)
-            ),
-        );
-    }
-    holds
-}
-
-/// Rule: every `given` name is used by some field.
-fn check_given_names(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
-    let names: Vec<&str> = scope.names().collect();
-    for (name, lit) in &input.given {
-        if scope.uses(name) == 0 {
-            cx.error_at(
-                lit.span(),
-                format!(
-                    "`given` names `{name}`, which no field uses{}",
-                    suggest(name, &names)
-                ),
-            );
-        }
-    }
-}
-
-/// Rule: every variable can be determined from the fields (and the `given` names): bound by a
-/// dim of its own, or solved from a dim expression or a `where` clause once the others are
-/// known. The error suggests the variable whose value would determine the most others.
-fn check_solvable(cx: &Ctxt, input: &Input<'_>, scope: &Scope<'_>) {
-    let mut start = scope.bound();
-    start.extend(input.given.iter().map(|(n, _)| n.clone()));
-    let solved = scope.solvable_from(start.clone());
-    let unsolved: Vec<&str> = scope.names().filter(|n| !solved.contains(*n)).collect();
-    let Some(first) = unsolved.first() else {
-        return;
-    };
-    let best = scope.most_determining(&start, &unsolved).unwrap_or(first);
-    let list = analysis::name_list(&unsolved);
-    if let Some(lit) = scope.first_use(first) {
-        cx.error_at(
-            lit.span(),
-            format!(
-                "{list} can never be solved from the fields: they only appear inside arithmetic with other unknowns. \
-                 Bind one through `verify_with` and declare it with #[shapes(given = \"{best}\")], or give it a dim of its own"
-            ),
-        );
     }
 }
 

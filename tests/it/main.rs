@@ -35,4 +35,5 @@ mod print_roundtrip;
 mod reports;
 mod semantics;
 mod solve_conformance;
+mod spec;
 mod verify_source;

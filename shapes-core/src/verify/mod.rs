@@ -31,6 +31,8 @@ mod lean;
 pub(crate) mod names;
 mod path;
 mod plan;
+#[doc(hidden)]
+pub mod rules;
 mod runtime_plan;
 mod scope_checks;
 mod shaped;

@@ -11,8 +11,10 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::Span;
+use shapes_core::__private::rules::{self, Declared, Words};
 
 use super::ast::CheckedFn;
+
 use crate::analysis::{self, Scope, dim_vars};
 use crate::ctxt::Ctxt;
 use crate::valid::check_where_clauses;
@@ -41,6 +43,14 @@ pub struct SelfNeeds {
     pub span: Span,
 }
 
+/// How the shared rules speak in `#[shapes::check]`.
+const WORDS: Words = Words {
+    item: "pattern",
+    config: "`config`",
+    declare_given: |_| "use #[shapes::check(self)] on a method whose struct binds it".to_owned(),
+    unsolved_advice: |_| "give one of them a dim of its own".to_owned(),
+};
+
 pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
     let (params, ret) = (&checked.params, checked.ret.as_ref());
     let shared = checked.receiver.is_some();
@@ -51,13 +61,13 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
     let mut scope = Scope::default();
     let mut arg_names = BTreeSet::new();
     for c in params {
-        arg_names.extend(scope.add_pattern(&c.pattern, &c.lit));
+        arg_names.extend(scope.add_pattern(&c.pattern, &c.lit.span()));
     }
     for (lhs, rhs, lit) in &checked.wheres {
-        scope.add_equation(lhs, rhs, lit);
+        scope.add_equation(lhs, rhs, &lit.span());
     }
     for (lhs, _, rhs, lit) in &checked.constraints {
-        scope.add_comparison(lhs, rhs, lit);
+        scope.add_comparison(lhs, rhs, &lit.span());
     }
     let arg_bound = scope.bound();
     // What the arguments determine, before the return pattern joins the scope.
@@ -71,9 +81,9 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
         .map(String::as_str)
         .filter(|n| !known.contains(*n))
         .collect();
-    let ret_names = ret.map(|c| scope.add_pattern(&c.pattern, &c.lit));
-    analysis::check_variadic_dims(&scope, cx);
-    analysis::check_likely_typos(&scope, cx);
+    let ret_names = ret.map(|c| scope.add_pattern(&c.pattern, &c.lit.span()));
+    analysis::report(cx, rules::variadic_dims(&scope));
+    analysis::report(cx, rules::likely_typos(&scope));
     let mut with_ret = known.clone();
     with_ret.extend(scope.bound());
     let known_all = scope.solvable_from(with_ret);
@@ -106,7 +116,8 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
             let list: Vec<&str> = candidates.iter().map(String::as_str).collect();
             let span = scope
                 .first_use(&candidates[0])
-                .map_or_else(Span::call_site, |l| l.span());
+                .copied()
+                .unwrap_or_else(Span::call_site);
             SelfNeeds {
                 message: format!(
                     "#[shapes::check(self)]: {} can never be solved from the arguments, the return value and the fields of `self`: they only appear inside arithmetic with other unknowns (or in `where` comparisons), and `self`'s struct binds too few of them; give one of them a dim of its own",
@@ -124,26 +135,24 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
     }
 
     // Rule: each variable of the arguments is determined by the arguments alone.
-    if let Some(lit) = unsolved_args.first().and_then(|n| scope.first_use(n)) {
+    if let Some(span) = unsolved_args.first().and_then(|n| scope.first_use(n)) {
         cx.error_at(
-            lit.span(),
+            *span,
             format!(
                 "{} can never be solved from the arguments: they only appear inside arithmetic with other unknowns; give one of them a dim of its own",
                 analysis::name_list(&unsolved_args)
             ),
         );
     }
-    // Rule: a name only `where` comparisons use is bound by nothing.
+    // Rule (shared): a name only `where` comparisons use is bound by nothing.
     let compared: Vec<&str> = scope.only_compared().map(|(n, _)| n).collect();
-    for (name, lit) in scope.only_compared() {
-        cx.error_at(
-            lit.span(),
-            format!(
-                "`{name}` appears only in a `where` comparison, which checks values but binds none{}; compare a variable that a pattern binds, or use #[shapes::check(self)] on a method whose struct binds it",
-                analysis::suggest(name, &scope.names().collect::<Vec<_>>())
-            ),
-        );
-    }
+    let nothing_declared = Declared {
+        given: Vec::new(),
+        config: Vec::new(),
+        config_is_known: false,
+        shares_scope: false,
+    };
+    analysis::report(cx, rules::compared_only(&scope, &nothing_declared, &WORDS));
     // Rule: each variable of `ret` and of the `where` clauses is determined by the arguments
     // and the return value.
     let later: Vec<&str> = later
@@ -154,7 +163,7 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
         let in_ret = ret_names.as_ref().is_some_and(|r| r.contains(*first));
         let span = match (in_ret, ret, scope.first_use(first)) {
             (true, Some(c), _) => c.lit.span(),
-            (_, _, Some(lit)) => lit.span(),
+            (_, _, Some(span)) => *span,
             _ => Span::call_site(),
         };
         cx.error_at(
