@@ -16,8 +16,8 @@ pub use crate::verify::{Binder, Binders, shared_mask, shares_var, struct_binder,
 pub use crate::verify::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use crate::verify::{
     Checker, FieldInfo, ItemChecks, ItemOp, Lean, MAX_VARS, NO_FIELD, ScopeChecks, Segment, Shaped,
-    Slot, SlotExpr, SlotMap, StaticItem, VarTable, closest, isolated_source, static_matches,
-    verify_general,
+    Slot, SlotExpr, SlotMap, StaticItem, VarTable, closest, isolated, isolated_source,
+    static_matches, verify_general,
 };
 pub use crate::verify::{ConfigKey, SourceCx, SourceTensor, run_items, source_tensor};
 pub use core::option::Option::{None, Some};

@@ -174,7 +174,7 @@ fn field_check(
         Kind::Nested => {
             let child = f.access.leaf();
             let leaf: Box<dyn Fn(TokenStream) -> TokenStream> = if f.attr.own_scope.is_some() {
-                Box::new(|v: TokenStream| quote!(#p::ScopeChecks::isolated(__cx, #v);))
+                Box::new(|v: TokenStream| quote!(#p::isolated(__cx, #v);))
             } else {
                 Box::new(
                     move |v: TokenStream| quote!(<#child as #krate::Shaped>::check_in(#v, __cx, &__child);),

@@ -27,6 +27,7 @@ mod fuzz_replay;
 mod header_bad_files;
 mod hygiene;
 mod inline_arith;
+mod layout;
 mod lean;
 mod model_zoo;
 mod parse_conformance;

@@ -1,9 +1,10 @@
-//! The shape-expression language's syntax tree, its printer (`print`), and the one table of
-//! size arithmetic (`arith`).
+//! The shape-expression language's syntax tree, its printer (`print`), the walks over its
+//! variables (`visit`), and the one table of size arithmetic (`arith`).
 
 mod arith;
 mod ast;
 mod print;
+pub(crate) mod visit;
 
 pub use arith::ArithFailure;
 #[doc(hidden)]

@@ -12,7 +12,6 @@ mod json;
 mod text;
 
 use crate::source::Checkpoint;
-use crate::spec::Spec;
 use crate::verify::{Bindings, ShapeErrors};
 
 pub use self::escape::escape;
@@ -55,7 +54,7 @@ pub struct Disagreement {
     pub errors: usize,
 }
 
-/// What checking a checkpoint against a [`Spec`] found: the checkpoint (its path, format and
+/// What checking a checkpoint against a [`Spec`](crate::Spec) found: the checkpoint (its path, format and
 /// tensor count), the spec, the values given before checking, the outcome, and the stated
 /// values the tensors contradict, each named as the one cause of the mismatches it makes.
 ///
@@ -100,9 +99,10 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of checking `ckpt` against the spec named `spec` (its name and file).
     pub(crate) fn new(
         ckpt: &Checkpoint,
-        spec: &Spec,
+        spec: (&str, &str),
         given: Vec<Given>,
         result: Result<Bindings, ShapeErrors>,
         disagreements: Vec<Disagreement>,
@@ -116,8 +116,8 @@ impl Report {
             source: ckpt.path().display().to_string(),
             format,
             tensors: ckpt.tensors().len(),
-            spec_name: spec.name().to_owned(),
-            spec_file: spec.file().to_owned(),
+            spec_name: spec.0.to_owned(),
+            spec_file: spec.1.to_owned(),
             given,
             given_by: given_by.to_owned(),
             result,

@@ -18,6 +18,8 @@ use std::fmt;
 use smallvec::SmallVec;
 
 use super::size::{self, Size, Values};
+use crate::expr::visit::visit_dim_vars;
+pub(crate) use crate::expr::visit::{dim_mentions, expr_mentions, same, visit_expr_vars};
 use crate::expr::{DimExpr, Expr, Item, Name, Operand, Pattern, Pred};
 
 /// What a variable is bound to: one size, or a whole expression (a shape, an arrow, a list of
@@ -151,17 +153,6 @@ impl fmt::Debug for Substitution {
 
 fn is_literal(t: &Term) -> bool {
     matches!(t, Term::Dim(DimExpr::Lit(_)))
-}
-
-/// Same variable? Pointer equality first (names cloned from one parse share it).
-#[inline]
-pub(crate) fn same(a: &Name, b: &Name) -> bool {
-    name_ptr_eq(a, b) || a.as_str() == b.as_str()
-}
-
-#[inline]
-fn name_ptr_eq(a: &Name, b: &Name) -> bool {
-    std::ptr::eq(a.as_str().as_ptr(), b.as_str().as_ptr()) && a.as_str().len() == b.as_str().len()
 }
 
 impl Substitution {
@@ -524,81 +515,6 @@ pub(crate) fn term_mentions(t: &Term, v: &Name) -> bool {
     match t {
         Term::Dim(d) => dim_mentions(d, v),
         Term::Expr(e) => expr_mentions(e, v),
-    }
-}
-
-pub(crate) fn expr_mentions(e: &Expr, v: &Name) -> bool {
-    let mut found = false;
-    visit_expr_vars(e, &mut |n| found |= same(n, v));
-    found
-}
-
-pub(crate) fn dim_mentions(d: &DimExpr, v: &Name) -> bool {
-    let mut found = false;
-    visit_dim_vars(d, &mut |n| found |= same(n, v));
-    found
-}
-
-/// Calls `f` on every variable occurrence in `e` (shape, dim and variadic variables alike).
-pub(crate) fn visit_expr_vars(e: &Expr, f: &mut dyn FnMut(&Name)) {
-    match e {
-        Expr::Var(n) => f(n),
-        Expr::Pattern(p) => visit_pattern_vars(p, f),
-        Expr::Arrow(a, b) | Expr::Slice(a, b) | Expr::Broadcast(a, b) | Expr::Concat(_, a, b) => {
-            visit_expr_vars(a, f);
-            visit_expr_vars(b, f);
-        }
-        Expr::Compound(a, p) => {
-            visit_expr_vars(a, f);
-            visit_pred_vars(p, f);
-        }
-        Expr::Axes(_) | Expr::Sizes(_) | Expr::Slices(_) => {}
-        Expr::Transpose(_, a) | Expr::Reduce(_, a) | Expr::Repeat(_, _, a) => visit_expr_vars(a, f),
-    }
-}
-
-pub(crate) fn visit_pattern_vars(p: &Pattern, f: &mut dyn FnMut(&Name)) {
-    for item in &p.items {
-        match item {
-            Item::Dim(d) | Item::Broadcast(d) => visit_dim_vars(d, f),
-            Item::Variadic(n) => f(n),
-            Item::Any | Item::Ellipsis => {}
-        }
-    }
-}
-
-pub(crate) fn visit_dim_vars(d: &DimExpr, f: &mut dyn FnMut(&Name)) {
-    match d {
-        DimExpr::Lit(_) => {}
-        DimExpr::Var(n) => f(n),
-        DimExpr::Bin(_, a, b) => {
-            visit_dim_vars(a, f);
-            visit_dim_vars(b, f);
-        }
-        DimExpr::Rank(e) | DimExpr::Prod(e) | DimExpr::Sum(e) | DimExpr::Index(e, _) => {
-            visit_expr_vars(e, f)
-        }
-    }
-}
-
-pub(crate) fn visit_pred_vars(p: &Pred, f: &mut dyn FnMut(&Name)) {
-    let operand = |o: &Operand, f: &mut dyn FnMut(&Name)| match o {
-        Operand::Size(d) => visit_dim_vars(d, f),
-        Operand::ForAll(e) => visit_expr_vars(e, f),
-    };
-    match p {
-        Pred::Cmp(_, a, b) => {
-            operand(a, f);
-            operand(b, f);
-        }
-        Pred::Broadcastable(a, b) => {
-            visit_expr_vars(a, f);
-            visit_expr_vars(b, f);
-        }
-        Pred::And(a, b) | Pred::Or(a, b) => {
-            visit_pred_vars(a, f);
-            visit_pred_vars(b, f);
-        }
     }
 }
 

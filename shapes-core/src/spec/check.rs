@@ -342,6 +342,13 @@ impl Spec {
                 }
             }
         }
-        Report::new(ckpt, self, given, result, disagreements, &options.given_by)
+        Report::new(
+            ckpt,
+            (&self.name, &self.file),
+            given,
+            result,
+            disagreements,
+            &options.given_by,
+        )
     }
 }

@@ -18,7 +18,6 @@ use super::item_checks::ItemChecks;
 use super::path::Segment;
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
-use super::shaped::Shaped;
 use super::vars::{Slot, SlotMap, VarTable};
 use crate::expr::CmpOp;
 
@@ -300,11 +299,15 @@ impl ScopeChecks for Lean {
         }
     }
 
+    fn is_reporting(&self) -> bool {
+        false
+    }
+
     /// A nested scope of its own binds nothing here: it holds, or the general checker
     /// reports why not.
     #[inline]
-    fn isolated<S: Shaped + ?Sized>(&mut self, nested: &S) {
-        self.stop_if(nested.verify().is_err());
+    fn absorb_isolated(&mut self, _errors: Vec<super::error::ShapeError>) {
+        self.stop_if(true);
     }
 }
 

@@ -10,10 +10,10 @@
 //! - [`Checker`](super::Checker), which records where each value came from and builds every
 //!   error: the passes that settle what the lean pass could not, and the report.
 
+use super::error::ShapeError;
 use super::item_checks::ItemChecks;
 use super::path::Segment;
 use super::plan::FieldInfo;
-use super::shaped::Shaped;
 use super::vars::Slot;
 
 /// The checks of one struct's scope: [`ItemChecks`] for each tensor's pattern, the nesting
@@ -69,7 +69,12 @@ pub trait ScopeChecks: ItemChecks {
         known: [bool; R],
     );
 
-    /// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`): its
-    /// variables are not this scope's, only its mismatches are.
-    fn isolated<S: Shaped + ?Sized>(&mut self, nested: &S);
+    /// Whether errors are being built (the general checker's reporting pass): a nested struct
+    /// in a scope of its own ([`isolated`](super::isolated)) is then verified with its report.
+    fn is_reporting(&self) -> bool;
+
+    /// Takes the errors of a nested struct in a scope of its own (`#[shape(nested, scope =
+    /// "own")]`, verified by [`isolated`](super::isolated)): its variables are not this
+    /// scope's, only its mismatches are.
+    fn absorb_isolated(&mut self, errors: Vec<ShapeError>);
 }

@@ -455,11 +455,13 @@ fn recorded<S: Shaped + ?Sized>(
 }
 
 /// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`), then
-/// folds its errors into `cx`'s: the general checker's `ScopeChecks::isolated`.
-pub(crate) fn isolated<S: Shaped + ?Sized>(cx: &mut Checker, nested: &S) {
+/// hands its errors to `cx` ([`ScopeChecks::absorb_isolated`]): its variables are not the
+/// enclosing scope's, only its mismatches are. What derived code calls for such a field.
+#[doc(hidden)]
+pub fn isolated<C: ScopeChecks + ?Sized, S: Shaped + ?Sized>(cx: &mut C, nested: &S) {
     let report = cx.is_reporting();
     if let Err(errors) = run_with(nested, None, report, |e| e) {
-        cx.absorb(errors);
+        cx.absorb_isolated(errors);
     }
 }
 

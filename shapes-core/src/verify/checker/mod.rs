@@ -21,7 +21,6 @@ use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
-use super::shaped::Shaped;
 use super::suggest::closest;
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::CmpOp;
@@ -140,7 +139,7 @@ impl Checker {
     }
 
     /// Records a variable first bound at a tensor's dim as bound by its binder in `binders`
-    /// (the root's [`Shaped::BINDERS`](super::Shaped::BINDERS)) when no other dim can bind it
+    /// (the root's `Shaped::BINDERS`) when no other dim can bind it
     /// before ([`Binders::first`]), without walking the path: the path is then read from the
     /// binder, and only if the bindings' origins are asked for. For the first passes of an
     /// in-memory `verify`.
@@ -658,8 +657,11 @@ impl ScopeChecks for Checker {
         }
     }
 
-    #[inline]
-    fn isolated<S: Shaped + ?Sized>(&mut self, nested: &S) {
-        super::shaped::isolated(self, nested);
+    fn is_reporting(&self) -> bool {
+        Checker::is_reporting(self)
+    }
+
+    fn absorb_isolated(&mut self, errors: Vec<ShapeError>) {
+        self.absorb(errors);
     }
 }

@@ -13,8 +13,10 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
+mod arith;
+
+use self::arith as codegen_arith;
 use crate::ast::{Constraint, Field, Input, WhereClause, span_of_field};
-use crate::codegen_arith;
 
 /// The pieces every generated item needs.
 pub struct Codegen {

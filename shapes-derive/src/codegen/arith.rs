@@ -21,7 +21,7 @@ use quote::{format_ident, quote};
 use shapes_core::{CmpOp, DimExpr};
 use syn::Ident;
 
-use crate::codegen::{Codegen, arith_op, slot_ident};
+use super::{Codegen, arith_op, slot_ident};
 
 /// At most this many distinct variables get straight-line code (one match arm per variable
 /// plus one); an expression with more is left to the general checker.
