@@ -7,7 +7,7 @@
 //! variable as a plain dim at a fixed axis (before any `...` or `*rest`). That field is its
 //! [`Binder`], and the table of them, [`Binders`], is a constant built at compile time from the
 //! nested structs' tables. Reading a variable is then one dim of one tensor
-//! ([`Shaped::read_binder`]), and the binder names where the value came from when a method's
+//! ([`Shaped::read_binder`](super::Shaped::read_binder)), and the binder names where the value came from when a method's
 //! argument disagrees with it (`d_model = 384 bound by Bert.embeddings.word.weight axis 1`).
 //!
 //! A variable with no such binder (bound only inside arithmetic, only under an `Option` or a
@@ -181,7 +181,7 @@ impl Binder {
 }
 
 /// Each variable's [`Binder`], by its index in the struct's [`VarTable`]: what the derive
-/// emits as [`Shaped::BINDERS`], built in `const` context from the fields in order (the first
+/// emits as [`Shaped::BINDERS`](super::Shaped::BINDERS), built in `const` context from the fields in order (the first
 /// binder of a variable wins).
 ///
 /// ```

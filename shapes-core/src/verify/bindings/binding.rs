@@ -25,7 +25,7 @@ impl fmt::Display for Value {
     }
 }
 
-/// One bound variable, as [`Bindings::iter`] hands it out.
+/// One bound variable, as [`Bindings::iter`](super::Bindings::iter) hands it out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
     /// The variable's name.
@@ -37,7 +37,7 @@ pub struct Binding {
 }
 
 /// A tensor a checkpoint leaves out because it is tied to another (an output head that shares
-/// the token embedding's weights): what `verify_source` reports in [`Bindings::tied`].
+/// the token embedding's weights): what `verify_source` reports in [`Bindings::tied`](super::Bindings::tied).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tie {
     /// The absent tensor's name.
