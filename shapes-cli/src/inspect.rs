@@ -30,7 +30,7 @@ fn architecture(ckpt: &Checkpoint) -> Option<String> {
         return Some(format!("architecture: {} (no built-in spec)", escape(name)));
     };
     let result = spec
-        .plan()
+        .plan_for(ckpt)
         .verify_source_options(ckpt, SourceOptions::new());
     let mut s = format!("architecture: {} ({})\n  ", escape(name), spec.file());
     match result {

@@ -45,48 +45,71 @@ impl fmt::Display for Naming {
     }
 }
 
-/// A built-in spec: its name, the names that select it, and its two texts.
+/// A built-in spec: its name, the names that select it, and its texts.
 struct Builtin {
     name: &'static str,
-    /// GGUF `general.architecture` values and config.json `model_type`s it serves.
+    /// config.json `model_type`s and GGUF `general.architecture` values it serves.
     aliases: &'static [&'static str],
     /// config.json `architectures` class-name prefixes (`LlamaForCausalLM`).
     classes: &'static [&'static str],
     hf: &'static str,
-    gguf: &'static str,
+    /// The spec in GGUF names, when llama.cpp converts the architecture.
+    gguf: Option<&'static str>,
+}
+
+macro_rules! spec {
+    ($file:literal) => {
+        include_str!(concat!("../../specs/", $file))
+    };
 }
 
 const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "llama",
         aliases: &["llama", "mistral", "qwen2"],
-        classes: &["Llama", "Mistral", "Qwen2"],
-        hf: include_str!("../../specs/llama.toml"),
-        gguf: include_str!("../../specs/llama.gguf.toml"),
+        classes: &["Llama", "Mistral", "Qwen2For", "Qwen2Model"],
+        hf: spec!("llama.toml"),
+        gguf: Some(spec!("llama.gguf.toml")),
     },
     Builtin {
         name: "gpt2",
         aliases: &["gpt2"],
         classes: &["GPT2"],
-        hf: include_str!("../../specs/gpt2.toml"),
-        gguf: include_str!("../../specs/gpt2.gguf.toml"),
+        hf: spec!("gpt2.toml"),
+        gguf: Some(spec!("gpt2.gguf.toml")),
     },
     Builtin {
         name: "bert",
         aliases: &["bert"],
         classes: &["Bert"],
-        hf: include_str!("../../specs/bert.toml"),
-        gguf: include_str!("../../specs/bert.gguf.toml"),
+        hf: spec!("bert.toml"),
+        gguf: Some(spec!("bert.gguf.toml")),
     },
 ];
 
+/// The built-in that serves `arch`: by name or alias, else by the longest class-name prefix
+/// (`Qwen2MoeForCausalLM` is not a `Qwen2For…`).
 fn find(arch: &str) -> Option<&'static Builtin> {
     let lower = arch.to_ascii_lowercase();
-    BUILTINS.iter().find(|b| {
-        b.name == lower
-            || b.aliases.contains(&lower.as_str())
-            || b.classes.iter().any(|c| arch.starts_with(c))
-    })
+    if let Some(b) = BUILTINS
+        .iter()
+        .find(|b| b.name == lower || b.aliases.contains(&lower.as_str()))
+    {
+        return Some(b);
+    }
+    BUILTINS
+        .iter()
+        .filter_map(|b| {
+            let longest = b
+                .classes
+                .iter()
+                .filter(|c| arch.starts_with(*c))
+                .map(|c| c.len())
+                .max()?;
+            Some((b, longest))
+        })
+        .max_by_key(|(_, n)| *n)
+        .map(|(b, _)| b)
 }
 
 /// No built-in spec fits a checkpoint: it names no architecture, or one with no built-in spec.
@@ -151,7 +174,7 @@ impl Spec {
         let b = find(arch)?;
         let text = match naming {
             Naming::HuggingFace => b.hf,
-            Naming::Gguf => b.gguf,
+            Naming::Gguf => b.gguf?,
         };
         let shown = format!("<built-in {}, {naming}>", b.name);
         // The built-in texts are tested to compile (`every_builtin_compiles`).
@@ -184,7 +207,8 @@ mod tests {
     #[test]
     fn every_builtin_compiles() {
         for b in BUILTINS {
-            for (naming, text) in [(Naming::HuggingFace, b.hf), (Naming::Gguf, b.gguf)] {
+            let texts = [(Naming::HuggingFace, Some(b.hf)), (Naming::Gguf, b.gguf)];
+            for (naming, text) in texts.into_iter().filter_map(|(n, t)| Some((n, t?))) {
                 let shown = format!("<built-in {}, {naming}>", b.name);
                 if let Err(e) = Spec::from_toml(&shown, text) {
                     panic!("{e}");

@@ -240,7 +240,7 @@ impl Spec {
         ckpt: &Checkpoint,
         options: &CheckOptions,
     ) -> Result<Report, CheckError> {
-        let variables = self.plan.variables();
+        let variables = self.plan().variables();
         for (var, _) in &options.sets {
             if !variables.contains(&var.as_str()) {
                 return Err(CheckError::UnknownVariable {
@@ -310,11 +310,12 @@ impl Spec {
             .fold(Bindings::new(), |b, (var, value)| {
                 b.bind(var.clone(), *value)
             });
+        let plan = self.plan_for(ckpt);
         let check = |src: &dyn ShapeSource| {
-            self.plan.verify_source_options(
+            plan.verify_source_options(
                 src,
                 SourceOptions::new()
-                    .strict(options.strict)
+                    .strict(options.strict && !self.lenient)
                     .bindings(pre.clone()),
             )
         };
