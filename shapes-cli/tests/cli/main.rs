@@ -2,6 +2,9 @@
 //! tests write with the published shapes of a Llama-family model (GQA), Qwen2, GPT-2 and
 //! BERT, each also corrupted in one way.
 
+mod decoders;
+mod models;
+mod moe;
 mod parity;
 mod support;
 

@@ -303,7 +303,12 @@ fn layout(
         let span = entry_at(&spec.entries, &e.at).map_or(0..0, |x| x.span.clone());
         err(&span, e.to_string())
     })?;
+    // A variable only head tensors use is not in the plan of the base class's layout (the
+    // analysis made sure every one is used by some tensor).
     for (var, keys, span) in &spec.config {
+        if !plan.variables().contains(&var.as_str()) {
+            continue;
+        }
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         plan = plan
             .bind_from(var, &keys)
