@@ -3,6 +3,7 @@
 //! BERT, each also corrupted in one way.
 
 mod decoders;
+mod encoders;
 mod models;
 mod moe;
 mod parity;
