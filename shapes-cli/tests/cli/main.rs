@@ -4,6 +4,8 @@
 
 mod decoders;
 mod encoders;
+mod gguf_archs;
+mod gguf_moe;
 mod models;
 mod moe;
 mod parity;

@@ -88,11 +88,3 @@ pub fn gguf_meta(arch: &str, keys: &[(&str, usize)], vocab: usize) -> Vec<(Strin
     meta.push(("tokenizer.ggml.tokens".into(), Meta::Tokens(vocab)));
     meta
 }
-
-/// The names of `tensors`, each with its shape, that start with `prefix`.
-pub fn count(tensors: &Tensors, prefix: &str) -> usize {
-    tensors
-        .iter()
-        .filter(|(n, _)| n.starts_with(prefix))
-        .count()
-}
