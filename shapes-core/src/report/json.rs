@@ -30,7 +30,8 @@ impl Report {
     }
 
     /// The report as JSON: what `shapes check --json` prints. Every key is present whatever
-    /// the outcome (`bindings` and `tied` are empty on a mismatch; `errors`, `missing`,
+    /// the outcome (`notes` is empty for a spec that describes the architecture; `bindings`
+    /// and `tied` are empty on a mismatch; `errors`, `missing`,
     /// `unexpected`, `suggestions` and `config_disagreements` on a match), and every entry is
     /// listed, however many.
     ///
@@ -95,6 +96,7 @@ impl Report {
             "format": self.format,
             "tensors": self.tensors,
             "spec": { "name": self.spec_name, "file": self.spec_file },
+            "notes": self.notes,
             "ok": self.ok(),
             "given": self.given.iter().map(|g| json!({
                 "variable": g.var, "value": g.value, "source": g.source,

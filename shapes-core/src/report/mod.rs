@@ -92,6 +92,7 @@ pub struct Report {
     tensors: usize,
     spec_name: String,
     spec_file: String,
+    notes: Vec<String>,
     given: Vec<Given>,
     given_by: String,
     result: Result<Bindings, ShapeErrors>,
@@ -118,6 +119,7 @@ impl Report {
             tensors: ckpt.tensors().len(),
             spec_name: spec.name().to_owned(),
             spec_file: spec.file().to_owned(),
+            notes: spec.notes().to_vec(),
             given,
             given_by: given_by.to_owned(),
             result,
@@ -194,6 +196,20 @@ impl Report {
     /// ```
     pub fn given(&self) -> &[Given] {
         &self.given
+    }
+
+    /// What the spec says about the checks (for the generic checks of an architecture no
+    /// spec describes: that it is not recognised, and which checks ran).
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
+    /// if let Some(spec) = shapes::Spec::generic(&ckpt) {
+    ///     for n in spec.check(&ckpt).notes() { println!("{n}"); }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The stated values the tensors contradict.

@@ -223,6 +223,12 @@ impl Report {
             escape(&self.spec_name),
             escape(&self.spec_file)
         );
+        if let Some((first, rest)) = self.notes.split_first() {
+            let _ = writeln!(s, "{}", paint.warn(&escape(first)));
+            for n in rest {
+                let _ = writeln!(s, "  checked: {}", escape(n));
+            }
+        }
         match &self.result {
             Ok(b) => {
                 let _ = writeln!(s, "{}: the checkpoint matches the spec", paint.ok("OK"));

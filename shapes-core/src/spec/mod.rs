@@ -40,6 +40,7 @@ mod builtin;
 mod check;
 mod error;
 mod expand;
+mod generic;
 mod toml_in;
 
 use std::ops::Range;
