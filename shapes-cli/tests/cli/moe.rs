@@ -2,6 +2,8 @@
 //! Qwen3-MoE, DeepSeek-V3), on headers written from published config.json values: experts,
 //! routers, shared experts, dense first layers, FP8 block scales.
 
+use std::path::PathBuf;
+
 use crate::decoders::passes_then_caught;
 use crate::models::M;
 use crate::support::*;
@@ -220,17 +222,50 @@ fn deepseek_v3(layers: usize) -> (Tensors, String) {
     (t, config)
 }
 
+/// The dtypes DeepSeek-V3 is published in: FP8 (e4m3) for each linear with a block-scale
+/// companion, F32 for the scales and the router's correction bias, BF16 for the rest.
+fn deepseek_dtype(t: &Tensors) -> impl Fn(&str) -> &'static str + '_ {
+    move |name: &str| {
+        let scaled = name.strip_suffix(".weight").is_some_and(|base| {
+            t.iter()
+                .any(|(n, _)| *n == format!("{base}.weight_scale_inv"))
+        });
+        if scaled {
+            "F8_E4M3"
+        } else if name.ends_with("weight_scale_inv") || name.ends_with("e_score_correction_bias") {
+            "F32"
+        } else {
+            "BF16"
+        }
+    }
+}
+
+/// A DeepSeek-V3 checkpoint in its published dtypes, its config beside it.
+fn deepseek_dir(name: &str, t: &Tensors, config: &str) -> PathBuf {
+    let d = dir(name);
+    write_safetensors_typed(&d.join("model.safetensors"), t, &deepseek_dtype(t));
+    std::fs::write(d.join("config.json"), config).expect("config");
+    d.join("model.safetensors")
+}
+
 #[test]
 fn deepseek_v3_with_latent_attention_dense_first_layers_and_fp8_scales() {
     // Five decoder layers (the config says so): the three dense ones, two sparse ones.
     let (t, config) = deepseek_v3(5);
-    let out = passes_then_caught(
-        "deepseek_v3",
-        &t,
-        &config,
+    let path = deepseek_dir("deepseek_v3", &t, &config);
+    let (code, out, err) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 0, "{out}{err}");
+    let bad = reshaped(
+        t.clone(),
         "model.layers.4.self_attn.kv_b_proj.weight_scale_inv",
         &[256, 8],
-        "(tensor \"model.layers.4.self_attn.kv_b_proj.weight_scale_inv\"): axis 1 expected (kv_lora + 127) // 128 = (512 + 127) // 128 = 4, found 8",
+    );
+    let path = deepseek_dir("deepseek_v3_scale", &bad, &config);
+    let (code, bad_out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{bad_out}");
+    assert!(
+        bad_out.contains("(tensor \"model.layers.4.self_attn.kv_b_proj.weight_scale_inv\"): axis 1 expected (kv_lora + 127) // 128 = (512 + 127) // 128 = 4, found 8"),
+        "{bad_out}"
     );
     assert!(
         has_line(&out, "k_dense 3 config `first_k_dense_replace`"),
@@ -259,7 +294,7 @@ fn deepseek_v3_with_latent_attention_dense_first_layers_and_fp8_scales() {
     ] {
         fourth_dense.push((format!("model.layers.3.mlp.{p}"), dims.to_vec()));
     }
-    let path = hf_dir("deepseek_v3_fourth_dense", &fourth_dense, &config);
+    let path = deepseek_dir("deepseek_v3_fourth_dense", &fourth_dense, &config);
     let (code, out, _) = shapes(&["check", s(&path)]);
     assert_eq!(code, 1, "{out}");
     assert!(
@@ -274,13 +309,52 @@ fn deepseek_v3_with_latent_attention_dense_first_layers_and_fp8_scales() {
         "{out}"
     );
 
+    // An FP8 weight needs its scales: one dropped is missing.
+    let unscaled: Tensors = t
+        .iter()
+        .filter(|(n, _)| n != "model.layers.1.mlp.up_proj.weight_scale_inv")
+        .cloned()
+        .collect();
+    let path = deepseek_dir("deepseek_v3_unscaled", &unscaled, &config);
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("missing tensors (1):\n  model.layers.1.mlp.up_proj.weight_scale_inv"),
+        "{out}"
+    );
+    // Weights of a dtype the published checkpoint does not use: one in BF16 beside its
+    // scales, and the scales of another layer's experts in BF16.
+    let d = dir("deepseek_v3_dtypes");
+    let path = d.join("model.safetensors");
+    let published = deepseek_dtype(&t);
+    write_safetensors_typed(&path, &t, &|n| match n {
+        "model.layers.0.self_attn.o_proj.weight" => "BF16",
+        _ if n.starts_with("model.layers.4.mlp.experts.") && n.ends_with("scale_inv") => "BF16",
+        _ => published(n),
+    });
+    std::fs::write(d.join("config.json"), &config).expect("config");
+    let (code, out, _) = shapes(&["check", s(&path)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("MISMATCH: 769 tensors of a dtype the spec does not allow\n\ntensors of a dtype the spec does not allow (769):\n  model.layers.0.self_attn.o_proj.weight: BF16, not F8_E4M3\n"),
+        "{out}"
+    );
+    assert!(
+        has_line(
+            &out,
+            "model.layers.4.mlp.experts.{0..255}.gate_proj.weight_scale_inv: BF16, not F32 ×256"
+        ),
+        "{out}"
+    );
+
     // The multi-token-prediction layer is counted: without it, the layers are one short of
     // num_hidden_layers + num_nextn_predict_layers.
     let no_mtp: Tensors = t
-        .into_iter()
+        .iter()
         .filter(|(n, _)| !n.starts_with("model.layers.5."))
+        .cloned()
         .collect();
-    let path = hf_dir("deepseek_v3_no_mtp", &no_mtp, &config);
+    let path = deepseek_dir("deepseek_v3_no_mtp", &no_mtp, &config);
     let (code, out, _) = shapes(&["check", s(&path)]);
     assert_eq!(code, 1, "{out}");
     assert!(

@@ -55,6 +55,17 @@ pub struct Disagreement {
     pub errors: usize,
 }
 
+/// A tensor whose dtype is not one its spec allows (`dtype = ["BF16", "F16"]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrongDtype {
+    /// The tensor.
+    pub tensor: String,
+    /// Its dtype in the checkpoint.
+    pub dtype: String,
+    /// The dtypes the spec allows it.
+    pub allowed: Vec<String>,
+}
+
 /// What checking a checkpoint against a [`Spec`] found: the checkpoint (its path, format and
 /// tensor count), the spec, the values given before checking, the outcome, and the stated
 /// values the tensors contradict, each named as the one cause of the mismatches it makes.
@@ -97,6 +108,7 @@ pub struct Report {
     given_by: String,
     result: Result<Bindings, ShapeErrors>,
     disagreements: Vec<Disagreement>,
+    dtypes: Vec<WrongDtype>,
     all: bool,
 }
 
@@ -124,8 +136,14 @@ impl Report {
             given_by: given_by.to_owned(),
             result,
             disagreements,
+            dtypes: Vec::new(),
             all: false,
         }
+    }
+
+    pub(crate) fn with_dtypes(mut self, dtypes: Vec<WrongDtype>) -> Report {
+        self.dtypes = dtypes;
+        self
     }
 
     /// The same report, whose text shows every entry (`shapes check --all`) instead of at
@@ -150,7 +168,7 @@ impl Report {
         self
     }
 
-    /// Whether the checkpoint matches the spec.
+    /// Whether the checkpoint matches the spec: every shape, and every dtype the spec states.
     ///
     /// ```no_run
     /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
@@ -159,10 +177,22 @@ impl Report {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn ok(&self) -> bool {
-        self.result.is_ok()
+        self.result.is_ok() && self.dtypes.is_empty()
     }
 
-    /// The bindings, when the checkpoint matches.
+    /// The tensors whose dtype the spec does not allow.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.safetensors")?;
+    /// let report = shapes::Spec::for_checkpoint(&ckpt)?.check(&ckpt);
+    /// for w in report.wrong_dtypes() { println!("{}: {} (allowed: {:?})", w.tensor, w.dtype, w.allowed); }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn wrong_dtypes(&self) -> &[WrongDtype] {
+        &self.dtypes
+    }
+
+    /// The bindings, when the checkpoint's shapes match.
     ///
     /// ```no_run
     /// let ckpt = shapes::Checkpoint::open("model.gguf")?;

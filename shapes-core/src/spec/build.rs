@@ -328,10 +328,16 @@ fn layout(
                 .join(".")
         })
         .collect();
+    let dtypes = spec
+        .entries
+        .iter()
+        .filter_map(|e| Some((e.name.clone(), e.dtype.clone().or(spec.dtype.clone())?)))
+        .collect();
     Ok(Layout {
         prefix: prefix.to_owned(),
         plan,
         probes,
+        dtypes,
     })
 }
 
@@ -492,6 +498,7 @@ mod tests {
             tied: None,
             choices: Vec::new(),
             head: false,
+            dtype: None,
         };
         let entries = [
             entry("t6", 1),

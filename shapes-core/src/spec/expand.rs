@@ -8,7 +8,7 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::DeValue;
 
-use super::toml_in::{Cx, Table, identifier, pattern_vars};
+use super::toml_in::{Cx, Table, dtypes, identifier, pattern_vars};
 use super::{ChoiceDef, Entry, Parsed, SpecError, Tied};
 
 /// `pattern` with whole-word variable names replaced by their renames.
@@ -57,6 +57,7 @@ struct Fields<'v> {
     tied: Option<String>,
     tie_key: Option<String>,
     rename: Vec<(String, String)>,
+    dtype: Option<Vec<String>>,
 }
 
 pub(super) struct Expand<'a, 'i> {
@@ -73,6 +74,8 @@ pub(super) struct Expand<'a, 'i> {
     expansions: usize,
     /// Whether `[head_tensors]` are being expanded.
     pub head: bool,
+    /// The `dtype` of the innermost block use that states one.
+    dtype: Option<Vec<String>>,
 }
 
 impl<'a, 'i> Expand<'a, 'i> {
@@ -86,6 +89,7 @@ impl<'a, 'i> Expand<'a, 'i> {
             vars: HashMap::new(),
             expansions: 0,
             head: false,
+            dtype: None,
         }
     }
 
@@ -132,6 +136,7 @@ impl<'a, 'i> Expand<'a, 'i> {
                         .as_bool()
                         .ok_or_else(|| cx.err(&f.span(), "`optional` must be true or false"))?;
                 }
+                "dtype" => out.dtype = Some(dtypes(cx, f)?),
                 "tied" => out.tied = Some(cx.string(f, "`tied`")?.to_owned()),
                 "tie_key" => out.tie_key = Some(cx.string(f, "`tie_key`")?.to_owned()),
                 "rename" => {
@@ -147,7 +152,7 @@ impl<'a, 'i> Expand<'a, 'i> {
                     return Err(cx.err(
                         &k.span(),
                         format!(
-                            "unknown key `{other}`: a tensor takes shape, optional, tied, tie_key; a block takes block (or one_of, first), rename, optional"
+                            "unknown key `{other}`: a tensor takes shape, optional, dtype, tied, tie_key; a block takes block (or one_of, first), rename, optional, dtype"
                         ),
                     ));
                 }
@@ -217,6 +222,11 @@ impl<'a, 'i> Expand<'a, 'i> {
                     return Err(not_tensor("`rename`"));
                 }
                 self.tensor(name, pattern, span, f.optional, renames)?;
+                if let Some(e) = self.spec.entries.last_mut()
+                    && f.dtype.is_some()
+                {
+                    e.dtype = f.dtype;
+                }
                 if let Some(to) = f.tied {
                     if let Some(e) = self.spec.entries.last_mut() {
                         e.tied = Some((to.clone(), f.tie_key));
@@ -232,20 +242,26 @@ impl<'a, 'i> Expand<'a, 'i> {
                 if f.tied.is_some() || f.tie_key.is_some() {
                     return Err(cx.err(&v.span(), "`tied` applies to a tensor, not a block"));
                 }
-                if f.optional {
+                let outer = self.enter_dtype(f.dtype);
+                let r = if f.optional {
                     // An optional block is all or nothing: a choice of one, which may be absent.
                     let blocks = [(block.to_owned(), span.clone())];
                     self.choice(name, &blocks, &span, true, None, &f.rename, renames)
                 } else {
                     self.block(name, block, &span, &f.rename, renames)
-                }
+                };
+                self.dtype = outer;
+                r
             }
             (None, None, Some((blocks, span))) => {
                 if f.tied.is_some() || f.tie_key.is_some() {
                     return Err(cx.err(&v.span(), "`tied` applies to a tensor, not a block"));
                 }
                 let first = f.first.map(|(var, _)| rename(&var, renames));
-                self.choice(name, &blocks, &span, f.optional, first, &f.rename, renames)
+                let outer = self.enter_dtype(f.dtype);
+                let r = self.choice(name, &blocks, &span, f.optional, first, &f.rename, renames);
+                self.dtype = outer;
+                r
             }
             (None, None, None) => Err(cx.err(
                 &v.span(),
@@ -286,8 +302,18 @@ impl<'a, 'i> Expand<'a, 'i> {
             tied: None,
             choices: self.choices.clone(),
             head: self.head,
+            dtype: self.dtype.clone(),
         });
         Ok(())
+    }
+
+    /// Makes `dtype` (when given) the one the tensors expanded next have; returns the one
+    /// to restore after.
+    fn enter_dtype(&mut self, dtype: Option<Vec<String>>) -> Option<Vec<String>> {
+        match dtype {
+            Some(d) => self.dtype.replace(d),
+            None => self.dtype.clone(),
+        }
     }
 
     /// A `one_of` of `blocks` (or an optional block, a choice of one) used under `name`.
@@ -624,5 +650,30 @@ mod tests {
         let e =
             parsed("[tensors]\n\"w\" = \"(n,)\"\n[head_tensors]\n\"h\" = \"(n,)\"\n").unwrap_err();
         assert!(e.to_string().contains("they need `prefixes"), "{e}");
+    }
+
+    #[test]
+    fn a_dtype_on_a_block_use_applies_to_its_tensors_unless_they_say_otherwise() {
+        let p = parsed("dtype = \"BF16\"\n[tensors]\n\"a\" = \"(n,)\"\n\"q\" = { block = \"fp8\", dtype = \"F8_E4M3\" }\n[blocks.fp8]\n\"weight\" = \"(n, n)\"\n\"scale\" = { shape = \"(n,)\", dtype = [\"F32\"] }\n").unwrap();
+        let dtypes: Vec<(&str, Option<Vec<String>>)> = p
+            .entries
+            .iter()
+            .map(|e| (e.name.as_str(), e.dtype.clone()))
+            .collect();
+        assert_eq!(
+            dtypes,
+            [
+                ("a", None),
+                ("q.weight", Some(vec!["F8_E4M3".to_string()])),
+                ("q.scale", Some(vec!["F32".to_string()])),
+            ]
+        );
+        assert_eq!(p.dtype, Some(vec!["BF16".to_string()]));
+        let e = parsed("[tensors]\n\"w\" = { shape = \"(n,)\", dtype = \"bf16\" }\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("\"bf16\" is not a dtype as checkpoints spell them: write `BF16`"),
+            "{e}"
+        );
     }
 }

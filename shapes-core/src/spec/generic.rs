@@ -50,6 +50,7 @@ impl Parts {
                 prefix: String::new(),
                 plan,
                 probes: Vec::new(),
+                dtypes: Vec::new(),
             },
             others: Vec::new(),
             config,

@@ -75,6 +75,8 @@ pub(crate) struct Entry {
     pub choices: Vec<(usize, usize)>,
     /// Whether it is listed in `[head_tensors]`: named outside the `prefixes`.
     pub head: bool,
+    /// The dtypes it may have (`dtype` on it or on the block use it came from).
+    pub dtype: Option<Vec<String>>,
 }
 
 /// A `one_of` (or an optional block: a choice of one alternative that may be absent).
@@ -112,6 +114,8 @@ pub(crate) struct Parsed {
     pub choices: Vec<ChoiceDef>,
     /// `prefixes`: where the `[tensors]` may sit (`""`: at the top level), tried in order.
     pub prefixes: Vec<(String, Range<usize>)>,
+    /// The top-level `dtype`: the dtypes of every tensor that does not say otherwise.
+    pub dtype: Option<Vec<String>>,
 }
 
 /// A model's checks as a spec file describes them, compiled: the tensors and their patterns,
@@ -166,6 +170,9 @@ pub(crate) struct Layout {
     /// Names every checkpoint laid out this way holds: the layout that finds most of them
     /// is the one a checkpoint is checked under.
     pub probes: Vec<String>,
+    /// Each tensor's name (with `{i}` placeholders) and the dtypes it may have, for the
+    /// tensors whose dtypes the spec states.
+    pub dtypes: Vec<(String, Vec<String>)>,
 }
 
 impl Spec {

@@ -124,6 +124,7 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
                 }
             }
             "prefixes" => spec.prefixes = cx.strings(v, "`prefixes`")?,
+            "dtype" => spec.dtype = Some(dtypes(&cx, v)?),
             "tensors" => tensors = Some(cx.table(v, "`tensors`")?),
             "head_tensors" => heads = Some((cx.table(v, "`head_tensors`")?, k.span())),
             "blocks" => blocks = Some(cx.table(v, "`blocks`")?),
@@ -131,7 +132,7 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
                 return Err(cx.err(
                     &k.span(),
                     format!(
-                        "unknown key `{other}`: a spec has name, given, where, config, repeat, prefixes, tensors, head_tensors, blocks"
+                        "unknown key `{other}`: a spec has name, given, where, config, repeat, prefixes, dtype, tensors, head_tensors, blocks"
                     ),
                 ));
             }
@@ -160,6 +161,29 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
         x.table(heads, "", &[])?;
     }
     Ok(spec)
+}
+
+/// A `dtype`: a dtype or a list of them, each as safetensors writes it (`BF16`, `F8_E4M3`).
+pub(super) fn dtypes(cx: &Cx<'_>, v: &Spanned<DeValue<'_>>) -> Result<Vec<String>, SpecError> {
+    let list = cx.strings(v, "`dtype`")?;
+    if list.is_empty() {
+        return Err(cx.err(&v.span(), "`dtype` lists at least one dtype"));
+    }
+    for (d, span) in &list {
+        let ok = !d.is_empty()
+            && d.bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        if !ok {
+            return Err(cx.err(
+                span,
+                format!(
+                    "{d:?} is not a dtype as checkpoints spell them: write `{}` (BF16, F16, F32, F8_E4M3, I64, …)",
+                    d.to_ascii_uppercase()
+                ),
+            ));
+        }
+    }
+    Ok(list.into_iter().map(|(d, _)| d).collect())
 }
 
 pub(super) fn identifier(
