@@ -7,7 +7,8 @@ use crate::models::M;
 use crate::support::*;
 use crate::{has_line, hf_dir, s};
 
-/// BERT's encoder layers and embeddings under `m`, its LayerNorms named `w`/`b`.
+/// BERT's encoder layers and embeddings under `m`, its LayerNorms' parameters named
+/// `norm.0`/`norm.1` (weight and bias, or gamma and beta).
 fn bert_body(
     m: &mut M,
     vocab: usize,
@@ -15,8 +16,7 @@ fn bert_body(
     types: usize,
     d: usize,
     ff: usize,
-    w: &str,
-    b: &str,
+    (w, b): (&str, &str),
 ) {
     let norm = |m: &mut M, name: &str| {
         m.t(&format!("{name}.{w}"), &[d])
@@ -46,7 +46,7 @@ fn bert_saved_from_bert_for_pre_training() {
     let (vocab, d, ff) = (30522, 768, 3072);
     let mut m = M::new();
     m.under("bert", |b| {
-        bert_body(b, vocab, 512, 2, d, ff, "gamma", "beta");
+        bert_body(b, vocab, 512, 2, d, ff, ("gamma", "beta"));
         b.lin("pooler.dense", d, d, true);
     });
     let t = m
@@ -123,7 +123,7 @@ fn roberta_saved_from_roberta_for_masked_lm() {
     let (vocab, d, ff) = (50265, 768, 3072);
     let mut m = M::new();
     m.under("roberta", |r| {
-        bert_body(r, vocab, 514, 1, d, ff, "weight", "bias")
+        bert_body(r, vocab, 514, 1, d, ff, ("weight", "bias"))
     });
     let t = m
         .t("lm_head.bias", &[vocab])

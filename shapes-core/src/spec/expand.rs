@@ -46,12 +46,15 @@ pub(crate) const MAX_SPEC_TENSORS: usize = 100_000;
 /// How deep blocks may use blocks.
 const MAX_BLOCK_DEPTH: usize = 16;
 
+/// Names as written, each with where.
+type Named = Vec<(String, Range<usize>)>;
+
 /// What a tensor's table says, before it is told apart as a tensor, a block or a choice.
 #[derive(Default)]
 struct Fields<'v> {
     shape: Option<(&'v str, Range<usize>)>,
     block: Option<(&'v str, Range<usize>)>,
-    one_of: Option<(Vec<(String, Range<usize>)>, Range<usize>)>,
+    one_of: Option<(Named, Range<usize>)>,
     first: Option<(String, Range<usize>)>,
     optional: bool,
     tied: Option<String>,

@@ -170,7 +170,7 @@ fn gguf(ckpt: &Checkpoint) -> Option<Spec> {
     p.bind(
         "vocab",
         &[
-            format!("{{arch}}.vocab_size"),
+            "{arch}.vocab_size".to_owned(),
             "tokenizer.ggml.tokens".into(),
         ],
     );
