@@ -679,4 +679,39 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn a_list_under_one_name_holds_block_uses_only() {
+        let p = parsed("[tensors]\n\"l.{i}\" = { block = \"layer\" }\n[blocks.layer]\n\"\" = [{ block = \"bias\", optional = true }, { one_of = [\"a\", \"b\"] }]\n[blocks.bias]\n\"q.bias\" = \"(n,)\"\n[blocks.a]\n\"up\" = \"(f, n)\"\n[blocks.b]\n\"up_exps\" = \"(e, f, n)\"\n").unwrap();
+        let at: Vec<&str> = p.choices.iter().map(|c| c.at.as_str()).collect();
+        assert_eq!(at, ["l.{i}", "l.{i}"]);
+        assert_eq!(p.entries.len(), 3);
+        let e = parsed("[tensors]\n\"\" = [{ shape = \"(n,)\" }]\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("a list under one name holds block uses"),
+            "{e}"
+        );
+        let e = parsed("[tensors]\n\"x\" = [\"(n,)\"]\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("a list under one name holds block uses"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_tied_tensor_inside_a_block_used_at_a_name_is_tied_under_it() {
+        let spec = crate::Spec::from_toml(
+            "s.toml",
+            "[tensors]\n\"emb\" = \"(v, d)\"\n\"dec\" = { block = \"d\", optional = true }\n[blocks.d]\n\"head\" = { shape = \"(v, d)\", tied = \"emb\" }\n",
+        )
+        .unwrap_err();
+        assert!(
+            spec.to_string().contains(
+                "`dec.head` is tied to `emb`, outside the block used at `dec` that holds it"
+            ),
+            "{spec}"
+        );
+    }
 }
