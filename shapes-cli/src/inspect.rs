@@ -27,10 +27,18 @@ fn dims(shape: &[usize]) -> String {
 fn architecture(ckpt: &Checkpoint) -> Option<String> {
     let name = ckpt.architecture()?;
     let Some(spec) = Spec::builtin(name, Naming::of(ckpt)) else {
-        return Some(format!("architecture: {} (no built-in spec)", escape(name)));
+        let generic = if Spec::generic(ckpt).is_some() {
+            "; `shapes check` runs the generic checks of its format"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "architecture: {} (no built-in spec{generic})",
+            escape(name)
+        ));
     };
     let result = spec
-        .plan()
+        .plan_for(ckpt)
         .verify_source_options(ckpt, SourceOptions::new());
     let mut s = format!("architecture: {} ({})\n  ", escape(name), spec.file());
     match result {

@@ -19,8 +19,9 @@ use shapes::{CheckError, CheckOptions, Checkpoint, Naming, Spec};
 struct Fail(String);
 
 /// Check tensor shapes of a checkpoint (safetensors, sharded or not, GGUF, npz, PyTorch zip) from
-/// its header, against a spec file or a built-in architecture (llama, mistral, qwen2, gpt2,
-/// bert).
+/// its header, against a spec file or a built-in architecture (22 families, from llama to
+/// deepseek_v3, t5, whisper and clip: see `--arch`); an architecture no spec describes gets
+/// the generic checks of its format's conventions.
 #[derive(Parser)]
 #[command(name = "shapes", version)]
 struct Cli {
@@ -47,7 +48,10 @@ enum Command {
         /// A spec file (TOML).
         #[arg(long, conflicts_with = "arch")]
         spec: Option<PathBuf>,
-        /// A built-in architecture (default: the one the file or its config names).
+        /// A built-in architecture (default: the one the file or its config names): llama
+        /// (mistral, qwen2), qwen3, gemma, gemma2, gemma3, phi3, phi, mixtral, qwen2_moe,
+        /// qwen3_moe, deepseek_v3, gpt2, gpt_neox, starcoder2, falcon, bert, roberta, t5,
+        /// whisper, vit, clip, siglip.
         #[arg(long)]
         arch: Option<String>,
         /// A config.json to read instead of the one beside the file.
@@ -151,7 +155,7 @@ fn load_spec(
     file: Option<&Path>,
     arch: Option<&str>,
 ) -> Result<Spec, Fail> {
-    let builtins = || Spec::builtin_names().join(", ");
+    let builtins = || Spec::builtin_families().join(", ");
     match (file, arch) {
         (Some(file), _) => Spec::read(file).map_err(|e| Fail(e.to_string())),
         (None, Some(a)) => Spec::builtin(a, Naming::of(ckpt)).ok_or_else(|| {
@@ -160,19 +164,23 @@ fn load_spec(
                 builtins()
             ))
         }),
-        (None, None) => Spec::for_checkpoint(ckpt).map_err(|e| {
-            Fail(match e.named {
+        // An architecture no spec describes gets the checks its format's conventions allow.
+        (None, None) => Spec::for_checkpoint(ckpt).or_else(|e| {
+            if let Some(generic) = Spec::generic(ckpt) {
+                return Ok(generic);
+            }
+            Err(Fail(match e.named {
                 None => format!(
                     "{}: the file names no architecture (no GGUF general.architecture, no config.json model_type): give --spec FILE or --arch NAME ({})",
                     shapes::report::escape(&path.display().to_string()),
                     builtins()
                 ),
                 Some(named) => format!(
-                    "architecture `{}` has no built-in spec (the built-ins are {}): give --spec FILE",
+                    "architecture `{}` has no built-in spec (the built-ins are {}) and the file has none of the tensors the generic checks know: give --spec FILE",
                     shapes::report::escape(&named),
                     builtins()
                 ),
-            })
+            }))
         }),
     }
 }

@@ -2,6 +2,13 @@
 //! tests write with the published shapes of a Llama-family model (GQA), Qwen2, GPT-2 and
 //! BERT, each also corrupted in one way.
 
+mod decoders;
+mod encoders;
+mod generic;
+mod gguf_archs;
+mod gguf_moe;
+mod models;
+mod moe;
 mod parity;
 mod support;
 
@@ -460,7 +467,7 @@ fn non_strict_allows_tensors_the_spec_does_not_describe() {
     assert_eq!(code, 2);
     assert!(
         err.contains(
-            "no built-in architecture `mamba`: the built-ins are llama, mistral, qwen2, gpt2, bert"
+            "no built-in architecture `mamba`: the built-ins are llama, qwen3, gemma, gemma2, gemma3, phi3, phi, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, gpt2, gpt_neox, starcoder2, falcon, bert, roberta, t5, whisper, vit, clip, siglip"
         ),
         "{err}"
     );

@@ -32,15 +32,43 @@ pub fn shapes(args: &[&str]) -> (i32, String, String) {
 
 pub type Tensors = Vec<(String, Vec<usize>)>;
 
-/// Writes a safetensors file of F16 tensors (data left sparse).
+/// Writes a safetensors file of F16 tensors (position-index buffers I64, as transformers
+/// saves them), the data left sparse.
 pub fn write_safetensors(path: &Path, tensors: &[(String, Vec<usize>)]) {
+    write_safetensors_typed(path, tensors, &|name| {
+        if name.ends_with("position_ids") {
+            "I64"
+        } else {
+            "F16"
+        }
+    });
+}
+
+/// The bytes one element of `dtype` takes.
+fn dtype_size(dtype: &str) -> usize {
+    match dtype {
+        "F8_E4M3" | "F8_E5M2" | "U8" | "I8" | "BOOL" => 1,
+        "F16" | "BF16" | "I16" | "U16" => 2,
+        "F32" | "I32" | "U32" => 4,
+        _ => 8,
+    }
+}
+
+/// Writes a safetensors file whose tensors have the dtypes `dtype` gives by name (data left
+/// sparse).
+pub fn write_safetensors_typed(
+    path: &Path,
+    tensors: &[(String, Vec<usize>)],
+    dtype: &dyn Fn(&str) -> &'static str,
+) {
     let mut entries = Vec::with_capacity(tensors.len());
     let mut offset = 0usize;
     for (name, dims) in tensors {
-        let bytes = dims.iter().product::<usize>() * 2;
+        let dt = dtype(name);
+        let bytes = dims.iter().product::<usize>() * dtype_size(dt);
         let dims: Vec<String> = dims.iter().map(ToString::to_string).collect();
         entries.push(format!(
-            r#""{name}":{{"dtype":"F16","shape":[{}],"data_offsets":[{offset},{}]}}"#,
+            r#""{name}":{{"dtype":"{dt}","shape":[{}],"data_offsets":[{offset},{}]}}"#,
             dims.join(","),
             offset + bytes
         ));

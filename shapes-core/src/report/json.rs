@@ -30,8 +30,9 @@ impl Report {
     }
 
     /// The report as JSON: what `shapes check --json` prints. Every key is present whatever
-    /// the outcome (`bindings` and `tied` are empty on a mismatch; `errors`, `missing`,
-    /// `unexpected`, `suggestions` and `config_disagreements` on a match), and every entry is
+    /// the outcome (`notes` is empty for a spec that describes the architecture; `bindings`
+    /// and `tied` are empty on a mismatch; `errors`, `missing`,
+    /// `unexpected`, `suggestions`, `wrong_dtypes` and `config_disagreements` on a match), and every entry is
     /// listed, however many.
     ///
     /// ```
@@ -95,6 +96,7 @@ impl Report {
             "format": self.format,
             "tensors": self.tensors,
             "spec": { "name": self.spec_name, "file": self.spec_file },
+            "notes": self.notes,
             "ok": self.ok(),
             "given": self.given.iter().map(|g| json!({
                 "variable": g.var, "value": g.value, "source": g.source,
@@ -105,6 +107,9 @@ impl Report {
             "missing": missing,
             "unexpected": unexpected,
             "suggestions": suggestions,
+            "wrong_dtypes": self.dtypes.iter().map(|w| json!({
+                "tensor": w.tensor, "dtype": w.dtype, "allowed": w.allowed,
+            })).collect::<Vec<_>>(),
             "config_disagreements": self.disagreements.iter().map(|d| json!({
                 "variable": d.var, "stated": d.stated, "source": d.source,
                 "found": d.found, "bound_by": d.bound_by,

@@ -54,6 +54,17 @@ pub struct Disagreement {
     pub errors: usize,
 }
 
+/// A tensor whose dtype is not one its spec allows (`dtype = ["BF16", "F16"]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrongDtype {
+    /// The tensor.
+    pub tensor: String,
+    /// Its dtype in the checkpoint.
+    pub dtype: String,
+    /// The dtypes the spec allows it.
+    pub allowed: Vec<String>,
+}
+
 /// What checking a checkpoint against a [`Spec`](crate::Spec) found: the checkpoint (its path, format and
 /// tensor count), the spec, the values given before checking, the outcome, and the stated
 /// values the tensors contradict, each named as the one cause of the mismatches it makes.
@@ -91,18 +102,21 @@ pub struct Report {
     tensors: usize,
     spec_name: String,
     spec_file: String,
+    notes: Vec<String>,
     given: Vec<Given>,
     given_by: String,
     result: Result<Bindings, ShapeErrors>,
     disagreements: Vec<Disagreement>,
+    dtypes: Vec<WrongDtype>,
     all: bool,
 }
 
 impl Report {
-    /// The report of checking `ckpt` against the spec named `spec` (its name and file).
+    /// The report of checking `ckpt` against the spec named `spec` (its name, its file, and
+    /// its notes on which checks ran).
     pub(crate) fn new(
         ckpt: &Checkpoint,
-        spec: (&str, &str),
+        spec: (&str, &str, &[String]),
         given: Vec<Given>,
         result: Result<Bindings, ShapeErrors>,
         disagreements: Vec<Disagreement>,
@@ -118,12 +132,19 @@ impl Report {
             tensors: ckpt.tensors().len(),
             spec_name: spec.0.to_owned(),
             spec_file: spec.1.to_owned(),
+            notes: spec.2.to_vec(),
             given,
             given_by: given_by.to_owned(),
             result,
             disagreements,
+            dtypes: Vec::new(),
             all: false,
         }
+    }
+
+    pub(crate) fn with_dtypes(mut self, dtypes: Vec<WrongDtype>) -> Report {
+        self.dtypes = dtypes;
+        self
     }
 
     /// The same report, whose text shows every entry (`shapes check --all`) instead of at
@@ -148,7 +169,7 @@ impl Report {
         self
     }
 
-    /// Whether the checkpoint matches the spec.
+    /// Whether the checkpoint matches the spec: every shape, and every dtype the spec states.
     ///
     /// ```no_run
     /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
@@ -157,10 +178,22 @@ impl Report {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn ok(&self) -> bool {
-        self.result.is_ok()
+        self.result.is_ok() && self.dtypes.is_empty()
     }
 
-    /// The bindings, when the checkpoint matches.
+    /// The tensors whose dtype the spec does not allow.
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.safetensors")?;
+    /// let report = shapes::Spec::for_checkpoint(&ckpt)?.check(&ckpt);
+    /// for w in report.wrong_dtypes() { println!("{}: {} (allowed: {:?})", w.tensor, w.dtype, w.allowed); }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn wrong_dtypes(&self) -> &[WrongDtype] {
+        &self.dtypes
+    }
+
+    /// The bindings, when the checkpoint's shapes match.
     ///
     /// ```no_run
     /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
@@ -194,6 +227,20 @@ impl Report {
     /// ```
     pub fn given(&self) -> &[Given] {
         &self.given
+    }
+
+    /// What the spec says about the checks (for the generic checks of an architecture no
+    /// spec describes: that it is not recognised, and which checks ran).
+    ///
+    /// ```no_run
+    /// let ckpt = shapes::Checkpoint::open("model.gguf")?;
+    /// if let Some(spec) = shapes::Spec::generic(&ckpt) {
+    ///     for n in spec.check(&ckpt).notes() { println!("{n}"); }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The stated values the tensors contradict.

@@ -223,7 +223,23 @@ impl Report {
             escape(&self.spec_name),
             escape(&self.spec_file)
         );
+        if let Some((first, rest)) = self.notes.split_first() {
+            let _ = writeln!(s, "{}", paint.warn(&escape(first)));
+            for n in rest {
+                let _ = writeln!(s, "  checked: {}", escape(n));
+            }
+        }
         match &self.result {
+            Ok(_) if !self.dtypes.is_empty() => {
+                let n = self.dtypes.len();
+                let _ = writeln!(
+                    s,
+                    "{}: {n} tensor{} of a dtype the spec does not allow",
+                    paint.bad("MISMATCH"),
+                    plural(n)
+                );
+                self.render_dtypes(&mut s, paint);
+            }
             Ok(b) => {
                 let _ = writeln!(s, "{}: the checkpoint matches the spec", paint.ok("OK"));
                 for t in b.tied() {
@@ -338,11 +354,61 @@ impl Report {
                 thousands(hints.len() - self.budget())
             );
         }
+        self.render_dtypes(s, paint);
         if !self.given.is_empty() {
             let _ = writeln!(s, "\nvalues given before checking:");
             for g in &self.given {
                 let _ = writeln!(s, "  {} = {} from {}", g.var, g.value, escape(&g.source));
             }
+        }
+    }
+}
+
+impl Report {
+    /// The tensors of a dtype the spec does not allow, folded across layers.
+    fn render_dtypes(&self, s: &mut String, paint: Paint) {
+        if self.dtypes.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\n{} ({}):",
+            paint.bold("tensors of a dtype the spec does not allow"),
+            thousands(self.dtypes.len())
+        );
+        let texts: Vec<(&str, String)> = self
+            .dtypes
+            .iter()
+            .map(|w| {
+                (
+                    w.tensor.as_str(),
+                    format!("{}, not {}", w.dtype, w.allowed.join(" or ")),
+                )
+            })
+            .collect();
+        let (folded, rest) = fold_by(texts.iter().map(|(n, k)| (*n, k)), self.budget());
+        let mut shown = 0;
+        for f in folded.iter().take(self.budget()) {
+            let Some((_, what)) = texts.get(f.first) else {
+                continue;
+            };
+            let count = if f.count > 1 {
+                format!("  ×{}", f.count)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "  {}: {}{count}", escape(&f.text), escape(what));
+            shown += f.count;
+        }
+        let total = shown
+            + rest
+            + folded
+                .iter()
+                .skip(self.budget())
+                .map(|f| f.count)
+                .sum::<usize>();
+        if total > shown {
+            let _ = writeln!(s, "  … and {} more", thousands(total - shown));
         }
     }
 }

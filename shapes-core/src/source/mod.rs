@@ -74,6 +74,21 @@ pub trait ShapeSource {
         None
     }
 
+    /// The element type of the tensor called `name`, in safetensors' spelling (`BF16`,
+    /// `F8_E4M3`, `I64`; GGUF's quantized types by their ggml name), when the source knows it.
+    /// Plain maps know none; a [`Checkpoint`](crate::Checkpoint) knows every tensor's.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, ShapeSource};
+    /// let m = BTreeMap::from([("w".to_string(), Shape::from([2]))]);
+    /// assert_eq!(m.dtype_of("w"), None);
+    /// ```
+    fn dtype_of(&self, name: &str) -> Option<&str> {
+        let _ = name;
+        None
+    }
+
     /// The part of this source under `prefix` (`"bert"`: the tensors named `bert.…`, without
     /// the prefix), what `VarBuilder::pp` is to candle: a sub-model verifies against it.
     ///
@@ -101,6 +116,9 @@ impl<S: ShapeSource + ?Sized> ShapeSource for &S {
     }
     fn config(&self, key: &str) -> Option<ConfigEntry> {
         (**self).config(key)
+    }
+    fn dtype_of(&self, name: &str) -> Option<&str> {
+        (**self).dtype_of(name)
     }
 }
 

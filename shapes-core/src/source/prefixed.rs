@@ -66,6 +66,13 @@ impl<S: ShapeSource> ShapeSource for Prefixed<S> {
             .collect()
     }
 
+    fn dtype_of(&self, name: &str) -> Option<&str> {
+        if self.prefix.is_empty() {
+            return self.src.dtype_of(name);
+        }
+        self.src.dtype_of(&format!("{}{name}", self.prefix))
+    }
+
     /// The whole source's config and metadata: a sub-model is configured by the same file.
     fn config(&self, key: &str) -> Option<super::ConfigEntry> {
         self.src.config(key)

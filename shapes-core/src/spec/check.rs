@@ -5,7 +5,9 @@
 use std::fmt;
 
 use super::Spec;
-use crate::report::{Disagreement, Given, Report};
+use std::collections::HashMap;
+
+use crate::report::{Disagreement, Given, Report, WrongDtype};
 use crate::source::{Checkpoint, ConfigValue, ShapeSource};
 use crate::verify::{Bindings, SourceOptions, closest};
 
@@ -185,6 +187,9 @@ impl<S: ShapeSource + ?Sized> ShapeSource for Hiding<'_, S> {
         }
         self.src.config(key)
     }
+    fn dtype_of(&self, name: &str) -> Option<&str> {
+        self.src.dtype_of(name)
+    }
 }
 
 impl Spec {
@@ -240,7 +245,7 @@ impl Spec {
         ckpt: &Checkpoint,
         options: &CheckOptions,
     ) -> Result<Report, CheckError> {
-        let variables = self.plan.variables();
+        let variables = self.plan().variables();
         for (var, _) in &options.sets {
             if !variables.contains(&var.as_str()) {
                 return Err(CheckError::UnknownVariable {
@@ -310,11 +315,13 @@ impl Spec {
             .fold(Bindings::new(), |b, (var, value)| {
                 b.bind(var.clone(), *value)
             });
+        let layout = self.layout(Some(ckpt));
+        let plan = &layout.plan;
         let check = |src: &dyn ShapeSource| {
-            self.plan.verify_source_options(
+            plan.verify_source_options(
                 src,
                 SourceOptions::new()
-                    .strict(options.strict)
+                    .strict(options.strict && !self.lenient)
                     .bindings(pre.clone()),
             )
         };
@@ -342,13 +349,101 @@ impl Spec {
                 }
             }
         }
+        let dtypes = wrong_dtypes(&layout.dtypes, ckpt);
         Report::new(
             ckpt,
-            (&self.name, &self.file),
+            (&self.name, &self.file, &self.notes),
             given,
             result,
             disagreements,
             &options.given_by,
         )
+        .with_dtypes(dtypes)
+    }
+}
+
+/// A name with each list index (a placeholder, or a number) written `{}`: a spec's name
+/// and the names of a checkpoint it stands for read the same.
+fn skeleton(name: &str) -> String {
+    name.split('.')
+        .map(|s| {
+            let index = s.starts_with('{') && s.ends_with('}')
+                || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+            if index { "{}" } else { s }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The tensors of `src` whose dtype is not one the spec allows for them (`rules`: each
+/// tensor's name, with placeholders, and its dtypes), in the source's order.
+fn wrong_dtypes(rules: &[(String, Vec<String>)], src: &dyn ShapeSource) -> Vec<WrongDtype> {
+    if rules.is_empty() {
+        return Vec::new();
+    }
+    let mut by_name: HashMap<String, &[String]> = HashMap::new();
+    for (name, allowed) in rules {
+        by_name.entry(skeleton(name)).or_insert(allowed);
+    }
+    src.tensor_names()
+        .into_iter()
+        .filter_map(|name| {
+            let allowed = by_name.get(&skeleton(name))?;
+            let dtype = src.dtype_of(name)?;
+            (!allowed.iter().any(|a| a == dtype)).then(|| WrongDtype {
+                tensor: name.to_owned(),
+                dtype: dtype.to_owned(),
+                allowed: allowed.to_vec(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_name_and_the_names_it_stands_for_share_a_skeleton() {
+        assert_eq!(
+            skeleton("model.layers.{i}.mlp.experts.{e}.w1.weight"),
+            "model.layers.{}.mlp.experts.{}.w1.weight"
+        );
+        assert_eq!(
+            skeleton("model.layers.12.mlp.experts.0.w1.weight"),
+            "model.layers.{}.mlp.experts.{}.w1.weight"
+        );
+        assert_eq!(skeleton("h.0x.w"), "h.0x.w");
+    }
+
+    #[test]
+    fn only_tensors_of_a_dtype_not_allowed_are_reported() {
+        struct Typed(Vec<(String, Vec<usize>, &'static str)>);
+        impl ShapeSource for Typed {
+            fn shape_of(&self, name: &str) -> Option<&[usize]> {
+                self.0.iter().find(|t| t.0 == name).map(|t| t.1.as_slice())
+            }
+            fn tensor_names(&self) -> Vec<&str> {
+                self.0.iter().map(|t| t.0.as_str()).collect()
+            }
+            fn dtype_of(&self, name: &str) -> Option<&str> {
+                self.0.iter().find(|t| t.0 == name).map(|t| t.2)
+            }
+        }
+        let src = Typed(vec![
+            ("l.0.w".into(), vec![2], "BF16"),
+            ("l.1.w".into(), vec![2], "F32"),
+            ("other".into(), vec![2], "I8"),
+        ]);
+        let rules = vec![("l.{i}.w".to_string(), vec!["BF16".to_string()])];
+        let wrong = wrong_dtypes(&rules, &src);
+        assert_eq!(
+            wrong,
+            [WrongDtype {
+                tensor: "l.1.w".into(),
+                dtype: "F32".into(),
+                allowed: vec!["BF16".into()],
+            }]
+        );
     }
 }

@@ -9,25 +9,38 @@
 //! [config]                                        # variable = key, or keys tried in order
 //! d_model = ["hidden_size", "{arch}.embedding_length"]
 //!
+//! prefixes = ["model", ""]                        # where [tensors] may sit, tried in order
+//!
 //! [repeat]                                        # the count of a repeated block binds
-//! "model.layers" = "n_layers"
+//! "layers" = "n_layers"
 //!
 //! [tensors]
-//! "model.embed_tokens.weight" = "(vocab, d_model)"
-//! "model.layers.{i}.self_attn.q_proj.weight" = "(heads * head_dim, d_model)"
-//! "model.layers.{i}.self_attn.q_proj.bias" = { shape = "(heads * head_dim,)", optional = true }
-//! "lm_head.weight" = { shape = "(vocab, d_model)", tied = "model.embed_tokens.weight", tie_key = "tie_word_embeddings" }
-//! "model.layers.{i}.mlp" = { block = "mlp", rename = { d_ff = "intermediate" } }
+//! "embed_tokens.weight" = "(vocab, d_model)"
+//! "layers.{i}.self_attn.q_proj.weight" = "(heads * head_dim, d_model)"
+//! "layers.{i}.self_attn.q_proj.bias" = { shape = "(heads * head_dim,)", optional = true }
+//! "layers.{i}.mlp" = { one_of = ["mlp", "moe"], rename = { d_ff = "intermediate" } }
+//! "layers.{i}" = { block = "extra", optional = true }   # all of it, or none
+//!
+//! [head_tensors]                                  # outside the prefix, when there is one
+//! "lm_head.weight" = { shape = "(vocab, d_model)", tied = "embed_tokens.weight", tie_key = "tie_word_embeddings" }
 //!
 //! [blocks.mlp]                                    # a group of tensors used under prefixes
 //! "up_proj.weight" = "(d_ff, d_model)"
+//! [blocks.moe]
+//! "experts.{e}.up_proj.weight" = "(d_ff, d_model)"
+//! [blocks.extra]
+//! "scale" = "(d_model,)"
 //! ```
+//!
+//! The full reference is the README's "Spec files" section.
 
 mod analysis;
 mod build;
 mod builtin;
 mod check;
 mod error;
+mod expand;
+mod generic;
 mod toml_in;
 
 use std::ops::Range;
@@ -57,6 +70,28 @@ pub(crate) struct Entry {
     pub text_start: Option<usize>,
     /// For a tied tensor: the tensor it is tied to, and the key that states the tie.
     pub tied: Option<(String, Option<String>)>,
+    /// The choices (`one_of`, optional blocks) it sits in, outermost first: the index of
+    /// each in [`Parsed::choices`] and the alternative it belongs to.
+    pub choices: Vec<(usize, usize)>,
+    /// Whether it is listed in `[head_tensors]`: named outside the `prefixes`.
+    pub head: bool,
+    /// The dtypes it may have (`dtype` on it or on the block use it came from).
+    pub dtype: Option<Vec<String>>,
+}
+
+/// A `one_of` (or an optional block: a choice of one alternative that may be absent).
+#[derive(Debug, Clone)]
+pub(crate) struct ChoiceDef {
+    /// Where its blocks are used: the full name, with `{i}` placeholders (empty at the top).
+    pub at: String,
+    /// How many alternatives.
+    pub alternatives: usize,
+    pub optional: bool,
+    /// `first = "k"`: the first `k` elements of the enclosing list take the first block.
+    pub leading: Option<String>,
+    pub span: Range<usize>,
+    /// Whether it is in `[head_tensors]`.
+    pub head: bool,
 }
 
 /// A tensor that may be absent because it shares another's storage.
@@ -76,6 +111,11 @@ pub(crate) struct Parsed {
     pub repeats: Vec<(String, String, Range<usize>)>,
     pub entries: Vec<Entry>,
     pub tied: Vec<Tied>,
+    pub choices: Vec<ChoiceDef>,
+    /// `prefixes`: where the `[tensors]` may sit (`""`: at the top level), tried in order.
+    pub prefixes: Vec<(String, Range<usize>)>,
+    /// The top-level `dtype`: the dtypes of every tensor that does not say otherwise.
+    pub dtype: Option<Vec<String>>,
 }
 
 /// A model's checks as a spec file describes them, compiled: the tensors and their patterns,
@@ -106,10 +146,33 @@ pub(crate) struct Parsed {
 pub struct Spec {
     name: String,
     file: String,
-    plan: Plan,
+    /// The plan under the first prefix the tensors may sit under (the top level when the
+    /// spec has no `prefixes`), then under the others, in the order written.
+    first: Layout,
+    others: Vec<Layout>,
     /// variable ← keys tried in order.
     config: Vec<(String, Vec<String>)>,
     given: Vec<String>,
+    /// What the report says about the checks before its outcome (the generic checks say
+    /// which ran).
+    notes: Vec<String>,
+    /// Whether tensors it does not describe are allowed whatever the options say (the
+    /// generic checks describe only the tensors they know).
+    lenient: bool,
+}
+
+/// The spec's plan under one of its prefixes.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    /// The prefix (`bert`), empty for the top level.
+    pub prefix: String,
+    pub plan: Plan,
+    /// Names every checkpoint laid out this way holds: the layout that finds most of them
+    /// is the one a checkpoint is checked under.
+    pub probes: Vec<String>,
+    /// Each tensor's name (with `{i}` placeholders) and the dtypes it may have, for the
+    /// tensors whose dtypes the spec states.
+    pub dtypes: Vec<(String, Vec<String>)>,
 }
 
 impl Spec {
@@ -170,7 +233,72 @@ impl Spec {
     /// # Ok::<(), shapes::SpecError>(())
     /// ```
     pub fn plan(&self) -> &Plan {
-        &self.plan
+        &self.layout(None).plan
+    }
+
+    /// The compiled checks for `src`: those of the prefix (see [`prefixes`](Self::prefixes))
+    /// under which `src` holds the most of the spec's tensors, the first on a tie.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, Spec};
+    /// let spec = Spec::from_toml("s.toml", "prefixes = [\"bert\", \"\"]\n[tensors]\n\"w\" = \"(n,)\"\n")?;
+    /// let base = BTreeMap::from([("w".to_string(), Shape::from([3]))]);
+    /// let task = BTreeMap::from([("bert.w".to_string(), Shape::from([3]))]);
+    /// assert!(spec.plan_for(&base).verify_source(&base).is_ok());
+    /// assert!(spec.plan_for(&task).verify_source(&task).is_ok());
+    /// assert_eq!(spec.prefix_for(&task), "bert");
+    /// # Ok::<(), shapes::SpecError>(())
+    /// ```
+    pub fn plan_for<S: crate::ShapeSource + ?Sized>(&self, src: &S) -> &Plan {
+        &self.layout(Some(&src)).plan
+    }
+
+    /// The prefix [`plan_for`](Self::plan_for) picks for `src` (empty: the top level).
+    ///
+    /// ```
+    /// let spec = shapes::Spec::builtin("bert", shapes::Naming::HuggingFace).unwrap();
+    /// let empty: std::collections::BTreeMap<String, shapes::Shape> = Default::default();
+    /// assert_eq!(spec.prefix_for(&empty), "bert");
+    /// ```
+    pub fn prefix_for<S: crate::ShapeSource + ?Sized>(&self, src: &S) -> &str {
+        &self.layout(Some(&src)).prefix
+    }
+
+    /// The prefixes the spec's tensors may sit under, in the order tried (`[""]` for a spec
+    /// without `prefixes`).
+    ///
+    /// ```
+    /// let spec = shapes::Spec::builtin("gpt2", shapes::Naming::HuggingFace).unwrap();
+    /// assert_eq!(spec.prefixes(), ["", "transformer"]);
+    /// ```
+    pub fn prefixes(&self) -> Vec<&str> {
+        self.layouts().map(|l| l.prefix.as_str()).collect()
+    }
+
+    fn layouts(&self) -> impl Iterator<Item = &Layout> {
+        std::iter::once(&self.first).chain(&self.others)
+    }
+
+    /// The layout for `src` (the first without one).
+    fn layout(&self, src: Option<&dyn crate::ShapeSource>) -> &Layout {
+        let Some(src) = src else {
+            return &self.first;
+        };
+        let score = |l: &Layout| {
+            l.probes
+                .iter()
+                .filter(|p| src.shape_of(p).is_some())
+                .count()
+        };
+        let mut best = (&self.first, score(&self.first));
+        for l in &self.others {
+            let s = score(l);
+            if s > best.1 {
+                best = (l, s);
+            }
+        }
+        best.0
     }
 
     /// Every variable, in order of first use.
@@ -181,7 +309,7 @@ impl Spec {
     /// # Ok::<(), shapes::SpecError>(())
     /// ```
     pub fn variables(&self) -> &[&'static str] {
-        self.plan.variables()
+        self.plan().variables()
     }
 
     /// The variables that must be stated by the checkpoint or given before checking.
@@ -203,5 +331,16 @@ impl Spec {
     /// ```
     pub fn config_keys(&self) -> &[(String, Vec<String>)] {
         &self.config
+    }
+
+    /// What the report says about the checks before their outcome: for the generic checks
+    /// of an architecture no spec describes, which checks ran.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// assert!(spec.notes().is_empty());
+    /// ```
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 }

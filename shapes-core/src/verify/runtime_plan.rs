@@ -61,6 +61,11 @@ enum Node {
         optional: bool,
         children: Vec<Node>,
     },
+    Choice {
+        alternatives: Vec<Vec<Node>>,
+        optional: bool,
+        leading: Option<&'static str>,
+    },
 }
 
 /// Checks built at run time, run against a [`ShapeSource`] by the checker derived code uses.
@@ -107,6 +112,14 @@ impl fmt::Debug for Plan {
             .field("keys", &self.keys)
             .finish()
     }
+}
+
+/// Where a walk of the plan is: the values given before checking, and the index of the
+/// innermost repeated element (for a [`PlanNode::Choice`] with `leading`).
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    pre: &'a Bindings,
+    index: Option<usize>,
 }
 
 /// Leaks `s` into a `&'static str` (see the module doc: once per plan).
@@ -253,6 +266,34 @@ impl Builder {
                     repeat,
                     optional: *optional,
                     children: self.nodes(children, &here)?,
+                })
+            }
+            PlanNode::Choice {
+                alternatives,
+                optional,
+                leading,
+            } => {
+                let leading = match leading {
+                    None => None,
+                    Some(var) if crate::parse::is_identifier(var) => {
+                        // A variable of the plan, so that `bind_from` may bind it.
+                        self.slot(var, at)?;
+                        Some(leak(var))
+                    }
+                    Some(var) => {
+                        return Err(PlanError {
+                            at: at.to_owned(),
+                            kind: PlanErrorKind::BadCount(var.clone()),
+                        });
+                    }
+                };
+                Ok(Node::Choice {
+                    alternatives: alternatives
+                        .iter()
+                        .map(|a| self.nodes(a, at))
+                        .collect::<Result<_, _>>()?,
+                    optional: *optional,
+                    leading,
                 })
             }
         }
@@ -416,21 +457,22 @@ impl Plan {
         let pre = stated(options.pre(), &self.keys, src, self.root)?;
         let mut scx = SourceCx::new(src);
         let result = Checker::new(self.table, self.root, &pre)
-            .run(true, |cx| self.check_source_in(cx, &mut scx));
+            .run(true, |cx| self.check_source_in(cx, &mut scx, &pre));
         scx.report(self.root, result, options.is_strict())
     }
 
     /// One pass over the plan: what a derived `check_source_in` does.
-    fn check_source_in(&self, cx: &mut Checker, src: &mut SourceCx<'_>) {
+    fn check_source_in(&self, cx: &mut Checker, src: &mut SourceCx<'_>, pre: &Bindings) {
+        let walk = Walk { pre, index: None };
         for node in &self.nodes {
-            self.node(node, cx, src);
+            self.node(node, cx, src, walk);
         }
         for (op, lhs, rhs) in &self.wheres {
             cx.where_cmp(*op, lhs, rhs, &self.map);
         }
     }
 
-    fn node(&self, node: &Node, cx: &mut Checker, src: &mut SourceCx<'_>) {
+    fn node(&self, node: &Node, cx: &mut Checker, src: &mut SourceCx<'_>, walk: Walk<'_>) {
         match node {
             Node::Tensor { name, checks } => {
                 let mark = src.push(name);
@@ -467,15 +509,15 @@ impl Plan {
                 } else {
                     level
                 };
-                let body = |cx: &mut Checker, src: &mut SourceCx<'_>| {
+                let body = |cx: &mut Checker, src: &mut SourceCx<'_>, walk: Walk<'_>| {
                     for child in children {
-                        self.node(child, cx, src);
+                        self.node(child, cx, src, walk);
                     }
                 };
                 let present = !*optional || src.present();
                 match repeat {
                     _ if !present => {}
-                    None => body(cx, src),
+                    None => body(cx, src, walk),
                     Some((count, info)) => {
                         cx.field(info);
                         // A repeated group that matches nothing is an error unless optional
@@ -488,7 +530,14 @@ impl Plan {
                         for i in 0..n {
                             let m = src.push_index(i);
                             cx.index_at(inner, i);
-                            body(cx, src);
+                            body(
+                                cx,
+                                src,
+                                Walk {
+                                    index: Some(i),
+                                    ..walk
+                                },
+                            );
                             src.pop(m);
                         }
                         cx.leave_to(inner);
@@ -497,6 +546,64 @@ impl Plan {
                 cx.leave_to(level);
                 src.pop(mark);
             }
+            Node::Choice {
+                alternatives,
+                optional,
+                leading,
+            } => {
+                let by_index = leading
+                    .and_then(|var| walk.pre.get(var))
+                    .zip(walk.index)
+                    .map(|(k, i)| usize::from(i >= k));
+                // The alternative with the most of its tensors present, the first on a tie
+                // (a relu FFN's `up` is also in the gated one: the gated one wins only with
+                // its `gate`).
+                let mut held = || {
+                    let mut best: Option<(usize, usize)> = None;
+                    for (k, a) in alternatives.iter().enumerate() {
+                        let n = self.held(a, src);
+                        if n > 0 && best.is_none_or(|(_, b)| n > b) {
+                            best = Some((k, n));
+                        }
+                    }
+                    best.map(|(k, _)| k)
+                };
+                let pick = match by_index {
+                    Some(k) => Some(k),
+                    None => held().or(if *optional { None } else { Some(0) }),
+                };
+                for child in pick.and_then(|k| alternatives.get(k)).into_iter().flatten() {
+                    self.node(child, cx, src, walk);
+                }
+            }
+        }
+    }
+
+    /// How many of `nodes` the source holds under the current name (a group counts once).
+    fn held(&self, nodes: &[Node], src: &mut SourceCx<'_>) -> usize {
+        nodes.iter().filter(|node| self.holds(node, src)).count()
+    }
+
+    /// Whether the source holds `node` (a tensor, or anything of a group) under the current
+    /// name.
+    fn holds(&self, node: &Node, src: &mut SourceCx<'_>) -> bool {
+        match node {
+            Node::Tensor { name, .. } | Node::Tied { name, .. } => {
+                let mark = src.push(name);
+                let found = src.present();
+                src.pop(mark);
+                found
+            }
+            Node::Group {
+                prefix, children, ..
+            } if prefix.is_empty() => self.held(children, src) > 0,
+            Node::Group { prefix, .. } => {
+                let mark = src.push(prefix);
+                let found = src.present();
+                src.pop(mark);
+                found
+            }
+            Node::Choice { alternatives, .. } => alternatives.iter().any(|a| self.held(a, src) > 0),
         }
     }
 

@@ -348,6 +348,10 @@ impl ShapeSource for Checkpoint {
     fn config(&self, key: &str) -> Option<ConfigEntry> {
         config::lookup(self, key)
     }
+    /// The dtype the header states (see [`CheckpointTensor::dtype`]).
+    fn dtype_of(&self, name: &str) -> Option<&str> {
+        self.get(name).map(|t| t.dtype.as_str())
+    }
 }
 
 impl fmt::Debug for Checkpoint {

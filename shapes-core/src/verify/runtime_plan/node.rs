@@ -48,6 +48,21 @@ pub enum PlanNode {
         /// The checkpoint key that states whether the tie is on (`tie_word_embeddings`).
         key: Option<String>,
     },
+    /// One of several sets of tensors under the current prefix (a dense feed-forward or a
+    /// mixture of experts): the alternative the source holds the most tensors of (the first
+    /// on a tie) is checked in full; when it holds none, the first alternative is checked
+    /// (and reported missing) unless the choice is `optional`. With `leading`, inside a repeated group, an element
+    /// whose index is below the value `leading` is given before checking (by the caller or
+    /// the checkpoint's config) takes the first alternative and the others the second,
+    /// whatever the source holds: DeepSeek-V3's `first_k_dense_replace` dense layers.
+    Choice {
+        /// The alternatives, each a list of nodes under the current prefix.
+        alternatives: Vec<Vec<PlanNode>>,
+        /// Whether none may be present.
+        optional: bool,
+        /// The variable counting the leading elements that take the first alternative.
+        leading: Option<String>,
+    },
 }
 
 impl PlanNode {
@@ -107,6 +122,71 @@ impl PlanNode {
         }
     }
 
+    /// One of `alternatives`, the one the source holds most of checked in full: see
+    /// [`PlanNode::Choice`]. A layer that must hold either a dense feed-forward or the
+    /// tensors of a mixture of experts, and not a mix of the two:
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Plan, PlanNode, Shape};
+    /// let ffn = PlanNode::one_of(vec![
+    ///     vec![PlanNode::tensor("up.weight", "(d_ff, d)"), PlanNode::tensor("down.weight", "(d, d_ff)")],
+    ///     vec![PlanNode::tensor("up_exps.weight", "(e, d_ff, d)"), PlanNode::tensor("down_exps.weight", "(e, d, d_ff)")],
+    /// ]);
+    /// let plan = Plan::build("M", &[ffn], &[]).unwrap();
+    /// let mut moe = BTreeMap::new();
+    /// moe.insert("up_exps.weight".to_string(), Shape::from([8, 32, 4]));
+    /// moe.insert("down_exps.weight".to_string(), Shape::from([8, 4, 32]));
+    /// assert_eq!(plan.verify_source(&moe).unwrap().get("e"), Some(8));
+    /// // Half of the experts' tensors: the other half is missing, not silently skipped.
+    /// moe.remove("down_exps.weight");
+    /// let err = plan.verify_source(&moe).unwrap_err();
+    /// assert_eq!(err.missing_tensors(), ["down_exps.weight"]);
+    /// ```
+    pub fn one_of(alternatives: Vec<Vec<PlanNode>>) -> Self {
+        PlanNode::Choice {
+            alternatives,
+            optional: false,
+            leading: None,
+        }
+    }
+
+    /// This choice with its first alternative taken by the elements of the enclosing
+    /// repeated group whose index is below the value of `var`, when `var` is given before
+    /// checking: see [`PlanNode::Choice`]. Other nodes are returned as they are.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Bindings, Plan, PlanNode, Shape, SourceOptions};
+    /// let mlp = PlanNode::one_of(vec![
+    ///     vec![PlanNode::tensor("up.weight", "(d_ff, d)")],
+    ///     vec![PlanNode::tensor("up_exps.weight", "(e, d_ff_exp, d)")],
+    /// ])
+    /// .leading("k_dense");
+    /// let plan = Plan::build("M", &[PlanNode::group("layers", vec![mlp]).repeated(None)], &[]).unwrap();
+    /// let mut src = BTreeMap::new();
+    /// src.insert("layers.0.up.weight".to_string(), Shape::from([16, 4]));
+    /// src.insert("layers.1.up.weight".to_string(), Shape::from([16, 4]));
+    /// // One dense layer stated, two found: layer 1 should hold the experts.
+    /// let opts = SourceOptions::new().bindings(Bindings::new().bind("k_dense", 1));
+    /// let err = plan.verify_source_options(&src, opts).unwrap_err();
+    /// assert_eq!(err.missing_tensors(), ["layers.1.up_exps.weight"]);
+    /// ```
+    pub fn leading(self, var: &str) -> Self {
+        match self {
+            PlanNode::Choice {
+                alternatives,
+                optional,
+                ..
+            } => PlanNode::Choice {
+                alternatives,
+                optional,
+                leading: Some(var.to_owned()),
+            },
+            other => other,
+        }
+    }
+
     /// This group repeated as `prefix.0`, `prefix.1`, …, the count bound to `count` if given.
     /// A tensor becomes a group of one repeated tensor named by its own name. The source must
     /// hold at least one element (a wrong prefix would otherwise check nothing), unless the
@@ -137,11 +217,11 @@ impl PlanNode {
                 optional: false,
                 children: vec![PlanNode::tensor("", pattern)],
             },
-            tied @ PlanNode::Tied { .. } => PlanNode::Group {
+            other @ (PlanNode::Tied { .. } | PlanNode::Choice { .. }) => PlanNode::Group {
                 prefix: String::new(),
                 repeat: count,
                 optional: false,
-                children: vec![tied],
+                children: vec![other],
             },
         }
     }
@@ -173,6 +253,15 @@ impl PlanNode {
             },
             // Optional already: absent is allowed when tied.
             tied @ PlanNode::Tied { .. } => tied,
+            PlanNode::Choice {
+                alternatives,
+                leading,
+                ..
+            } => PlanNode::Choice {
+                alternatives,
+                optional: true,
+                leading,
+            },
         }
     }
 }
