@@ -3,6 +3,7 @@
 //! BERT, each also corrupted in one way.
 
 mod parity;
+mod several;
 mod support;
 
 use std::path::{Path, PathBuf};
