@@ -1,6 +1,6 @@
-//! `shapes`: inspect a checkpoint, or check it against a spec file or a built-in architecture,
-//! from its header alone. Exit codes: 0 the checkpoint matches, 1 it does not, 2 it could not
-//! be read or the command is wrong.
+//! `shapes`: inspect a checkpoint, or check checkpoints against a spec file or a built-in
+//! architecture, from their headers alone. Exit codes: 0 the checkpoints match, 1 one does
+//! not, 2 one could not be read or the command is wrong.
 
 #![forbid(unsafe_code)]
 
@@ -40,11 +40,13 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
-    /// Check a checkpoint against a spec: every mismatch, missing and unexpected tensor, and
-    /// config disagreement.
+    /// Check checkpoints against a spec: every mismatch, missing and unexpected tensor, and
+    /// config disagreement. Several paths are checked one by one, each with its own report
+    /// and verdict; the exit code is the worst.
     Check {
-        /// The checkpoint.
-        path: PathBuf,
+        /// The checkpoints.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
         /// A spec file (TOML).
         #[arg(long, conflicts_with = "arch")]
         spec: Option<PathBuf>,
@@ -88,29 +90,45 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let json = matches!(cli.command, Command::Check { json: true, .. });
     match run(cli.command) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(verdict) => ExitCode::from(verdict as u8),
         Err(Fail(e)) => {
             eprintln!("error: {e}");
             if json {
-                // CI reading stdout gets an answer in the same schema's spirit: what failed.
+                // CI reading stdout gets an answer too: what failed.
                 let v = serde_json::json!({ "ok": false, "exit": 2, "error": e });
                 let _ = write_out(&format!("{v:#}\n"));
             }
-            ExitCode::from(2)
+            ExitCode::from(Verdict::Failed as u8)
         }
     }
 }
 
-fn run(command: Command) -> Result<bool, Fail> {
+/// A checkpoint's verdict, worst last: the exit code.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    Matches = 0,
+    Mismatch = 1,
+    Failed = 2,
+}
+
+/// What `shapes check` was asked, for every path.
+struct CheckArgs {
+    spec: Option<Spec>,
+    arch: Option<String>,
+    config: Option<PathBuf>,
+    options: CheckOptions,
+    all: bool,
+}
+
+fn run(command: Command) -> Result<Verdict, Fail> {
     match command {
         Command::Inspect { path, config } => {
             let ckpt = open::open(&path, config.as_deref()).map_err(Fail)?;
             write_out(&inspect::text(&path, &ckpt))?;
-            Ok(true)
+            Ok(Verdict::Matches)
         }
         Command::Check {
-            path,
+            paths,
             spec,
             arch,
             config,
@@ -119,53 +137,140 @@ fn run(command: Command) -> Result<bool, Fail> {
             json,
             all,
         } => {
-            let ckpt = open::open(&path, config.as_deref()).map_err(Fail)?;
-            let spec = load_spec(&path, &ckpt, spec.as_deref(), arch.as_deref())?;
+            // A spec file is read once, and a bad one stops the run before any checkpoint.
+            let spec = match spec {
+                Some(file) => Some(Spec::read(&file).map_err(|e| Fail(e.to_string()))?),
+                None => None,
+            };
             let options = sets.into_iter().fold(
                 CheckOptions::new().strict(!non_strict).given_by("--set"),
                 |o, (var, value)| o.set(var, value),
             );
-            let report = spec
-                .check_with(&ckpt, &options)
-                .map_err(|e| Fail(check_error(&e)))?
-                .all(all);
-            print_report(&report, json)?;
-            Ok(report.ok())
+            let args = CheckArgs {
+                spec,
+                arch,
+                config,
+                options,
+                all,
+            };
+            check_all(&paths, &args, json)
         }
     }
 }
 
-fn print_report(report: &Report, json: bool) -> Result<(), Fail> {
-    if json {
-        return write_out(&format!("{:#}\n", report.to_json()));
+/// Checks each path on its own, printing its report (or its error) as it goes; with `--json`,
+/// one object for one path and an array for several. The verdict is the worst.
+fn check_all(paths: &[PathBuf], args: &CheckArgs, json: bool) -> Result<Verdict, Fail> {
+    let several = paths.len() > 1;
+    let mut reports = Vec::new();
+    let mut counts = [0usize; 3];
+    let mut worst = Verdict::Matches;
+    let mut printed = false;
+    for path in paths {
+        let verdict = match check_one(path, args) {
+            Ok(report) => {
+                if json {
+                    reports.push(report.to_json());
+                } else {
+                    let gap = if printed { "\n" } else { "" };
+                    write_out(&format!("{gap}{}", render(&report)))?;
+                    printed = true;
+                }
+                if report.ok() {
+                    Verdict::Matches
+                } else {
+                    Verdict::Mismatch
+                }
+            }
+            Err(Fail(e)) => {
+                // Name the path, unless the message already starts with it.
+                let shown = shapes::report::escape(&path.display().to_string()).into_owned();
+                let e = if e.starts_with(&shown) {
+                    e
+                } else {
+                    format!("{shown}: {e}")
+                };
+                eprintln!("error: {e}");
+                if json {
+                    reports.push(
+                        serde_json::json!({ "path": shown, "ok": false, "exit": 2, "error": e }),
+                    );
+                }
+                Verdict::Failed
+            }
+        };
+        counts[verdict as usize] += 1;
+        worst = worst.max(verdict);
     }
+    if json {
+        let v = if several {
+            serde_json::Value::Array(reports)
+        } else {
+            reports.pop().unwrap_or_default()
+        };
+        write_out(&format!("{v:#}\n"))?;
+    } else if several {
+        write_out(&format!("\n{}\n", summary(&counts)))?;
+    }
+    Ok(worst)
+}
+
+/// One checkpoint: opened, its spec found, checked.
+fn check_one(path: &Path, args: &CheckArgs) -> Result<Report, Fail> {
+    let ckpt = open::open(path, args.config.as_deref()).map_err(Fail)?;
+    let found;
+    let spec = match &args.spec {
+        Some(spec) => spec,
+        None => {
+            found = load_spec(path, &ckpt, args.arch.as_deref())?;
+            &found
+        }
+    };
+    Ok(spec
+        .check_with(&ckpt, &args.options)
+        .map_err(|e| Fail(check_error(&e)))?
+        .all(args.all))
+}
+
+/// `3 checkpoints: 2 match, 1 does not match`.
+fn summary(counts: &[usize; 3]) -> String {
+    let total: usize = counts.iter().sum();
+    let parts: Vec<String> = [
+        (counts[0], "matches", "match"),
+        (counts[1], "does not match", "do not match"),
+        (counts[2], "could not be checked", "could not be checked"),
+    ]
+    .into_iter()
+    .filter(|(n, _, _)| *n > 0)
+    .map(|(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
+    .collect();
+    format!("{total} checkpoints: {}", parts.join(", "))
+}
+
+/// The report's text, coloured on a terminal (never with `NO_COLOR`).
+fn render(report: &Report) -> String {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let paint = if !no_color && std::io::stdout().is_terminal() {
         Paint::ANSI
     } else {
         Paint::PLAIN
     };
-    write_out(&report.render(paint))
+    report.render(paint)
 }
 
-/// The spec: a file, a built-in by `--arch`, or the built-in the checkpoint names.
-fn load_spec(
-    path: &Path,
-    ckpt: &Checkpoint,
-    file: Option<&Path>,
-    arch: Option<&str>,
-) -> Result<Spec, Fail> {
+/// The spec of a checkpoint when no spec file is given: a built-in by `--arch`, or the
+/// built-in the checkpoint names, or the generic checks of its format.
+fn load_spec(path: &Path, ckpt: &Checkpoint, arch: Option<&str>) -> Result<Spec, Fail> {
     let builtins = || Spec::builtin_families().join(", ");
-    match (file, arch) {
-        (Some(file), _) => Spec::read(file).map_err(|e| Fail(e.to_string())),
-        (None, Some(a)) => Spec::builtin(a, Naming::of(ckpt)).ok_or_else(|| {
+    match arch {
+        Some(a) => Spec::builtin(a, Naming::of(ckpt)).ok_or_else(|| {
             Fail(format!(
                 "no built-in architecture `{a}`: the built-ins are {}; or give --spec FILE",
                 builtins()
             ))
         }),
         // An architecture no spec describes gets the checks its format's conventions allow.
-        (None, None) => Spec::for_checkpoint(ckpt).or_else(|e| {
+        None => Spec::for_checkpoint(ckpt).or_else(|e| {
             if let Some(generic) = Spec::generic(ckpt) {
                 return Ok(generic);
             }

@@ -10,6 +10,7 @@ mod gguf_moe;
 mod models;
 mod moe;
 mod parity;
+mod several;
 mod support;
 
 use std::path::{Path, PathBuf};
