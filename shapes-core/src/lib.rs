@@ -29,6 +29,7 @@ pub mod private;
 mod shape;
 mod solve;
 mod source;
+pub mod text;
 mod verify;
 
 #[doc(hidden)]

@@ -28,6 +28,7 @@ mod header_bad_files;
 mod hygiene;
 mod inline_arith;
 mod lean;
+mod long_text;
 mod model_zoo;
 mod parse_conformance;
 mod plan_parity;

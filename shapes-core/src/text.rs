@@ -1,0 +1,160 @@
+//! Plain-text tables whose cells may be any length: [`Padded`] pads a cell to its column,
+//! [`column_width`] sizes a column.
+//!
+//! The formatter's own padding (`{:<w$}`, `{:>w$}`) takes its width as a 16-bit argument and
+//! panics ("Formatting argument out of range") when given 65,536 or more, which a tensor name
+//! read from a hostile checkpoint can be. [`Padded`] has no such limit, and [`column_width`]
+//! caps a column at [`MAX_COLUMN_WIDTH`] so that one long cell overflows its own row instead
+//! of padding every other row to its length.
+//!
+//! ```
+//! use shapes::text::{Padded, column_width};
+//!
+//! let rows = [("d_model", "768"), ("heads", "12")];
+//! let name_w = column_width(rows.iter().map(|r| r.0));
+//! let value_w = column_width(rows.iter().map(|r| r.1));
+//! let table: Vec<String> = rows
+//!     .iter()
+//!     .map(|(n, v)| format!("{}  {}", Padded::left(n, name_w), Padded::right(v, value_w)))
+//!     .collect();
+//! assert_eq!(table, ["d_model  768", "heads     12"]);
+//! ```
+
+use core::fmt;
+
+/// The widest a [`column_width`] gets, in chars: a cell longer than this overflows its row
+/// rather than widening the column, so a 100,000-char name costs its own line and not
+/// 100,000 spaces on every other line. Wide enough for any real tensor name or shape.
+pub const MAX_COLUMN_WIDTH: usize = 120;
+
+/// The width of a column holding `cells`: the most chars in one of them, at most
+/// [`MAX_COLUMN_WIDTH`].
+///
+/// ```
+/// use shapes::text::{MAX_COLUMN_WIDTH, column_width};
+///
+/// assert_eq!(column_width(["a", "abc", "ab"]), 3);
+/// assert_eq!(column_width(std::iter::empty::<&str>()), 0);
+/// let long = "x".repeat(70_000);
+/// assert_eq!(column_width([long.as_str(), "y"]), MAX_COLUMN_WIDTH);
+/// ```
+pub fn column_width<'a>(cells: impl IntoIterator<Item = &'a str>) -> usize {
+    cells
+        .into_iter()
+        .map(|c| c.chars().take(MAX_COLUMN_WIDTH).count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Which side of a [`Padded`] cell its text keeps to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// Text first, spaces after (`{:<w$}`).
+    Left,
+    /// Spaces first, text after (`{:>w$}`).
+    Right,
+}
+
+/// `text` padded with spaces to `width` chars when it is shorter, written as is otherwise:
+/// what `{:<w$}` / `{:>w$}` write, for any width (see the [module docs](self)).
+///
+/// ```
+/// use shapes::text::{Align, Padded};
+///
+/// assert_eq!(Padded::left("ab", 4).to_string(), "ab  ");
+/// assert_eq!(Padded::right("ab", 4).to_string(), "  ab");
+/// assert_eq!(Padded::new("abcdef", 4, Align::Left).to_string(), "abcdef");
+/// // Widths past the formatter's 16-bit limit are fine.
+/// assert_eq!(Padded::left("", 70_000).to_string().len(), 70_000);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Padded<'a> {
+    text: &'a str,
+    width: usize,
+    align: Align,
+}
+
+impl<'a> Padded<'a> {
+    /// `text` padded to `width` on the side `align` says.
+    ///
+    /// ```
+    /// use shapes::text::{Align, Padded};
+    /// assert_eq!(Padded::new("7", 3, Align::Right).to_string(), "  7");
+    /// ```
+    pub fn new(text: &'a str, width: usize, align: Align) -> Self {
+        Padded { text, width, align }
+    }
+
+    /// `text` then spaces, `width` chars in all.
+    ///
+    /// ```
+    /// assert_eq!(shapes::text::Padded::left("w", 3).to_string(), "w  ");
+    /// ```
+    pub fn left(text: &'a str, width: usize) -> Self {
+        Padded::new(text, width, Align::Left)
+    }
+
+    /// Spaces then `text`, `width` chars in all.
+    ///
+    /// ```
+    /// assert_eq!(shapes::text::Padded::right("768", 5).to_string(), "  768");
+    /// ```
+    pub fn right(text: &'a str, width: usize) -> Self {
+        Padded::new(text, width, Align::Right)
+    }
+}
+
+/// Writes `n` spaces, a chunk at a time.
+fn spaces(f: &mut fmt::Formatter<'_>, mut n: usize) -> fmt::Result {
+    const CHUNK: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(CHUNK.len());
+        f.write_str(CHUNK.get(..k).unwrap_or(CHUNK))?;
+        n -= k;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Padded<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Counting stops at the width: a long text costs no more than the column.
+        let len = self.text.chars().take(self.width).count();
+        let pad = self.width - len;
+        if self.align == Align::Right {
+            spaces(f, pad)?;
+        }
+        f.write_str(self.text)?;
+        if self.align == Align::Left {
+            spaces(f, pad)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pads_like_the_formatter_below_its_limit() {
+        for text in ["", "a", "héllo", "αβγδεζ"] {
+            for width in [0, 1, 3, 6, 64, 65, 200] {
+                assert_eq!(
+                    Padded::left(text, width).to_string(),
+                    format!("{text:<width$}")
+                );
+                assert_eq!(
+                    Padded::right(text, width).to_string(),
+                    format!("{text:>width$}")
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn pads_past_the_formatters_limit() {
+        let width = usize::from(u16::MAX) + 10;
+        let s = Padded::right("x", width).to_string();
+        assert_eq!((s.len(), s.ends_with(" x")), (width, true));
+    }
+}
