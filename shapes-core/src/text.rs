@@ -1,5 +1,6 @@
-//! Plain-text tables whose cells may be any length: [`Padded`] pads a cell to its column,
-//! [`column_width`] sizes a column.
+//! Text built from names a file chose, bounded: [`Padded`] pads a table's cell to its column
+//! and [`column_width`] sizes a column, for cells of any length; [`quoted`] quotes a name in
+//! an error message, cut to [`MAX_QUOTED_CHARS`].
 //!
 //! The formatter's own padding (`{:<w$}`, `{:>w$}`) takes its width as a 16-bit argument and
 //! panics ("Formatting argument out of range") when given 65,536 or more, which a tensor name
@@ -128,6 +129,48 @@ impl fmt::Display for Padded<'_> {
             spaces(f, pad)?;
         }
         Ok(())
+    }
+}
+
+/// The most chars of a name that [`quoted`] shows: longer names are cut, so that an error
+/// about a 50 MB tensor name read from a hostile file is one line, not 50 MB. Longer than
+/// any real tensor or file name.
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+/// `name` quoted as `{:?}` quotes it, cut after [`MAX_QUOTED_CHARS`] chars with `…` and the
+/// name's length in bytes: how an error message shows a name read from a file.
+///
+/// ```
+/// use shapes::text::{MAX_QUOTED_CHARS, quoted};
+///
+/// assert_eq!(quoted("model.w").to_string(), "\"model.w\"");
+/// let long = "w".repeat(1 << 20);
+/// let shown = quoted(&long).to_string();
+/// assert!(shown.ends_with("\"… (1048576 bytes)"));
+/// assert_eq!(shown.len(), MAX_QUOTED_CHARS + "\"\"… (1048576 bytes)".len());
+/// ```
+pub fn quoted(name: &str) -> Quoted<'_> {
+    Quoted(name)
+}
+
+/// A name as an error message quotes it: see [`quoted`].
+///
+/// ```
+/// let q: shapes::text::Quoted<'_> = shapes::text::quoted("a\"b");
+/// assert_eq!(q.to_string(), r#""a\"b""#);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(MAX_QUOTED_CHARS) {
+            None => write!(f, "{:?}", self.0),
+            Some((cut, _)) => {
+                let shown = self.0.get(..cut).unwrap_or_default();
+                write!(f, "{shown:?}… ({} bytes)", self.0.len())
+            }
+        }
     }
 }
 

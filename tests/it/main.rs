@@ -13,6 +13,7 @@ mod broadcast_conformance;
 mod broadcast_properties;
 mod check;
 mod check_self;
+mod checkpoint_dir;
 mod checkpoint_open;
 mod derive;
 mod derive_alloc;

@@ -390,7 +390,7 @@ impl Parts {
                     // Twice in one file (two members of one archive, say): not "two files".
                     return Err(CheckpointError::malformed(
                         path(first),
-                        format!("tensor {name:?} appears twice"),
+                        format!("tensor {} appears twice", crate::text::quoted(name)),
                     ));
                 }
                 Err(CheckpointError::InTwoFiles {
