@@ -15,6 +15,7 @@ mod check;
 mod check_self;
 mod checkpoint_dir;
 mod checkpoint_open;
+mod checkpoint_pickle;
 mod derive;
 mod derive_alloc;
 mod expr_macro;

@@ -18,6 +18,7 @@ mod config;
 mod detect;
 mod error;
 mod npy;
+mod flatten;
 mod pickle;
 mod pt;
 mod sharded;
@@ -443,8 +444,11 @@ pub mod fuzz {
 
     /// The tensors (name, shape, dtype) of a pickled PyTorch state dict.
     pub fn pickle_tensors(data: &[u8]) -> Result<Vec<(String, Shape, String)>, String> {
-        super::pickle::tensors(data)
-            .map(|ts| ts.into_iter().map(|t| (t.name, t.shape, t.dtype)).collect())
+        super::pickle::tensors(data).map(|ts| {
+            ts.into_iter()
+                .map(|t| (t.name, t.tensor.shape.clone(), t.tensor.dtype.clone()))
+                .collect()
+        })
     }
 
     /// The dtype and shape of a `.npy` array's header.
