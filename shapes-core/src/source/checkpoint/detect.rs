@@ -132,7 +132,7 @@ pub(super) fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
     }
     if head.starts_with(npy::MAGIC) {
         let h = npy::read_header(bytes).map_err(|e| CheckpointError::malformed(path, e))?;
-        return npy::single(path, "array", h);
+        return npy::single(path, "array", h, bytes.len() as u64);
     }
     if head.starts_with(LEGACY_TORCH_MAGIC) {
         return Err(legacy(path));
@@ -242,6 +242,24 @@ fn open_dir_within(dir: &Path, max_entries: usize) -> Result<Checkpoint, Checkpo
             ));
         }
         let entry = entry.map_err(|e| CheckpointError::io(dir, e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let kind = if name.ends_with(".safetensors.index.json") {
+            Some(&mut found.indexes)
+        } else if name.ends_with(".safetensors") {
+            Some(&mut found.safetensors)
+        } else if name.ends_with(".gguf") {
+            Some(&mut found.gguf)
+        } else {
+            None
+        };
+        let single = SINGLE.iter().position(|s| name.ends_with(s));
+        if kind.is_none() && single.is_none() {
+            continue;
+        }
+        // Only a regular file (after symlinks) is a weights file.
         let path = entry.path();
         let regular = match entry.file_type() {
             Ok(t) if t.is_symlink() => path.is_file(),
@@ -272,30 +290,25 @@ fn open_dir_within(dir: &Path, max_entries: usize) -> Result<Checkpoint, Checkpo
             (None, None) => {}
         }
     }
-    files.sort();
-    let with = |suffix: &str| -> Vec<&PathBuf> {
-        files
-            .iter()
-            .filter(|p| name_of(p).ends_with(suffix))
-            .collect()
-    };
+    found.indexes.sort();
+    found.safetensors.sort();
+    found.gguf.sort();
     let index = dir.join("model.safetensors.index.json");
     if index.is_file() {
         return sharded::from_index(&index);
     }
-    let indexes = with(".safetensors.index.json");
-    if let [one] = indexes.as_slice() {
+    if let [one] = found.indexes.as_slice() {
         return sharded::from_index(one);
     }
-    let st = with(".safetensors");
+    let st: Vec<&PathBuf> = found.safetensors.iter().collect();
     match st.as_slice() {
         [] => {}
         [one] => return sharded::single(one),
         many => return sharded::from_files(many),
     }
-    let gguf = with(".gguf");
-    if !gguf.is_empty() {
-        let firsts: Vec<&&PathBuf> = gguf
+    if !found.gguf.is_empty() {
+        let firsts: Vec<&PathBuf> = found
+            .gguf
             .iter()
             .filter(|p| split_gguf::part_of(name_of(p)).is_none_or(|(_, no, _)| no == 1))
             .collect();

@@ -2,9 +2,10 @@
 //! format, read from their headers alone.
 //!
 //! One module per job: `detect` (which format a path is), `sharded` (safetensors shards and
-//! their index), `split_gguf` (GGUF files split in parts), `npy` (numpy's `.npy` and `.npz`),
-//! `pickle` and `pt` (PyTorch's zip format), `config` (the `config.json` beside the weights
-//! and the keys a checkpoint states), `error`.
+//! their index), `split_gguf` (GGUF files split in parts), `npy`, `npy_literal` and
+//! `npy_dtype` (numpy's `.npy` and `.npz`), `pickle`, `flatten` and `pt` (PyTorch's zip
+//! format), `config` (the `config.json` beside the weights and the keys a checkpoint states),
+//! `error`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -17,8 +18,10 @@ use crate::shape::Shape;
 mod config;
 mod detect;
 mod error;
-mod npy;
 mod flatten;
+mod npy;
+mod npy_dtype;
+mod npy_literal;
 mod pickle;
 mod pt;
 mod sharded;
@@ -454,6 +457,11 @@ pub mod fuzz {
     /// The dtype and shape of a `.npy` array's header.
     pub fn npy_header(data: &[u8]) -> Result<(String, Shape), String> {
         super::npy::read_header(data).map(|h| (h.dtype, h.shape))
+    }
+
+    /// The dtype, shape, element size and data offset of a `.npy` array's header.
+    pub fn npy_header_layout(data: &[u8]) -> Result<(String, Shape, usize, u64), String> {
+        super::npy::read_header(data).map(|h| (h.dtype, h.shape, h.itemsize, h.data_start))
     }
 }
 
