@@ -109,6 +109,23 @@ fn shared_dicts_are_walked_only_where_they_name_tensors_and_within_a_budget() {
 }
 
 #[test]
+fn a_dict_memoized_before_its_items_has_them_when_reached_again() {
+    // {'a': d, 'b': d} with d = {'w': t}, as Python's pickler writes it: d is memoized while
+    // empty, filled on the stack, then reached again through the memo.
+    let mut p = vec![0x80, 2, b'}', b'q', 0, b'('];
+    pickle_str(&mut p, "a");
+    p.extend([b'}', b'q', 1, b'(']);
+    pickle_str(&mut p, "w");
+    pickle_tensor(&mut p, &TorchTensor::new("w", &[2, 3], 0));
+    p.push(b'u');
+    pickle_str(&mut p, "b");
+    p.extend([b'h', 1, b'u', b'.']);
+    let c = Checkpoint::from_bytes(&pt_bytes(&p, &[("0".into(), 24)])).unwrap();
+    let names: Vec<&str> = c.tensors().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["a.w", "b.w"]);
+}
+
+#[test]
 fn a_key_given_twice_keeps_its_last_value_like_a_python_dict() {
     // A long key twice: torch.load keeps the second value at the first one's place. Nothing
     // quotes the key.

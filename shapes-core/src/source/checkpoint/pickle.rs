@@ -81,11 +81,24 @@ impl V {
     }
 }
 
+/// A memo entry. A list or dict is memoized while it is on the stack, before its items are
+/// added (that is how Python's pickler writes one): the entry is that stack slot until the
+/// container leaves the stack, then the container as it left. So a container reached again
+/// through the memo has its items, as the same object has in Python, without the memo holding
+/// a second reference that every write would copy.
+#[derive(Debug, Clone)]
+enum Memo {
+    Value(V),
+    OnStack(usize),
+}
+
 struct Vm<'a> {
     data: &'a [u8],
     at: usize,
     stack: Vec<V>,
-    memo: HashMap<u32, V>,
+    memo: HashMap<u32, Memo>,
+    /// The memo keys still on the stack, with their slots, slots in increasing order.
+    on_stack: Vec<(u32, usize)>,
     cells: usize,
 }
 
@@ -141,7 +154,25 @@ impl<'a> Vm<'a> {
         Ok(())
     }
 
+    /// Before the stack shrinks to `len` values: the memo entries of the slots leaving it
+    /// take their values.
+    fn settle(&mut self, len: usize) {
+        while let Some(&(key, slot)) = self.on_stack.last() {
+            if slot < len {
+                break;
+            }
+            self.on_stack.pop();
+            if let (Some(Memo::OnStack(at)), Some(v)) = (self.memo.get(&key), self.stack.get(slot))
+                && *at == slot
+            {
+                let v = v.clone();
+                self.memo.insert(key, Memo::Value(v));
+            }
+        }
+    }
+
     fn pop(&mut self) -> Result<V, String> {
+        self.settle(self.stack.len().saturating_sub(1));
         match self.stack.pop() {
             Some(V::Mark) | None => err(self.at, "stack underflow"),
             Some(v) => Ok(v),
@@ -153,6 +184,7 @@ impl<'a> Vm<'a> {
         let Some(m) = self.stack.iter().rposition(|v| matches!(v, V::Mark)) else {
             return err(self.at, "no MARK on the stack");
         };
+        self.settle(m);
         let items = self.stack.split_off(m + 1);
         self.stack.pop();
         Ok(items)
@@ -207,21 +239,30 @@ impl<'a> Vm<'a> {
     }
 
     fn memo_put(&mut self, key: u32) -> Result<(), String> {
-        let Some(v) = self.stack.last().cloned() else {
+        let Some(top) = self.stack.last() else {
             return err(self.at, "memoizing an empty stack");
         };
         if self.memo.len() >= MAX_MEMO && !self.memo.contains_key(&key) {
             return err(self.at, format!("more than {MAX_MEMO} memo entries"));
         }
-        self.memo.insert(key, v);
+        let entry = match top {
+            V::List(_) | V::Dict(_) => {
+                let slot = self.stack.len() - 1;
+                self.on_stack.push((key, slot));
+                Memo::OnStack(slot)
+            }
+            v => Memo::Value(v.clone()),
+        };
+        self.memo.insert(key, entry);
         Ok(())
     }
 
     fn memo_get(&mut self, key: u64) -> Result<(), String> {
-        let v = u32::try_from(key)
-            .ok()
-            .and_then(|k| self.memo.get(&k))
-            .cloned();
+        let v = match u32::try_from(key).ok().and_then(|k| self.memo.get(&k)) {
+            Some(Memo::Value(v)) => Some(v.clone()),
+            Some(Memo::OnStack(slot)) => self.stack.get(*slot).cloned(),
+            None => None,
+        };
         match v {
             Some(v) => self.push(v),
             None => err(self.at, format!("memo key {key} was never stored")),
@@ -359,6 +400,7 @@ impl<'a> Vm<'a> {
                     if self.stack.len() < n {
                         return err(self.at, "stack underflow");
                     }
+                    self.settle(self.stack.len() - n);
                     let items = self.stack.split_off(self.stack.len() - n);
                     if items.iter().any(|v| matches!(v, V::Mark)) {
                         return err(self.at, "a MARK inside a tuple");
@@ -572,6 +614,7 @@ pub(crate) fn tensors(data: &[u8]) -> Result<Vec<PickledTensor>, String> {
         at: 0,
         stack: Vec::new(),
         memo: HashMap::new(),
+        on_stack: Vec::new(),
         cells: 0,
     };
     let top = vm.run()?;
