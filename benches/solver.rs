@@ -36,6 +36,33 @@ fn bench_parse(c: &mut Criterion) {
     });
 }
 
+/// `{ a | (D … ) = 1 }` nested `levels` times around a pattern of 10,000 names (30 KB): each
+/// level's `(` is a backtracking point (a parenthesised predicate, then a size).
+fn nested_constraints(levels: usize) -> String {
+    let mut s = format!("({})", vec!["a"; 10_000].join(", "));
+    for _ in 0..levels {
+        s = format!("{{ a | (D {s}) = 1 }}");
+    }
+    s
+}
+
+// Nested backtracking points: the second alternative of each level takes the inner level from
+// the memo. When the memo was keyed by nesting depth as well, the second alternative reached
+// the inner atom at another depth, missed, and parsed it again, doubling the work per level
+// (see the module docs for the figures).
+fn bench_nested_constraints(c: &mut Criterion) {
+    let mut group = c.benchmark_group("parse/nested_constraints_30kb");
+    group.sample_size(10);
+    for levels in [1, 5, 9, 13] {
+        let input = nested_constraints(levels);
+        assert!(parse(&input).is_ok());
+        group.bench_function(format!("{levels}_levels"), |b| {
+            b.iter(|| parse(black_box(&input)).unwrap())
+        });
+    }
+    group.finish();
+}
+
 fn bench_infer(c: &mut Criterion) {
     let matmul = parse(MATMUL).unwrap();
     let args = [Expr::shape(&[2, 3]), Expr::shape(&[3, 4])];
@@ -75,6 +102,6 @@ fn bench_chain(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = bench_parse, bench_infer, bench_chain
+    targets = bench_parse, bench_nested_constraints, bench_infer, bench_chain
 }
 criterion_main!(benches);

@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use shapes::report::{escape, fold_by, pad};
+use shapes::report::fold_by;
+use shapes::text::{Padded, column_width, escape};
 use shapes::{Checkpoint, Naming, SourceOptions, Spec};
 
 use crate::open;
@@ -108,15 +109,15 @@ pub fn text(path: &std::path::Path, ckpt: &Checkpoint) -> String {
             ])
         })
         .collect();
-    let width = |k: usize| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0);
+    let width = |k: usize| column_width(rows.iter().map(|r| r[k].as_str()));
     let (w0, w1, w2) = (width(0), width(1), width(2));
     let _ = writeln!(s, "tensors:");
     for r in &rows {
         let line = format!(
             "  {}  {}  {}  {}",
-            pad(&r[0], w0, false),
-            pad(&r[1], w1, false),
-            pad(&r[2], w2, false),
+            Padded::left(&r[0], w0),
+            Padded::left(&r[1], w1),
+            Padded::left(&r[2], w2),
             r[3]
         );
         let _ = writeln!(s, "{}", line.trim_end());

@@ -184,7 +184,7 @@ fn check_all(paths: &[PathBuf], args: &CheckArgs, json: bool) -> Result<Verdict,
             }
             Err(Fail(e)) => {
                 // Name the path, unless the message already starts with it.
-                let shown = shapes::report::escape(&path.display().to_string()).into_owned();
+                let shown = shapes::text::escape(&path.display().to_string()).into_owned();
                 let e = if e.starts_with(&shown) {
                     e
                 } else {
@@ -277,12 +277,12 @@ fn load_spec(path: &Path, ckpt: &Checkpoint, arch: Option<&str>) -> Result<Spec,
             Err(Fail(match e.named {
                 None => format!(
                     "{}: the file names no architecture (no GGUF general.architecture, no config.json model_type): give --spec FILE or --arch NAME ({})",
-                    shapes::report::escape(&path.display().to_string()),
+                    shapes::text::escape(&path.display().to_string()),
                     builtins()
                 ),
                 Some(named) => format!(
                     "architecture `{}` has no built-in spec (the built-ins are {}) and the file has none of the tensors the generic checks know: give --spec FILE",
-                    shapes::report::escape(&named),
+                    shapes::text::escape(&named),
                     builtins()
                 ),
             }))

@@ -33,6 +33,7 @@ mod solve;
 mod source;
 #[cfg(feature = "spec")]
 mod spec;
+pub mod text;
 mod verify;
 
 #[doc(hidden)]

@@ -7,6 +7,11 @@
 //! a binder for (under the field's renames). Fields are taken in declaration order and the
 //! first binder of a variable wins; the table is a `const` built from the nested structs'
 //! tables, so the derive needs to know nothing of them.
+//!
+//! The table is also told, field by field, every variable a check may bind on some run: a
+//! plain dim, a broadcastable `#name` (bound when its size is not 1) and a `count = "n"` (the
+//! number of elements). A binder after one of those is not where a run binds its variable
+//! first, so the variable is not `first` and `verify` records where it was bound instead.
 
 use std::collections::BTreeSet;
 
@@ -34,6 +39,10 @@ pub fn binders(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStre
     // those given a conditional binder (which every later dim that may bind them must be told).
     let mut may = Told::default();
     for (member, f) in input.fields.iter().enumerate() {
+        // A `count = "n"` binds `n` as the field is entered, before any of its dims.
+        if let Some(bits) = count_bits(g, f).map(|b| may.tell(b)).filter(|&b| b != 0) {
+            steps.push(quote!(__t = __t.may(#bits);));
+        }
         if !f.access.is_unconditional() {
             let reach = f.access.first_reach();
             match u16::try_from(member).ok().zip(reach) {
@@ -215,17 +224,26 @@ impl Told {
     }
 }
 
-/// The own variables of `pattern`'s plain dims (bit `l` for local `l`).
+/// The own variables that `pattern`'s dims may bind (bit `l` for local `l`): its plain dims,
+/// and its broadcastable `#name` dims, which bind the name when the size is not 1.
 fn pattern_bits(g: &Codegen, pattern: &shapes_core::Pattern) -> u64 {
     pattern
         .items
         .iter()
         .filter_map(|item| match item {
-            Item::Dim(DimExpr::Var(v)) => Some(g.local(v.as_str())),
+            Item::Dim(DimExpr::Var(v)) | Item::Broadcast(DimExpr::Var(v)) => {
+                Some(g.local(v.as_str()))
+            }
             _ => None,
         })
         .filter(|&l| l < 64)
         .fold(0u64, |m, l| m | (1u64 << l))
+}
+
+/// The bit of the variable a `count = "n"` field binds to its number of elements, if any.
+fn count_bits(g: &Codegen, f: &crate::ast::Field) -> Option<u64> {
+    let local = g.local(&f.attr.count.as_ref()?.value());
+    (local < 64).then(|| 1u64 << local)
 }
 
 /// A reference to the leaf of an unconditional field: through its `Box`/`&`/`Rc`/`Arc`

@@ -239,20 +239,98 @@ pub fn npz(path: &Path, tensors: &[Tensor], deflated: bool) {
     z.finish().expect("finish");
 }
 
-/// The `data.pkl` of a `torch.save(state_dict)`, pickle protocol 2 as torch writes it: an
-/// `OrderedDict` of `torch._utils._rebuild_tensor_v2(storage, 0, size, stride, False,
-/// OrderedDict())`, each storage a persistent id `('storage', torch.FloatStorage, key,
-/// 'cpu', numel)`.
-pub fn torch_pickle(tensors: &[Tensor]) -> Vec<u8> {
-    fn unicode(p: &mut Vec<u8>, s: &str) {
-        p.push(b'X');
-        p.extend((s.len() as u32).to_le_bytes());
-        p.extend(s.as_bytes());
+/// One tensor of a PyTorch pickle as [`torch_pickle_with`] writes it: its name, size and
+/// strides, and the storage it views (its key, element count and the view's offset).
+#[derive(Debug, Clone)]
+pub struct TorchTensor {
+    pub name: String,
+    pub dims: Vec<usize>,
+    pub strides: Vec<usize>,
+    pub key: String,
+    pub storage_numel: usize,
+    pub offset: usize,
+}
+
+impl TorchTensor {
+    /// A contiguous F32 tensor with a storage of its own, key `key`.
+    pub fn new(name: &str, dims: &[usize], key: usize) -> TorchTensor {
+        let mut stride = 1;
+        let mut strides = vec![0; dims.len()];
+        for (i, d) in dims.iter().enumerate().rev() {
+            strides[i] = stride;
+            stride *= d;
+        }
+        TorchTensor {
+            name: name.to_owned(),
+            dims: dims.to_vec(),
+            strides,
+            key: key.to_string(),
+            storage_numel: numel(dims),
+            offset: 0,
+        }
     }
+}
+
+/// Appends a `BINUNICODE` string.
+pub fn pickle_str(p: &mut Vec<u8>, s: &str) {
+    p.push(b'X');
+    p.extend((s.len() as u32).to_le_bytes());
+    p.extend(s.as_bytes());
+}
+
+/// Appends `torch._utils._rebuild_tensor_v2(storage, offset, size, stride, False,
+/// OrderedDict())` for `t`, its storage the persistent id `('storage', torch.FloatStorage,
+/// key, 'cpu', numel)`: the value torch writes for a tensor.
+pub fn pickle_tensor(p: &mut Vec<u8>, t: &TorchTensor) {
     fn int(p: &mut Vec<u8>, n: usize) {
         p.push(b'J');
         p.extend((n as i32).to_le_bytes());
     }
+    p.extend(b"ctorch._utils\n_rebuild_tensor_v2\n");
+    p.push(b'(');
+    // The persistent id.
+    p.push(b'(');
+    pickle_str(p, "storage");
+    p.extend(b"ctorch\nFloatStorage\n");
+    pickle_str(p, &t.key);
+    pickle_str(p, "cpu");
+    int(p, t.storage_numel);
+    p.push(b't');
+    p.push(b'Q');
+    int(p, t.offset);
+    p.push(b'(');
+    for d in &t.dims {
+        int(p, *d);
+    }
+    p.push(b't');
+    p.push(b'(');
+    for s in &t.strides {
+        int(p, *s);
+    }
+    p.push(b't');
+    p.push(0x89); // requires_grad = False
+    p.extend(b"ccollections\nOrderedDict\n");
+    p.push(b')');
+    p.push(b'R');
+    p.push(b't');
+    p.push(b'R');
+}
+
+/// The `data.pkl` of a `torch.save(state_dict)`, pickle protocol 2 as torch writes it: an
+/// `OrderedDict` of `torch._utils._rebuild_tensor_v2(storage, 0, size, stride, False,
+/// OrderedDict())`, each storage a persistent id `('storage', torch.FloatStorage, key,
+/// 'cpu', numel)`, every value memoized as torch's pickler does.
+pub fn torch_pickle(tensors: &[Tensor]) -> Vec<u8> {
+    let tensors: Vec<TorchTensor> = tensors
+        .iter()
+        .enumerate()
+        .map(|(key, (name, dims))| TorchTensor::new(name, dims, key))
+        .collect();
+    torch_pickle_with(&tensors)
+}
+
+/// [`torch_pickle`] of tensors described in full.
+pub fn torch_pickle_with(tensors: &[TorchTensor]) -> Vec<u8> {
     let mut memo = 0u32;
     let mut put = |p: &mut Vec<u8>| {
         p.push(b'r');
@@ -266,51 +344,9 @@ pub fn torch_pickle(tensors: &[Tensor]) -> Vec<u8> {
     p.push(b'R');
     put(&mut p);
     p.push(b'(');
-    for (key, (name, dims)) in tensors.iter().enumerate() {
-        unicode(&mut p, name);
-        p.extend(b"ctorch._utils\n_rebuild_tensor_v2\n");
-        put(&mut p);
-        p.push(b'(');
-        // The persistent id.
-        p.push(b'(');
-        unicode(&mut p, "storage");
-        p.extend(b"ctorch\nFloatStorage\n");
-        put(&mut p);
-        unicode(&mut p, &key.to_string());
-        unicode(&mut p, "cpu");
-        int(&mut p, numel(dims));
-        p.push(b't');
-        put(&mut p);
-        p.push(b'Q');
-        p.push(b'K');
-        p.push(0); // storage offset
-        p.push(b'(');
-        for d in dims {
-            int(&mut p, *d);
-        }
-        p.push(b't');
-        put(&mut p);
-        p.push(b'(');
-        let mut stride = 1;
-        let mut strides = vec![0; dims.len()];
-        for (i, d) in dims.iter().enumerate().rev() {
-            strides[i] = stride;
-            stride *= d;
-        }
-        for s in strides {
-            int(&mut p, s);
-        }
-        p.push(b't');
-        put(&mut p);
-        p.push(0x89); // requires_grad = False
-        p.extend(b"ccollections\nOrderedDict\n");
-        put(&mut p);
-        p.push(b')');
-        p.push(b'R');
-        put(&mut p);
-        p.push(b't');
-        put(&mut p);
-        p.push(b'R');
+    for t in tensors {
+        pickle_str(&mut p, &t.name);
+        pickle_tensor(&mut p, t);
         put(&mut p);
     }
     p.push(b'u');
@@ -321,20 +357,30 @@ pub fn torch_pickle(tensors: &[Tensor]) -> Vec<u8> {
 /// A PyTorch zip checkpoint (`torch.save` since 1.6) of F32 tensors: `archive/data.pkl`,
 /// `archive/version` and one stored `archive/data/{key}` per tensor.
 pub fn pt(path: &Path, tensors: &[Tensor]) {
-    let f = fs::File::create(path).expect("create");
-    let mut z = zip::ZipWriter::new(f);
+    let members: Vec<(String, usize)> = tensors
+        .iter()
+        .enumerate()
+        .map(|(key, (_, dims))| (key.to_string(), numel(dims) * 4))
+        .collect();
+    fs::write(path, pt_bytes(&torch_pickle(tensors), &members)).expect("write");
+}
+
+/// A PyTorch zip checkpoint's bytes: `archive/data.pkl` holding `pickle`, `archive/version`,
+/// and a stored `archive/data/{key}` of `len` zero bytes for each of `storages`.
+pub fn pt_bytes(pickle: &[u8], storages: &[(String, usize)]) -> Vec<u8> {
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts =
         zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     z.start_file("archive/data.pkl", opts).expect("member");
-    z.write_all(&torch_pickle(tensors)).expect("write");
+    z.write_all(pickle).expect("write");
     z.start_file("archive/version", opts).expect("member");
     z.write_all(b"3\n").expect("write");
-    for (key, (_, dims)) in tensors.iter().enumerate() {
+    for (key, len) in storages {
         z.start_file(format!("archive/data/{key}"), opts)
             .expect("member");
-        z.write_all(&vec![0u8; numel(dims) * 4]).expect("write");
+        z.write_all(&vec![0u8; *len]).expect("write");
     }
-    z.finish().expect("finish");
+    z.finish().expect("finish").into_inner()
 }
 
 /// The shipped fracast checkpoint's tensors, in its header's order.

@@ -20,6 +20,17 @@ use shapes::{
     parse_pattern, predict_broadcast_shape, refine_shapes_for_broadcast,
 };
 
+#[path = "fuzz_checks/npy.rs"]
+mod npy;
+#[path = "fuzz_checks/pickle.rs"]
+mod pickle;
+
+// Each fuzz target uses one of them.
+#[allow(unused_imports)]
+pub use npy::check_npy;
+#[allow(unused_imports)]
+pub use pickle::check_pickle;
+
 // ----- a byte reader --------------------------------------------------------------------------
 
 /// Reads the fuzzer's bytes as a stream of decisions; past the end every read is 0, so any

@@ -564,7 +564,7 @@ fn files_that_are_not_checkpoints_are_clear_errors() {
     assert_eq!(
         err(&z),
         format!(
-            "{}: member \"readme.txt\" is not a .npy array: not a numpy .npz archive",
+            "{}: a zip archive with no .npy member and no data.pkl: neither numpy's .npz nor PyTorch's",
             z.display()
         )
     );

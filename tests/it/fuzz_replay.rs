@@ -71,3 +71,13 @@ fn solver_free_seeds() {
 fn checkpoint_seeds() {
     replay("checkpoint", 5, fuzz_checks::check_checkpoint);
 }
+
+#[test]
+fn pickle_seeds() {
+    replay("pickle", 5, fuzz_checks::check_pickle);
+}
+
+#[test]
+fn npy_seeds() {
+    replay("npy", 5, fuzz_checks::check_npy);
+}

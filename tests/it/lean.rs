@@ -68,6 +68,35 @@ struct LaterRequired {
     last: Shape,
 }
 
+/// `d_model` and `vocab` may be bound by broadcastable `#` dims (when not 1) before their plain
+/// dims, and `n_blocks` by the list's `count` before `gates`: those bind first, and the
+/// bindings must say so. `late` comes after the binders, so it only compares.
+#[derive(Shaped, Debug, Clone)]
+struct Broadcasting {
+    #[shape("(#d_model, #vocab)")]
+    scale: Shape,
+    #[shape(nested, count = "n_blocks")]
+    blocks: Vec<Block>,
+    #[shape("(n_blocks, d_model)")]
+    gates: Shape,
+    #[shape("(vocab, d_model)")]
+    embed: Shape,
+    #[shape("(#d_model, #n_blocks)")]
+    late: Shape,
+}
+
+/// `#` dims and a `count` only after the plain dims that bind their variables: every variable
+/// still has a static binder, so the lean pass verifies it.
+#[derive(Shaped, Debug, Clone)]
+struct LateBroadcast {
+    #[shape("(n_blocks, d_model)")]
+    gates: Shape,
+    #[shape(nested, count = "n_blocks")]
+    blocks: Vec<Block>,
+    #[shape("(#d_model, #n_blocks)")]
+    late: Shape,
+}
+
 /// The sizes a model is built from, its layout, and what to corrupt: `(tensor, axis, how)`.
 #[derive(Debug, Clone)]
 struct Recipe {
@@ -77,6 +106,8 @@ struct Recipe {
     biases: [bool; 2],
     head: bool,
     gate: bool,
+    /// Which `#` dims of `Broadcasting` are 1 (`scale`'s two, `late`'s two).
+    ones: [bool; 4],
     corrupt: Option<(usize, usize, bool)>,
 }
 
@@ -86,16 +117,18 @@ fn recipe() -> impl Strategy<Value = Recipe> {
         (0usize..3, 0usize..3),
         any::<[bool; 2]>(),
         any::<(bool, bool)>(),
+        any::<[bool; 4]>(),
         prop::option::of((0usize..64, 0usize..2, any::<bool>())),
     )
         .prop_map(
-            |(sizes, (blocks, experts), biases, (head, gate), corrupt)| Recipe {
+            |(sizes, (blocks, experts), biases, (head, gate), ones, corrupt)| Recipe {
                 sizes,
                 blocks,
                 experts,
                 biases,
                 head,
                 gate,
+                ones,
                 corrupt,
             },
         )
@@ -138,17 +171,56 @@ fn build(r: &Recipe) -> Model {
         tensors.extend(m.experts.iter_mut());
         let n = tensors.len();
         if let Some(t) = tensors.get_mut(k % n) {
-            let mut d = t.dims().to_vec();
-            if grow {
-                d.push(1);
-            } else {
-                let a = axis % d.len();
-                d[a] += 1;
-            }
-            **t = Shape::new(&d);
+            corrupt(t, axis, grow);
         }
     }
     m
+}
+
+/// One axis of `t` one larger, or one more axis (see [`build`]).
+fn corrupt(t: &mut Shape, axis: usize, grow: bool) {
+    let mut d = t.dims().to_vec();
+    if grow || d.is_empty() {
+        d.push(1);
+    } else {
+        let a = axis % d.len();
+        d[a] += 1;
+    }
+    *t = Shape::new(&d);
+}
+
+/// The [`Broadcasting`] and [`LateBroadcast`] models `r` describes, from the blocks of `m`
+/// (built from the same recipe): each `#` dim 1 or its variable's size, corrupted like
+/// [`build`]'s.
+fn build_broadcasting(r: &Recipe, m: &Model) -> (Broadcasting, LateBroadcast) {
+    let [vocab, d_model, ..] = r.sizes;
+    let n_blocks = m.blocks.len();
+    let or_one = |one: bool, d: usize| if one { 1 } else { d };
+    let mut b = Broadcasting {
+        scale: Shape::from([or_one(r.ones[0], d_model), or_one(r.ones[1], vocab)]),
+        blocks: m.blocks.clone(),
+        gates: Shape::from([n_blocks, d_model]),
+        embed: m.embed.clone(),
+        late: Shape::from([or_one(r.ones[2], d_model), or_one(r.ones[3], n_blocks)]),
+    };
+    if let Some((k, axis, grow)) = r.corrupt {
+        match k % 5 {
+            0 => corrupt(&mut b.scale, axis, grow),
+            1 => corrupt(&mut b.gates, axis, grow),
+            2 => corrupt(&mut b.embed, axis, grow),
+            3 => corrupt(&mut b.late, axis, grow),
+            // One block fewer than `gates` counts.
+            _ => {
+                b.blocks.pop();
+            }
+        }
+    }
+    let late = LateBroadcast {
+        gates: b.gates.clone(),
+        blocks: b.blocks.clone(),
+        late: b.late.clone(),
+    };
+    (b, late)
 }
 
 /// `verify()` and the general checker agree on `s`.
@@ -171,6 +243,9 @@ fn the_models_take_the_lean_pass_only_when_every_variable_has_a_static_binder() 
     assert!(<Block as Shaped>::BINDERS.all_static(&<Block as Shaped>::VARS));
     assert!(!<LaterBinder as Shaped>::BINDERS.all_static(&<LaterBinder as Shaped>::VARS));
     assert!(!<LaterRequired as Shaped>::BINDERS.all_static(&<LaterRequired as Shaped>::VARS));
+    // A `#` dim or a `count` that may bind before a plain dim takes its static binder away.
+    assert!(!<Broadcasting as Shaped>::BINDERS.all_static(&<Broadcasting as Shaped>::VARS));
+    assert!(<LateBroadcast as Shaped>::BINDERS.all_static(&<LateBroadcast as Shaped>::VARS));
     // A conditional binder is no binder for a method checked with `#[shapes::check(self)]`.
     for var in ["d_ff", "n_classes", "n_gate", "n_exp"] {
         let i = <Model as Shaped>::VARS.index_of(var).unwrap();
@@ -207,5 +282,8 @@ proptest! {
         if let Some(first) = m.blocks.first() {
             agree(first)?;
         }
+        let (broadcasting, late) = build_broadcasting(&r, &m);
+        agree(&broadcasting)?;
+        agree(&late)?;
     }
 }

@@ -183,3 +183,56 @@ fn a_bad_spec_is_an_error_naming_the_tensor() {
         "{err}"
     );
 }
+
+/// Two `where` clauses whose arithmetic fails once `b = 0` is bound.
+#[derive(Shaped, Debug)]
+#[shapes(where = "a % b = 0, a // b >= 1")]
+struct DivByZero {
+    #[shape("(a, b)")]
+    w: Shape,
+}
+
+#[test]
+fn a_where_clause_that_divides_by_zero_is_named_once_with_its_operator() {
+    let src = BTreeMap::from([("w".to_string(), Shape::from([3, 0]))]);
+    let plan = Plan::build(
+        "DivByZero",
+        &[PlanNode::tensor("w", "(a, b)")],
+        &["a % b = 0, a // b >= 1"],
+    )
+    .unwrap();
+    let planned = plan.verify_source(&src).unwrap_err().to_string();
+    let derived = DivByZero::verify_source(&src).unwrap_err().to_string();
+    let modulo =
+        "DivByZero: where clause fails: a % b = 0 cannot be checked: 3 is taken modulo zero";
+    let divided =
+        "DivByZero: where clause fails: a // b >= 1 cannot be checked: 3 is divided by zero";
+    let bound = "a = 3 bound by DivByZero.w axis 0; b = 0 bound by DivByZero.w axis 1";
+    let expected = format!("2 shape errors:\n- {modulo}\n    {bound}\n- {divided}\n    {bound}");
+    assert_eq!(planned, expected);
+    assert_eq!(derived, expected);
+    // In memory: the first error alone.
+    let m = DivByZero {
+        w: Shape::from([3, 0]),
+    };
+    assert_eq!(
+        m.verify().unwrap_err().to_string(),
+        format!("{modulo}\n  {bound}")
+    );
+    // The llama spec's clause with `kv_heads = 0` bound from a tensor.
+    let gqa = Plan::build(
+        "Llama",
+        &[PlanNode::tensor("k", "(kv_heads, heads)")],
+        &["heads % kv_heads = 0"],
+    )
+    .unwrap();
+    let src = BTreeMap::from([("k".to_string(), Shape::from([0, 2]))]);
+    let e = gqa.verify_source(&src).unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert!(
+        e.to_string().starts_with(
+            "Llama: where clause fails: heads % kv_heads = 0 cannot be checked: 2 is taken modulo zero\n"
+        ),
+        "{e}"
+    );
+}

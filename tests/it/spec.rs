@@ -1,7 +1,7 @@
 //! Spec files and the report, from the library: the same rules as the derive, the same config
 //! lookup as the command, and a report that stays short and safe whatever the checkpoint.
 
-use shapes::report::escape;
+use shapes::text::escape;
 use shapes::{Checkpoint, Naming, Plan, PlanNode, ShapeSource, Spec};
 
 use crate::common::ckpt_files::{TempDir, safetensors};

@@ -76,7 +76,7 @@ pub(crate) struct Step {
 
 impl fmt::Display for Step {
     /// `10 / 4 is not exact (remainder 2)`, `2 - 3 is below zero`, `7 is divided by zero`,
-    /// `… * … overflows usize`, `124 is not a whole cube`.
+    /// `7 is taken modulo zero`, `… * … overflows usize`, `124 is not a whole cube`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Step { lhs, rhs, op, .. } = *self;
         let sym = op.symbol(true);
@@ -87,6 +87,9 @@ impl fmt::Display for Step {
             },
             ArithFailure::Negative => write!(f, "{lhs} {sym} {rhs} is below zero"),
             ArithFailure::Overflow => write!(f, "{lhs} {sym} {rhs} overflows usize"),
+            ArithFailure::DivisionByZero if op == ArithOp::Rem => {
+                write!(f, "{lhs} is taken modulo zero")
+            }
             ArithFailure::DivisionByZero => write!(f, "{lhs} is divided by zero"),
             ArithFailure::NoRoot => match rhs {
                 2 => write!(f, "{lhs} is not the square of a whole size"),
@@ -493,6 +496,8 @@ mod tests {
             "3070 / 4 is not exact (remainder 2)"
         );
         assert_eq!(text(ArithOp::FloorDiv, 7, 0), "7 is divided by zero");
+        assert_eq!(text(ArithOp::Div, 7, 0), "7 is divided by zero");
+        assert_eq!(text(ArithOp::Rem, 7, 0), "7 is taken modulo zero");
         assert_eq!(
             text(ArithOp::Mul, Int::MAX, 2),
             format!("{} * 2 overflows usize", Int::MAX)

@@ -4,18 +4,16 @@
 //! then a count of the rest) and its [`to_json`](Report::to_json) carries every entry.
 //!
 //! Also here: [`fold_by`], which folds names that differ only in list indices
-//! (`layers.{0..29}.mlp.up_proj.weight`), and [`escape`], which makes text read from a file
-//! safe to print on a terminal.
+//! (`layers.{0..29}.mlp.up_proj.weight`). Every name read from a file goes through
+//! [`text::escape`](crate::text::escape) before it is printed.
 
-mod escape;
 mod json;
 mod text;
 
 use crate::source::Checkpoint;
 use crate::verify::{Bindings, ShapeErrors};
 
-pub use self::escape::escape;
-pub use self::text::{Paint, pad};
+pub use self::text::Paint;
 pub use crate::verify::fold::{Folded, MAX_GROUPS, fold_by};
 
 /// The most entries of each kind (mismatches, missing and unexpected names, hints) the text

@@ -2,7 +2,8 @@
 
 use std::fmt::{self, Write};
 
-use super::{MAX_SHOWN, Report, escape};
+use super::{MAX_SHOWN, Report};
+use crate::text::{Padded, column_width, escape};
 use crate::verify::fold::fold_by;
 use crate::verify::{Bindings, Origin, ShapeErrorKind};
 
@@ -77,29 +78,6 @@ impl Paint {
     }
 }
 
-/// `text` padded with spaces to `width` characters (left-aligned), or to the right when
-/// `right`: a table cell. Unlike `format!("{:<w$}")`, any width works (format widths stop at
-/// 65,535) and a longer text is kept whole.
-///
-/// ```
-/// use shapes::report::pad;
-/// assert_eq!(pad("ab", 4, false), "ab  ");
-/// assert_eq!(pad("ab", 4, true), "  ab");
-/// assert_eq!(pad(&"x".repeat(70_000), 100_000, false).chars().count(), 100_000);
-/// ```
-pub fn pad(text: &str, width: usize, right: bool) -> String {
-    let n = text.chars().count();
-    let fill = " ".repeat(width.saturating_sub(n));
-    if right {
-        fill + text
-    } else {
-        let mut out = String::with_capacity(text.len() + fill.len());
-        out.push_str(text);
-        out.push_str(&fill);
-        out
-    }
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -132,20 +110,14 @@ impl Report {
             })
             .collect();
         let head = ["variable", "value", "bound by"];
-        let width = |k: usize| {
-            rows.iter()
-                .map(|r| r[k].chars().count())
-                .chain([head[k].len()])
-                .max()
-                .unwrap_or(0)
-        };
+        let width = |k: usize| column_width(rows.iter().map(|r| r[k].as_str()).chain([head[k]]));
         let (w0, w1) = (width(0), width(1));
         let mut s = String::new();
         let _ = writeln!(
             s,
             "{}  {}  {}",
-            pad(head[0], w0, false),
-            pad(head[1], w1, true),
+            Padded::left(head[0], w0),
+            Padded::right(head[1], w1),
             head[2]
         );
         let _ = writeln!(
@@ -159,8 +131,8 @@ impl Report {
             let _ = writeln!(
                 s,
                 "{}  {}  {}",
-                pad(&r[0], w0, false),
-                pad(&r[1], w1, true),
+                Padded::left(&r[0], w0),
+                Padded::right(&r[1], w1),
                 r[2]
             );
         }

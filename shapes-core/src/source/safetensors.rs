@@ -51,12 +51,13 @@ pub enum SafetensorsError {
     #[error("malformed safetensors header JSON: {0}")]
     Json(String),
     /// One tensor name appears twice.
-    #[error("tensor {0:?} appears twice in the safetensors header")]
+    #[error("tensor {} appears twice in the safetensors header", crate::text::quoted(.0))]
     DuplicateName(String),
     /// A dim does not fit in `i64`, or the element count overflows `usize` or `i64` (the
     /// dim and element count type of PyTorch and ggml).
     #[error(
-        "tensor {name:?}: shape {shape:?} does not fit: every dim and the element count must fit in i64"
+        "tensor {}: shape {shape:?} does not fit: every dim and the element count must fit in i64",
+        crate::text::quoted(name)
     )]
     ShapeOverflow {
         /// The tensor.
@@ -66,7 +67,8 @@ pub enum SafetensorsError {
     },
     /// A tensor has more dims than [`SafetensorsHeader::MAX_RANK`].
     #[error(
-        "tensor {name:?} has {rank} dims, more than the {max} this reader accepts (no published model uses more than 5)"
+        "tensor {} has {rank} dims, more than the {max} this reader accepts (no published model uses more than 5)",
+        crate::text::quoted(name)
     )]
     TooManyDims {
         /// The tensor.
@@ -94,7 +96,10 @@ pub enum SafetensorsError {
     },
     /// `data_offsets` are reversed, do not match the dtype and shape, or do not tile the data
     /// section (a gap, an overlap, or a first tensor not at 0).
-    #[error("tensor {name:?}: data_offsets [{start}, {end}] {problem}")]
+    #[error(
+        "tensor {}: data_offsets [{start}, {end}] {problem}",
+        crate::text::quoted(name)
+    )]
     BadOffsets {
         /// The tensor.
         name: String,

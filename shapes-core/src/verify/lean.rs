@@ -8,10 +8,11 @@
 //! verification to the general [`Checker`](super::Checker), at the first thing it cannot settle
 //! alone: a mismatch, a dim that would solve a variable or wait for one, a variadic.
 //!
-//! On success each variable was bound first at its static binder (nothing before the binder
-//! may bind it, and the lean pass binds through plain dims only), so the bindings name the
-//! binder as where each value came from, read from the struct's table only when asked for.
-//! They are what the general checker would have returned.
+//! On success each variable was bound first at its static binder: nothing checked before the
+//! binder may bind it (the table counts every dim that may, a broadcastable `#name` and a
+//! list's `count = "n"` included), so the bindings name the binder as where each value came
+//! from, read from the struct's table only when asked for. They are what the general checker
+//! would have returned.
 
 use super::bindings::Bindings;
 use super::item_checks::ItemChecks;

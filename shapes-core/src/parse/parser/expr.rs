@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use super::{PResult, Parser, furthest};
+use super::{MAX_DEPTH, MemoEntry, PRINT_CHECK_DEPTH, PResult, Parser, furthest};
 use crate::expr::{Axis, Expr, Item, Pattern, SliceSpec};
 use crate::parse::lexer::Tok;
 
@@ -185,26 +185,36 @@ impl<'a> Parser<'a> {
         if !matches!(self.peek(), Tok::LParen | Tok::LBrace) {
             return self.atom_uncached();
         }
-        let key = (self.pos, self.depth);
-        if let Some(hit) = self.memo.get(&key).cloned() {
-            return hit.map(|(e, end)| {
+        let key = self.pos;
+        if let Some(hit) = self.memo.get(&key)
+            && self.depth + hit.below <= MAX_DEPTH
+        {
+            let (result, below) = (hit.result.clone(), hit.below);
+            self.reached(self.depth + below);
+            return result.map(|(e, end)| {
                 self.pos = end;
                 e
             });
         }
+        // Not memoised, or memoised from a shallower depth and too deep to reuse here: the
+        // parse below reaches the cap and fails with its error.
+        let (depth, outer_reach) = (self.depth, self.reach);
+        self.reach = depth;
         let out = self.atom_uncached();
+        let below = self.reach.saturating_sub(depth);
+        self.reach = self.reach.max(outer_reach);
         if self.tentative == 0 {
             return out;
         }
-        let entry = match &out {
+        let result = match &out {
             Ok(e) => {
                 // Whoever comes back to this atom takes the entry above; the entries of the
                 // atoms inside it are of no more use. Dropping them keeps the memo to
                 // disjoint spans, so its clones add up to the input's size, not to the input's
                 // size times its nesting depth.
-                let inner: SmallVec<[(usize, usize); 8]> = self
+                let inner: SmallVec<[usize; 8]> = self
                     .memo
-                    .range((key.0 + 1, 0)..(self.pos, 0))
+                    .range(key + 1..self.pos)
                     .map(|(k, _)| *k)
                     .collect();
                 for k in inner {
@@ -212,10 +222,22 @@ impl<'a> Parser<'a> {
                 }
                 Ok((e.clone(), self.pos))
             }
+            // The cap's error ends the whole parse: nothing comes back to this atom.
+            Err(f) if f.fatal => return out,
             Err(f) => Err(*f),
         };
-        self.memo.insert(key, entry);
+        self.memo.insert(key, MemoEntry { result, below });
         out
+    }
+
+    /// What parsing a memoised atom again would have done to the nesting bookkeeping: reach
+    /// `level`, and note where the parse went past [`PRINT_CHECK_DEPTH`] (at the atom, the
+    /// offset of its first token) if it did.
+    fn reached(&mut self, level: usize) {
+        self.reach = self.reach.max(level);
+        if level > PRINT_CHECK_DEPTH && self.deepest.is_none() {
+            self.deepest = Some(self.nth(0).start);
+        }
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]

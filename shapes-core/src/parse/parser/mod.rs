@@ -15,11 +15,14 @@
 //!   starts with a parenthesis (`(a + b) * 2 = c`).
 //!
 //! Atoms starting with `(` or `{` that are parsed inside a first alternative are memoised by
-//! position (and nesting depth), so that backtracking over nested parentheses stays
-//! polynomial; input that never backtracks builds no memo. A finished atom's entry replaces
-//! those of the atoms inside it, so the memo holds disjoint spans and its memory stays linear
-//! in the input. Nesting is capped at [`MAX_DEPTH`]
-//! so that no input can exhaust the stack.
+//! position, so that the second alternative takes each atom the first one parsed as it is
+//! (otherwise each level of nested backtracking points would parse everything inside it
+//! again: twice the work per level); input that never backtracks builds no memo. An entry
+//! records how many levels of nesting the atom's parse went below its own, so it is reused
+//! from any depth at which those levels stay within [`MAX_DEPTH`] (the only way its result
+//! could differ is hitting the cap). A finished atom's entry replaces those of the atoms
+//! inside it, so the memo holds disjoint spans and its memory stays linear in the input.
+//! Nesting is capped at [`MAX_DEPTH`] so that no input can exhaust the stack.
 //!
 //! When both alternatives fail, the error that got further wins (the first on a tie), which
 //! is what a reader of the input expects to see.
@@ -123,15 +126,25 @@ struct ParsedPattern {
     comma: bool,
 }
 
-/// Keyed by (token position, depth), ordered, so that the entries inside a finished atom's
-/// span can be found and dropped (see `Parser::atom`).
-type Memo = BTreeMap<(usize, usize), PResult<(Expr, usize)>>;
+/// A memoised atom: how its parse ended (the tree and the position after it, or the
+/// failure), and how many levels of nesting below its own the parse reached.
+struct MemoEntry {
+    result: PResult<(Expr, usize)>,
+    below: usize,
+}
+
+/// Keyed by token position, ordered, so that the entries inside a finished atom's span can be
+/// found and dropped (see `Parser::atom`).
+type Memo = BTreeMap<usize, MemoEntry>;
 
 struct Parser<'a> {
     src: &'a str,
     toks: Vec<Token>,
     pos: usize,
     depth: usize,
+    /// The deepest nesting reached since the innermost memoised atom being parsed began (what
+    /// its [`MemoEntry::below`] is taken from).
+    reach: usize,
     /// The offset of the first token reached past [`PRINT_CHECK_DEPTH`] levels of nesting.
     deepest: Option<usize>,
     memo: Memo,
@@ -143,6 +156,10 @@ struct Parser<'a> {
     /// (bounded, so a long input with many names stays linear; the first few inline, so a
     /// signature's names cost no allocation beyond their own).
     names: SmallVec<[Name; 8]>,
+    /// Tokens consumed, rewinds included: the work of the parse, which the tests hold to the
+    /// input's length.
+    #[cfg(test)]
+    consumed: usize,
 }
 
 /// How many distinct names [`Parser::intern`] remembers.
@@ -260,10 +277,13 @@ impl<'a> Parser<'a> {
             toks: lex(src)?,
             pos: 0,
             depth: 0,
+            reach: 0,
             deepest: None,
             memo: Memo::default(),
             tentative: 0,
             names: SmallVec::new(),
+            #[cfg(test)]
+            consumed: 0,
         })
     }
 
@@ -289,6 +309,10 @@ impl<'a> Parser<'a> {
     fn advance(&mut self) {
         if self.peek() != Tok::Eof {
             self.pos += 1;
+            #[cfg(test)]
+            {
+                self.consumed += 1;
+            }
         }
     }
 
@@ -378,6 +402,7 @@ impl<'a> Parser<'a> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter_nesting(&mut self) -> PResult<()> {
         self.depth += 1;
+        self.reach = self.reach.max(self.depth);
         if self.depth > PRINT_CHECK_DEPTH {
             return self.deep();
         }
@@ -506,3 +531,5 @@ impl<'a> Parser<'a> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;

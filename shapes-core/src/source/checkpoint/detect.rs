@@ -5,9 +5,21 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{Checkpoint, CheckpointError, config, npy, pt, sharded, split_gguf};
+use crate::text::quoted;
 
-/// The most directory entries looked at when searching a directory for weights.
-const MAX_DIR_ENTRIES: usize = 100_000;
+/// The most directory entries looked at when searching a directory for weights: 10 million.
+/// Only the entries whose names a checkpoint's files have are kept (see
+/// [`MAX_DIR_CANDIDATES`]), so memory does not grow with the directory; the limit bounds the
+/// time a search takes. A search that stops there says so.
+const MAX_DIR_ENTRIES: usize = 10_000_000;
+
+/// The most files of one kind (`*.safetensors`, `*.gguf`, `*.safetensors.index.json`) kept
+/// while searching a directory: 100,000, more shards than any checkpoint has (and than
+/// `gguf-split` can number). More is an error saying the search stopped.
+const MAX_DIR_CANDIDATES: usize = 100_000;
+
+/// How many file names an error lists before "… and N more".
+const LISTED_NAMES: usize = 10;
 
 /// PyTorch's legacy (pre-1.6, non-zip) format starts with this pickled magic number.
 const LEGACY_TORCH_MAGIC: &[u8] = b"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";
@@ -16,6 +28,9 @@ pub(super) fn open(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let meta = std::fs::metadata(path).map_err(|e| CheckpointError::io(path, e))?;
     let (mut ckpt, dir) = if meta.is_dir() {
         (open_dir(path)?, path.to_path_buf())
+    } else if !meta.is_file() {
+        // Opening a FIFO blocks until something writes to it; a device never ends.
+        return Err(not_regular(path, &meta.file_type()));
     } else {
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -36,6 +51,36 @@ fn sniff(path: &Path) -> Result<Vec<u8>, CheckpointError> {
         .read_to_end(&mut head)
         .map_err(|e| CheckpointError::io(path, e))?;
     Ok(head)
+}
+
+/// The error for a path that is neither a regular file nor a directory (what `metadata`
+/// says, after symlinks): refused before it is opened.
+fn not_regular(path: &Path, kind: &std::fs::FileType) -> CheckpointError {
+    #[cfg(unix)]
+    let what = {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_block_device() || kind.is_char_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        }
+    };
+    #[cfg(not(unix))]
+    let what = {
+        let _ = kind;
+        "not a regular file"
+    };
+    CheckpointError::Unrecognized {
+        path: path.to_path_buf(),
+        detail: format!(
+            "{what}, not a regular file or a directory: a checkpoint is read from files \
+             (opening it could block forever)"
+        ),
+    }
 }
 
 fn name_of(path: &Path) -> &str {
@@ -88,7 +133,7 @@ pub(super) fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
     }
     if head.starts_with(npy::MAGIC) {
         let h = npy::read_header(bytes).map_err(|e| CheckpointError::malformed(path, e))?;
-        return npy::single(path, "array", h);
+        return npy::single(path, "array", h, bytes.len() as u64);
     }
     if head.starts_with(LEGACY_TORCH_MAGIC) {
         return Err(legacy(path));
@@ -150,54 +195,139 @@ fn open_zip(path: &Path) -> Result<Checkpoint, CheckpointError> {
     zip_checkpoint(path, archive)
 }
 
-fn open_dir(dir: &Path) -> Result<Checkpoint, CheckpointError> {
-    let mut files: Vec<PathBuf> = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| CheckpointError::io(dir, e))?;
-    for entry in entries.take(MAX_DIR_ENTRIES) {
-        let entry = entry.map_err(|e| CheckpointError::io(dir, e))?;
-        let path = entry.path();
-        if path.is_file() {
-            files.push(path);
+/// The weights files of a directory, by kind, bounded: every `*.safetensors`, `*.gguf` and
+/// `*.safetensors.index.json` (up to [`MAX_DIR_CANDIDATES`] each), and for the single-file
+/// formats the first [`LISTED_NAMES`] names in name order and how many there are.
+#[derive(Default)]
+struct Candidates {
+    indexes: Vec<PathBuf>,
+    safetensors: Vec<PathBuf>,
+    gguf: Vec<PathBuf>,
+    /// `.bin`, `.pt`, `.pth`, `.npz`, `.npy`, in that order of preference.
+    single: [Few; 5],
+}
+
+/// The first [`LISTED_NAMES`] paths of a kind, in name order, and how many there are.
+#[derive(Default)]
+struct Few {
+    first: Vec<PathBuf>,
+    count: usize,
+}
+
+impl Few {
+    fn add(&mut self, path: PathBuf) {
+        self.count += 1;
+        let at = self.first.partition_point(|p| p <= &path);
+        if at < LISTED_NAMES {
+            self.first.insert(at, path);
+            self.first.truncate(LISTED_NAMES);
         }
     }
-    files.sort();
-    let with = |suffix: &str| -> Vec<&PathBuf> {
-        files
-            .iter()
-            .filter(|p| name_of(p).ends_with(suffix))
-            .collect()
-    };
+}
+
+const SINGLE: [&str; 5] = [".bin", ".pt", ".pth", ".npz", ".npy"];
+
+fn open_dir(dir: &Path) -> Result<Checkpoint, CheckpointError> {
+    open_dir_within(dir, MAX_DIR_ENTRIES)
+}
+
+/// [`open_dir`], looking at `max_entries` entries at most (the tests' smaller limit).
+fn open_dir_within(dir: &Path, max_entries: usize) -> Result<Checkpoint, CheckpointError> {
+    let mut found = Candidates::default();
+    let entries = std::fs::read_dir(dir).map_err(|e| CheckpointError::io(dir, e))?;
+    for (n, entry) in entries.enumerate() {
+        if n >= max_entries {
+            return Err(stopped(
+                dir,
+                format!("after {max_entries} entries (MAX_DIR_ENTRIES)"),
+            ));
+        }
+        let entry = entry.map_err(|e| CheckpointError::io(dir, e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let kind = if name.ends_with(".safetensors.index.json") {
+            Some(&mut found.indexes)
+        } else if name.ends_with(".safetensors") {
+            Some(&mut found.safetensors)
+        } else if name.ends_with(".gguf") {
+            Some(&mut found.gguf)
+        } else {
+            None
+        };
+        let single = SINGLE.iter().position(|s| name.ends_with(s));
+        if kind.is_none() && single.is_none() {
+            continue;
+        }
+        // Only a regular file (after symlinks) is a weights file.
+        let path = entry.path();
+        let regular = match entry.file_type() {
+            Ok(t) if t.is_symlink() => path.is_file(),
+            Ok(t) => t.is_file(),
+            Err(_) => false,
+        };
+        if !regular {
+            continue;
+        }
+        match (kind, single) {
+            (Some(list), _) => {
+                if list.len() >= MAX_DIR_CANDIDATES {
+                    return Err(stopped(
+                        dir,
+                        format!(
+                            "at more than {MAX_DIR_CANDIDATES} files like {} (MAX_DIR_CANDIDATES)",
+                            quoted(name)
+                        ),
+                    ));
+                }
+                list.push(path);
+            }
+            (None, Some(i)) => {
+                if let Some(few) = found.single.get_mut(i) {
+                    few.add(path);
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    found.indexes.sort();
+    found.safetensors.sort();
+    found.gguf.sort();
     let index = dir.join("model.safetensors.index.json");
     if index.is_file() {
         return sharded::from_index(&index);
     }
-    let indexes = with(".safetensors.index.json");
-    if let [one] = indexes.as_slice() {
+    if let [one] = found.indexes.as_slice() {
         return sharded::from_index(one);
     }
-    let st = with(".safetensors");
+    let st: Vec<&PathBuf> = found.safetensors.iter().collect();
     match st.as_slice() {
         [] => {}
         [one] => return sharded::single(one),
         many => return sharded::from_files(many),
     }
-    let gguf = with(".gguf");
-    if !gguf.is_empty() {
-        let firsts: Vec<&&PathBuf> = gguf
+    if !found.gguf.is_empty() {
+        let firsts: Vec<&PathBuf> = found
+            .gguf
             .iter()
             .filter(|p| split_gguf::part_of(name_of(p)).is_none_or(|(_, no, _)| no == 1))
             .collect();
         return match firsts.as_slice() {
             [one] => split_gguf::open(one),
-            _ => Err(ambiguous(dir, "GGUF checkpoints", &gguf)),
+            _ => Err(ambiguous(
+                dir,
+                "GGUF checkpoints",
+                found.gguf.iter(),
+                found.gguf.len(),
+            )),
         };
     }
-    for suffix in [".bin", ".pt", ".pth", ".npz", ".npy"] {
-        let found = with(suffix);
-        match found.as_slice() {
-            [] => {}
-            [one] => return open_file(one),
-            many => return Err(ambiguous(dir, suffix, many)),
+    for (suffix, few) in SINGLE.iter().zip(&found.single) {
+        match (few.first.as_slice(), few.count) {
+            (_, 0) => {}
+            ([one], 1) => return open_file(one),
+            (first, count) => return Err(ambiguous(dir, suffix, first.iter(), count)),
         }
     }
     Err(CheckpointError::Unrecognized {
@@ -208,14 +338,87 @@ fn open_dir(dir: &Path) -> Result<Checkpoint, CheckpointError> {
     })
 }
 
-fn ambiguous(dir: &Path, what: &str, files: &[&PathBuf]) -> CheckpointError {
-    let names: Vec<&str> = files.iter().map(|p| name_of(p)).collect();
+/// The error of a directory search that stopped at a limit (`at` says which).
+fn stopped(dir: &Path, at: String) -> CheckpointError {
     CheckpointError::Unrecognized {
         path: dir.to_path_buf(),
-        detail: format!(
-            "holds {} {what} files ({}): open the one meant",
-            files.len(),
-            names.join(", ")
-        ),
+        detail: format!("the search for weights stopped {at}: open the weights file itself"),
+    }
+}
+
+/// `count` files of one kind in `dir`, the first of them `files`: name the first
+/// [`LISTED_NAMES`] and count the rest.
+fn ambiguous<'a>(
+    dir: &Path,
+    what: &str,
+    files: impl Iterator<Item = &'a PathBuf>,
+    count: usize,
+) -> CheckpointError {
+    let names: Vec<String> = files
+        .take(LISTED_NAMES)
+        .map(|p| name_of(p).to_owned())
+        .collect();
+    let mut list = names.join(", ");
+    if count > names.len() {
+        list.push_str(&format!(" … and {} more", count - names.len()));
+    }
+    CheckpointError::Unrecognized {
+        path: dir.to_path_buf(),
+        detail: format!("holds {count} {what} files ({list}): open the one meant"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the temp dir, removed when dropped.
+    struct Dir(PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A directory of `n` text files, and a one-array `.npy` among them when `weights`.
+    fn dir_of(tag: &str, n: usize, weights: bool) -> Dir {
+        let dir = std::env::temp_dir().join(format!("shapes-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..n {
+            std::fs::File::create(dir.join(format!("note{i:05}.txt"))).unwrap();
+        }
+        if weights {
+            let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+            let mut npy = npy::MAGIC.to_vec();
+            npy.extend([1, 0]);
+            npy.extend((dict.len() as u16).to_le_bytes());
+            npy.extend(dict.as_bytes());
+            npy.extend([0; 8]);
+            std::fs::write(dir.join("w.npy"), npy).unwrap();
+        }
+        Dir(dir)
+    }
+
+    #[test]
+    fn a_search_reads_every_entry_or_says_where_it_stopped() {
+        // Past the old limit of entries looked at, whatever the order they are listed in.
+        let d = dir_of("dir-all", 1_200, true);
+        let c = open_dir_within(&d.0, 1_201).unwrap();
+        assert_eq!(c.tensors()[0].name, "w");
+        // At the limit: an error that says the search stopped, not "no weights found".
+        for weights in [true, false] {
+            let d = dir_of(&format!("dir-stop-{weights}"), 1_200, weights);
+            let e = open_dir_within(&d.0, 1_000).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "{}: the search for weights stopped after 1000 entries (MAX_DIR_ENTRIES): \
+                     open the weights file itself",
+                    d.0.display()
+                )
+            );
+        }
     }
 }

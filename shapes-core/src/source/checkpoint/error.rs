@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::source::{GgufError, SafetensorsError};
+use crate::text::quoted;
 
 /// Why [`Checkpoint::open`](super::Checkpoint::open) failed. Every variant names the file
 /// and, where there is one, the tensor or shard.
@@ -63,8 +64,10 @@ pub enum CheckpointError {
     },
     /// A sharded checkpoint's index names a shard that is not there.
     #[error(
-        "{}: shard {shard:?} is missing ({count} tensor(s) listed in it, e.g. {tensor:?})",
-        index.display()
+        "{}: shard {} is missing ({count} tensor(s) listed in it, e.g. {})",
+        index.display(),
+        quoted(shard),
+        quoted(tensor)
     )]
     MissingShard {
         /// The index file.
@@ -77,7 +80,7 @@ pub enum CheckpointError {
         count: usize,
     },
     /// The index places a tensor in a shard that does not hold it.
-    #[error("{}: tensor {tensor:?} is listed in shard {shard:?}, but that shard does not hold it{}", index.display(), found_in(found))]
+    #[error("{}: tensor {} is listed in shard {}, but that shard does not hold it{}", index.display(), quoted(tensor), quoted(shard), found_in(found))]
     ListedButAbsent {
         /// The index file.
         index: PathBuf,
@@ -89,7 +92,7 @@ pub enum CheckpointError {
         found: Option<String>,
     },
     /// A shard holds a tensor the index does not list.
-    #[error("{}: tensor {tensor:?} in shard {shard:?} is not listed in the index", index.display())]
+    #[error("{}: tensor {} in shard {} is not listed in the index", index.display(), quoted(tensor), quoted(shard))]
     NotListed {
         /// The index file.
         index: PathBuf,
@@ -99,7 +102,7 @@ pub enum CheckpointError {
         shard: String,
     },
     /// Two files of one checkpoint hold a tensor of the same name.
-    #[error("tensor {tensor:?} is in two files: {} and {}", first.display(), second.display())]
+    #[error("tensor {} is in two files: {} and {}", quoted(tensor), first.display(), second.display())]
     InTwoFiles {
         /// The tensor.
         tensor: String,
@@ -121,7 +124,7 @@ pub enum CheckpointError {
 
 fn found_in(found: &Option<String>) -> String {
     match found {
-        Some(s) => format!(" (it is in {s:?})"),
+        Some(s) => format!(" (it is in {})", quoted(s)),
         None => " (no shard does)".to_owned(),
     }
 }

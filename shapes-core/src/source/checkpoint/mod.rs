@@ -2,9 +2,10 @@
 //! format, read from their headers alone.
 //!
 //! One module per job: `detect` (which format a path is), `sharded` (safetensors shards and
-//! their index), `split_gguf` (GGUF files split in parts), `npy` (numpy's `.npy` and `.npz`),
-//! `pickle` and `pt` (PyTorch's zip format), `config` (the `config.json` beside the weights
-//! and the keys a checkpoint states), `error`.
+//! their index), `split_gguf` (GGUF files split in parts), `npy`, `npy_literal` and
+//! `npy_dtype` (numpy's `.npy` and `.npz`), `pickle`, `flatten` and `pt` (PyTorch's zip
+//! format), `config` (the `config.json` beside the weights and the keys a checkpoint states),
+//! `error`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -17,7 +18,10 @@ use crate::shape::Shape;
 mod config;
 mod detect;
 mod error;
+mod flatten;
 mod npy;
+mod npy_dtype;
+mod npy_literal;
 mod pickle;
 mod pt;
 mod sharded;
@@ -446,7 +450,7 @@ impl Parts {
                     // Twice in one file (two members of one archive, say): not "two files".
                     return Err(CheckpointError::malformed(
                         path(first),
-                        format!("tensor {name:?} appears twice"),
+                        format!("tensor {} appears twice", crate::text::quoted(name)),
                     ));
                 }
                 Err(CheckpointError::InTwoFiles {
@@ -500,13 +504,21 @@ pub mod fuzz {
 
     /// The tensors (name, shape, dtype) of a pickled PyTorch state dict.
     pub fn pickle_tensors(data: &[u8]) -> Result<Vec<(String, Shape, String)>, String> {
-        super::pickle::tensors(data)
-            .map(|ts| ts.into_iter().map(|t| (t.name, t.shape, t.dtype)).collect())
+        super::pickle::tensors(data).map(|ts| {
+            ts.into_iter()
+                .map(|t| (t.name, t.tensor.shape.clone(), t.tensor.dtype.clone()))
+                .collect()
+        })
     }
 
     /// The dtype and shape of a `.npy` array's header.
     pub fn npy_header(data: &[u8]) -> Result<(String, Shape), String> {
         super::npy::read_header(data).map(|h| (h.dtype, h.shape))
+    }
+
+    /// The dtype, shape, element size and data offset of a `.npy` array's header.
+    pub fn npy_header_layout(data: &[u8]) -> Result<(String, Shape, usize, u64), String> {
+        super::npy::read_header(data).map(|h| (h.dtype, h.shape, h.itemsize, h.data_start))
     }
 }
 

@@ -1,40 +1,80 @@
 //! numpy's `.npy` (one array) and `.npz` (a zip archive of `.npy` members, stored by
-//! `np.savez` or deflated by `np.savez_compressed`): only each array's header is read.
+//! `np.savez` or deflated by `np.savez_compressed`): each array's header is read, and the
+//! length of its data checked against it (for a member, from the zip directory: nothing is
+//! inflated).
 //!
 //! Hand-written: the header is a magic string, a version, a length and a Python dict literal
-//! with three keys (`descr`, `fortran_order`, `shape`). The npy crates read the header as
-//! part of reading the data (`npyz` wants its own reader over the whole array), and the
-//! literal takes a small bounded parser.
+//! with three keys (`descr`, `fortran_order`, `shape`), read as `np.load(allow_pickle=False)`
+//! reads it (`npy_literal` for the literal, `npy_dtype` for `descr`). The npy crates read the
+//! header as part of reading the data (`npyz` wants its own reader over the whole array).
 //!
 //! ```text
-//! "\x93NUMPY" major:u8 minor:u8 header_len:(u16 in v1, u32 in v2/v3) header
+//! "\x93NUMPY" major:u8 minor:u8 header_len:(u16 in v1, u32 in v2/v3) header data
 //! header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }" + padding
 //! ```
+//!
+//! Where this reader and numpy 2.x differ, on purpose (each a row of the table of numpy's
+//! verdicts, `tests/data/npy_verdicts.jsonl`, marked `differs`):
+//!
+//! - headers up to [`MAX_HEADER_LEN`] (1 MiB) are read; numpy refuses headers over 10,000
+//!   bytes from an untrusted file (its `max_header_size`), to bound `literal_eval`, which this
+//!   parser does not need;
+//! - `descr` is a type string in the form numpy writes (`'<f4'`, `'|S5'`, `'<M8[ns]'`, one
+//!   letter codes like `'f'`) or a list of fields; numpy also takes the names `np.dtype`
+//!   knows (`'float32'`) and comma lists (`'i4,f8'`), which its writer never produces;
+//! - a `\N{…}` escape in a string is refused (numpy looks the name up).
 
 use std::io::{Read, Seek};
 use std::path::Path;
 
+use super::npy_dtype::{Dtype, dtype};
+use super::npy_literal::{self, Lit};
 use super::{Checkpoint, CheckpointError, CheckpointFormat, MAX_TENSORS, Parts};
 use crate::shape::Shape;
+use crate::text::quoted;
 
 /// The first bytes of every `.npy` file.
 pub(super) const MAGIC: &[u8] = b"\x93NUMPY";
 
-/// The longest header read: 1 MiB (numpy itself refuses headers over 10,000 bytes by
-/// default; structured dtypes with many fields are longer).
-const MAX_HEADER_LEN: usize = 1 << 20;
+/// The longest header read: 1 MiB (numpy refuses headers over 10,000 bytes from untrusted
+/// files; structured dtypes with many fields are longer).
+pub(super) const MAX_HEADER_LEN: usize = 1 << 20;
 
 /// The most dims an array may have: numpy's own limit, 64.
 const MAX_DIMS: usize = 64;
 
-/// How deep lists and tuples may nest in a header (structured dtypes nest a little).
-const MAX_DEPTH: usize = 32;
-
-/// An array's header: its dtype in safetensors' spelling and its shape.
+/// An array's header: its dtype and shape, and where its data starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NpyHeader {
+    /// The dtype in safetensors' spelling (`F32`), or as written.
     pub(crate) dtype: String,
     pub(crate) shape: Shape,
+    /// Bytes of one element.
+    pub(crate) itemsize: usize,
+    /// Bytes before the data: the magic string, version, length and header.
+    pub(crate) data_start: u64,
+}
+
+impl NpyHeader {
+    /// The bytes of data the header calls for (`None` past `u64`).
+    pub(crate) fn data_len(&self) -> Option<u64> {
+        let n = self.shape.numel()?.checked_mul(self.itemsize)?;
+        u64::try_from(n).ok()
+    }
+
+    /// Whether `available` bytes after the header hold the data: numpy refuses less (more is
+    /// fine: it reads what the shape needs).
+    pub(crate) fn check_data(&self, available: u64) -> Result<(), String> {
+        match self.data_len() {
+            Some(n) if n <= available => Ok(()),
+            n => Err(format!(
+                "its {} {} elements need {} bytes of data, but {available} follow the header",
+                self.shape,
+                self.dtype,
+                n.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string()),
+            )),
+        }
+    }
 }
 
 /// Reads an array header from the start of `reader` (the file, or a zip member).
@@ -47,24 +87,25 @@ pub(crate) fn read_header(mut reader: impl Read) -> Result<NpyHeader, String> {
         return Err("not a numpy array: it does not start with \"\\x93NUMPY\"".into());
     }
     let (major, minor) = (fixed[6], fixed[7]);
-    let len = match major {
-        1 => usize::from(u16::from_le_bytes([fixed[8], fixed[9]])),
-        2 | 3 => {
+    let (len, fixed_len) = match (major, minor) {
+        (1, 0) => (usize::from(u16::from_le_bytes([fixed[8], fixed[9]])), 10u64),
+        (2 | 3, 0) => {
             let mut more = [0u8; 2];
             reader
                 .read_exact(&mut more)
                 .map_err(|e| format!("cannot read the npy header length: {e}"))?;
-            u32::from_le_bytes([fixed[8], fixed[9], more[0], more[1]]) as usize
+            let len = u32::from_le_bytes([fixed[8], fixed[9], more[0], more[1]]);
+            (usize::try_from(len).unwrap_or(usize::MAX), 12)
         }
         _ => {
             return Err(format!(
-                "npy format version {major}.{minor} is not supported (1.0 to 3.0 are)"
+                "npy format version {major}.{minor} is not supported (1.0, 2.0 and 3.0 are, as numpy's)"
             ));
         }
     };
     if len > MAX_HEADER_LEN {
         return Err(format!(
-            "npy header length {len} is over the {MAX_HEADER_LEN}-byte limit"
+            "npy header length {len} is over the {MAX_HEADER_LEN}-byte limit (MAX_HEADER_LEN)"
         ));
     }
     let mut text = Vec::with_capacity(len.min(1 << 16));
@@ -78,158 +119,49 @@ pub(crate) fn read_header(mut reader: impl Read) -> Result<NpyHeader, String> {
             text.len()
         ));
     }
-    let text = std::str::from_utf8(&text).map_err(|_| "npy header is not text".to_owned())?;
-    parse_dict(text)
-}
-
-/// A value of the header's Python literal.
-#[derive(Debug)]
-enum Lit {
-    Str(String),
-    Int(u128),
-    Bool,
-    Seq(Vec<Lit>),
-    None,
-}
-
-struct Lexer<'a> {
-    s: &'a [u8],
-    at: usize,
-}
-
-impl Lexer<'_> {
-    fn ws(&mut self) {
-        while self.s.get(self.at).is_some_and(u8::is_ascii_whitespace) {
-            self.at += 1;
-        }
-    }
-
-    fn peek(&mut self) -> Option<u8> {
-        self.ws();
-        self.s.get(self.at).copied()
-    }
-
-    fn eat(&mut self, b: u8) -> bool {
-        if self.peek() == Some(b) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn fail<T>(&self, what: &str) -> Result<T, String> {
-        Err(format!("malformed npy header at byte {}: {what}", self.at))
-    }
-
-    fn value(&mut self, depth: usize) -> Result<Lit, String> {
-        if depth > MAX_DEPTH {
-            return self.fail("nested too deep");
-        }
-        match self.peek() {
-            Some(q @ (b'\'' | b'"')) => {
-                self.at += 1;
-                let start = self.at;
-                while self.s.get(self.at).is_some_and(|&b| b != q) {
-                    self.at += 1;
-                }
-                let Some(body) = self.s.get(start..self.at) else {
-                    return self.fail("unterminated string");
-                };
-                if self.s.get(self.at).is_none() {
-                    return self.fail("unterminated string");
-                }
-                self.at += 1;
-                Ok(Lit::Str(String::from_utf8_lossy(body).into_owned()))
-            }
-            Some(open @ (b'(' | b'[')) => {
-                self.at += 1;
-                let close = if open == b'(' { b')' } else { b']' };
-                let mut items = Vec::new();
-                loop {
-                    if self.eat(close) {
-                        return Ok(Lit::Seq(items));
-                    }
-                    items.push(self.value(depth + 1)?);
-                    if !self.eat(b',') && self.peek() != Some(close) {
-                        return self.fail("expected ',' or a closing bracket");
-                    }
-                }
-            }
-            Some(b) if b.is_ascii_digit() => {
-                let start = self.at;
-                while self.s.get(self.at).is_some_and(u8::is_ascii_digit) {
-                    self.at += 1;
-                }
-                // Python 2 wrote long dims as `3L`.
-                if self.s.get(self.at) == Some(&b'L') {
-                    self.at += 1;
-                }
-                let digits = self.s.get(start..self.at).unwrap_or_default();
-                let digits = std::str::from_utf8(digits)
-                    .unwrap_or("")
-                    .trim_end_matches('L');
-                match digits.parse::<u128>() {
-                    Ok(n) => Ok(Lit::Int(n)),
-                    Err(_) => self.fail("integer too large"),
-                }
-            }
-            Some(_) => {
-                for (word, lit) in [("True", 1), ("False", 0), ("None", 2)] {
-                    if self
-                        .s
-                        .get(self.at..)
-                        .is_some_and(|r| r.starts_with(word.as_bytes()))
-                    {
-                        self.at += word.len();
-                        return Ok(if lit == 2 { Lit::None } else { Lit::Bool });
-                    }
-                }
-                self.fail("unexpected character")
-            }
-            None => self.fail("unexpected end"),
-        }
-    }
-}
-
-fn parse_dict(text: &str) -> Result<NpyHeader, String> {
-    let mut lx = Lexer {
-        s: text.as_bytes(),
-        at: 0,
+    // Versions 1 and 2 are latin-1, version 3 UTF-8.
+    let chars: Vec<char> = if major == 3 {
+        std::str::from_utf8(&text)
+            .map_err(|_| "npy header (version 3) is not UTF-8".to_owned())?
+            .chars()
+            .collect()
+    } else {
+        text.iter().map(|&b| char::from(b)).collect()
     };
-    if !lx.eat(b'{') {
-        return lx.fail("expected '{'");
-    }
+    let lit = npy_literal::parse(&chars, major < 3)?;
+    let (dtype, shape) = header_fields(lit)?;
+    Ok(NpyHeader {
+        dtype: dtype.name,
+        shape,
+        itemsize: dtype.itemsize,
+        data_start: fixed_len + len as u64,
+    })
+}
+
+/// The header's three fields, checked as numpy checks them.
+fn header_fields(lit: Lit) -> Result<(Dtype, Shape), String> {
+    let Lit::Dict(pairs) = lit else {
+        return Err("npy header is not a dict".into());
+    };
     let (mut descr, mut shape, mut fortran) = (None, None, None);
-    loop {
-        if lx.eat(b'}') {
-            break;
-        }
-        let Lit::Str(key) = lx.value(0)? else {
-            return lx.fail("expected a string key");
+    for (key, value) in pairs {
+        let Lit::Str(key) = key else {
+            return Err("npy header has a key that is not a string".into());
         };
-        if !lx.eat(b':') {
-            return lx.fail("expected ':'");
-        }
-        let value = lx.value(0)?;
         match key.as_str() {
             "descr" => descr = Some(value),
             "shape" => shape = Some(value),
             "fortran_order" => fortran = Some(value),
-            other => return Err(format!("npy header has an unknown key {other:?}")),
-        }
-        if !lx.eat(b',') && lx.peek() != Some(b'}') {
-            return lx.fail("expected ',' or '}'");
+            other => return Err(format!("npy header has an unknown key {}", quoted(other))),
         }
     }
-    let (Some(descr), Some(shape), Some(Lit::Bool)) = (descr, shape, fortran) else {
+    let (Some(descr), Some(shape), Some(fortran)) = (descr, shape, fortran) else {
         return Err("npy header lacks descr, shape or fortran_order".into());
     };
-    let dtype = match descr {
-        Lit::Str(d) => dtype_name(&d),
-        _ => "structured".to_owned(),
-    };
-    let Lit::Seq(dims) = shape else {
+    if !matches!(fortran, Lit::Bool(_)) {
+        return Err("npy header's fortran_order is not True or False".into());
+    }
+    let Lit::Tuple(dims) = shape else {
         return Err("npy header's shape is not a tuple".into());
     };
     if dims.len() > MAX_DIMS {
@@ -238,59 +170,68 @@ fn parse_dict(text: &str) -> Result<NpyHeader, String> {
             dims.len()
         ));
     }
-    let shape = super::sized_shape(dims.iter().map(|d| match d {
-        Lit::Int(n) => usize::try_from(*n).ok(),
+    let dims = dims.iter().map(|d| match d {
+        Lit::Int(Some(n)) => i64::try_from(*n).ok().and_then(|n| usize::try_from(n).ok()),
         _ => None,
-    }));
-    let Some(shape) = shape else {
-        return Err("npy header's shape is not a tuple of sizes whose product fits".into());
+    });
+    let Some(shape) = super::sized_shape(dims) else {
+        return Err(
+            "npy header's shape is not a tuple of sizes that fit i64 whose product does".into(),
+        );
     };
-    Ok(NpyHeader { dtype, shape })
+    // numpy refuses an array whose bytes, zero dims left out, would not fit `isize`.
+    let nonzero = shape
+        .dims()
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    let dtype = dtype(&descr)?;
+    if nonzero
+        .and_then(|n| n.checked_mul(dtype.itemsize.max(1)))
+        .is_none_or(|n| isize::try_from(n).is_err())
+    {
+        return Err(format!(
+            "npy header's shape {shape} of {} is too big for any array",
+            dtype.name
+        ));
+    }
+    Ok((dtype, shape))
 }
 
-/// numpy's type string (`<f4`) in safetensors' spelling (`F32`); others kept as written.
-fn dtype_name(descr: &str) -> String {
-    let code = descr.trim_start_matches(['<', '>', '|', '=']);
-    let name = match code {
-        "f2" => "F16",
-        "f4" => "F32",
-        "f8" => "F64",
-        "i1" => "I8",
-        "i2" => "I16",
-        "i4" => "I32",
-        "i8" => "I64",
-        "u1" => "U8",
-        "u2" => "U16",
-        "u4" => "U32",
-        "u8" => "U64",
-        "b1" => "BOOL",
-        "c8" => "C64",
-        "c16" => "C128",
-        _ => return descr.to_owned(),
-    };
-    name.to_owned()
-}
-
-/// One `.npy` file: a checkpoint of one tensor named by the file's stem.
+/// One `.npy` file: a checkpoint of one tensor named by the file's stem, its data checked
+/// against the file's length.
 pub(super) fn open_npy(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let file = std::fs::File::open(path).map_err(|e| CheckpointError::io(path, e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| CheckpointError::io(path, e))?
+        .len();
     let h = read_header(std::io::BufReader::new(file))
         .map_err(|e| CheckpointError::malformed(path, e))?;
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    single(path, &name, h)
+    single(path, &name, h, len)
 }
 
-/// A checkpoint of the one array `h`, called `name`.
-pub(super) fn single(path: &Path, name: &str, h: NpyHeader) -> Result<Checkpoint, CheckpointError> {
+/// A checkpoint of the one array `h`, called `name`, from a file of `len` bytes.
+pub(super) fn single(
+    path: &Path,
+    name: &str,
+    h: NpyHeader,
+    len: u64,
+) -> Result<Checkpoint, CheckpointError> {
+    h.check_data(len.saturating_sub(h.data_start))
+        .map_err(|e| CheckpointError::malformed(path, format!("array {}: {e}", quoted(name))))?;
     let mut parts = Parts::new();
     parts.add_file(path, [(name.to_owned(), h.shape, h.dtype)])?;
     parts.finish(CheckpointFormat::Npy, Default::default(), None)
 }
 
-/// A `.npz` archive: each `NAME.npy` member is the tensor `NAME`.
+/// A `.npz` archive: each `NAME.npy` member is the tensor `NAME`, its data checked against
+/// the member's size in the zip directory. Other members are not arrays (numpy hands them
+/// out as bytes) and are skipped; an archive without any `.npy` member is not numpy's.
 pub(super) fn open_npz<R: Read + Seek>(
     path: &Path,
     mut archive: zip::ZipArchive<R>,
@@ -298,11 +239,15 @@ pub(super) fn open_npz<R: Read + Seek>(
     if archive.len() > MAX_TENSORS {
         return Err(CheckpointError::malformed(
             path,
-            format!("{} members, over the {MAX_TENSORS} limit", archive.len()),
+            format!(
+                "{} members, over the {MAX_TENSORS} limit (MAX_TENSORS)",
+                archive.len()
+            ),
         ));
     }
     let mut parts = Parts::new();
     let file = parts.file(path.to_path_buf());
+    let mut arrays = 0usize;
     for i in 0..archive.len() {
         let member = archive
             .by_index(i)
@@ -315,16 +260,24 @@ pub(super) fn open_npz<R: Read + Seek>(
             .map_err(|e| CheckpointError::malformed(path, format!("zip member {i}: {e}")))?
             .into_owned();
         let Some(name) = member_name.strip_suffix(".npy") else {
-            return Err(CheckpointError::malformed(
-                path,
-                format!("member {member_name:?} is not a .npy array: not a numpy .npz archive"),
-            ));
+            continue;
         };
         let name = name.to_owned();
-        let h = read_header(member).map_err(|e| {
-            CheckpointError::malformed(path, format!("member {member_name:?}: {e}"))
-        })?;
+        let size = member.size();
+        let bad = |e: String| {
+            CheckpointError::malformed(path, format!("member {}: {e}", quoted(&member_name)))
+        };
+        let h = read_header(member).map_err(bad)?;
+        h.check_data(size.saturating_sub(h.data_start))
+            .map_err(bad)?;
         parts.tensor(file, name, h.shape, h.dtype)?;
+        arrays += 1;
+    }
+    if arrays == 0 {
+        return Err(CheckpointError::malformed(
+            path,
+            "a zip archive with no .npy member and no data.pkl: neither numpy's .npz nor PyTorch's",
+        ));
     }
     parts.finish(CheckpointFormat::Npz, Default::default(), None)
 }
@@ -348,6 +301,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!((h.dtype.as_str(), h.shape.dims()), ("F32", &[3, 4][..]));
+        assert_eq!((h.itemsize, h.data_start, h.data_len()), (4, 73, Some(48)));
         let h = read_header(&npy("{'descr': '|b1', 'fortran_order': True, 'shape': (), }")[..])
             .unwrap();
         assert_eq!((h.dtype.as_str(), h.shape.rank()), ("BOOL", 0));
@@ -368,7 +322,7 @@ mod tests {
             ),
             (
                 "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999, 99999999999)}",
-                "fits",
+                "fit",
             ),
             (
                 "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'x': 1}",
@@ -389,6 +343,17 @@ mod tests {
             read_header(&long[..])
                 .unwrap_err()
                 .contains("claims 500 bytes")
+        );
+    }
+
+    #[test]
+    fn data_shorter_than_the_shape_is_an_error() {
+        let h = read_header(&npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}")[..])
+            .unwrap();
+        assert!(h.check_data(48).is_ok() && h.check_data(100).is_ok());
+        assert_eq!(
+            h.check_data(47).unwrap_err(),
+            "its (2, 3) F64 elements need 48 bytes of data, but 47 follow the header"
         );
     }
 }

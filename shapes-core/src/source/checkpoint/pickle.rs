@@ -25,22 +25,38 @@ const MAX_CELLS: usize = 1 << 24;
 /// The most dims a tensor may have.
 const MAX_DIMS: usize = 64;
 
-/// A tensor found in the pickle.
+/// A tensor found in the pickle, under one of its names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PickledTensor {
     pub(crate) name: String,
+    pub(crate) tensor: Rc<Rebuilt>,
+}
+
+/// What a `_rebuild_tensor_v2` call rebuilds: the tensor's shape and dtype, and the view of
+/// its storage it is (which `pt` checks against the storage's data).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rebuilt {
     pub(crate) shape: Shape,
     pub(crate) dtype: String,
+    /// The storage's key: its data is the archive's member `data/KEY`.
+    pub(crate) key: Rc<str>,
+    /// The storage's element count, as its persistent id states it.
+    pub(crate) storage_numel: usize,
+    /// Bytes per element of the storage's type, when it is one torch has.
+    pub(crate) element_size: Option<usize>,
+    /// The view: the offset of its first element in the storage, and a stride per dim.
+    pub(crate) offset: usize,
+    pub(crate) strides: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
-struct Seq {
-    items: Rc<Vec<V>>,
+pub(super) struct Seq {
+    pub(super) items: Rc<Vec<V>>,
     depth: u32,
 }
 
 #[derive(Debug, Clone)]
-enum V {
+pub(super) enum V {
     Mark,
     None,
     Bool,
@@ -53,7 +69,7 @@ enum V {
     Dict(Seq),
     Global(Rc<str>),
     Persid(Seq),
-    Tensor(Rc<(Shape, String)>),
+    Tensor(Rc<Rebuilt>),
 }
 
 impl V {
@@ -65,11 +81,24 @@ impl V {
     }
 }
 
+/// A memo entry. A list or dict is memoized while it is on the stack, before its items are
+/// added (that is how Python's pickler writes one): the entry is that stack slot until the
+/// container leaves the stack, then the container as it left. So a container reached again
+/// through the memo has its items, as the same object has in Python, without the memo holding
+/// a second reference that every write would copy.
+#[derive(Debug, Clone)]
+enum Memo {
+    Value(V),
+    OnStack(usize),
+}
+
 struct Vm<'a> {
     data: &'a [u8],
     at: usize,
     stack: Vec<V>,
-    memo: HashMap<u32, V>,
+    memo: HashMap<u32, Memo>,
+    /// The memo keys still on the stack, with their slots, slots in increasing order.
+    on_stack: Vec<(u32, usize)>,
     cells: usize,
 }
 
@@ -125,7 +154,25 @@ impl<'a> Vm<'a> {
         Ok(())
     }
 
+    /// Before the stack shrinks to `len` values: the memo entries of the slots leaving it
+    /// take their values.
+    fn settle(&mut self, len: usize) {
+        while let Some(&(key, slot)) = self.on_stack.last() {
+            if slot < len {
+                break;
+            }
+            self.on_stack.pop();
+            if let (Some(Memo::OnStack(at)), Some(v)) = (self.memo.get(&key), self.stack.get(slot))
+                && *at == slot
+            {
+                let v = v.clone();
+                self.memo.insert(key, Memo::Value(v));
+            }
+        }
+    }
+
     fn pop(&mut self) -> Result<V, String> {
+        self.settle(self.stack.len().saturating_sub(1));
         match self.stack.pop() {
             Some(V::Mark) | None => err(self.at, "stack underflow"),
             Some(v) => Ok(v),
@@ -137,6 +184,7 @@ impl<'a> Vm<'a> {
         let Some(m) = self.stack.iter().rposition(|v| matches!(v, V::Mark)) else {
             return err(self.at, "no MARK on the stack");
         };
+        self.settle(m);
         let items = self.stack.split_off(m + 1);
         self.stack.pop();
         Ok(items)
@@ -191,21 +239,30 @@ impl<'a> Vm<'a> {
     }
 
     fn memo_put(&mut self, key: u32) -> Result<(), String> {
-        let Some(v) = self.stack.last().cloned() else {
+        let Some(top) = self.stack.last() else {
             return err(self.at, "memoizing an empty stack");
         };
         if self.memo.len() >= MAX_MEMO && !self.memo.contains_key(&key) {
             return err(self.at, format!("more than {MAX_MEMO} memo entries"));
         }
-        self.memo.insert(key, v);
+        let entry = match top {
+            V::List(_) | V::Dict(_) => {
+                let slot = self.stack.len() - 1;
+                self.on_stack.push((key, slot));
+                Memo::OnStack(slot)
+            }
+            v => Memo::Value(v.clone()),
+        };
+        self.memo.insert(key, entry);
         Ok(())
     }
 
     fn memo_get(&mut self, key: u64) -> Result<(), String> {
-        let v = u32::try_from(key)
-            .ok()
-            .and_then(|k| self.memo.get(&k))
-            .cloned();
+        let v = match u32::try_from(key).ok().and_then(|k| self.memo.get(&k)) {
+            Some(Memo::Value(v)) => Some(v.clone()),
+            Some(Memo::OnStack(slot)) => self.stack.get(*slot).cloned(),
+            None => None,
+        };
         match v {
             Some(v) => self.push(v),
             None => err(self.at, format!("memo key {key} was never stored")),
@@ -343,6 +400,7 @@ impl<'a> Vm<'a> {
                     if self.stack.len() < n {
                         return err(self.at, "stack underflow");
                     }
+                    self.settle(self.stack.len() - n);
                     let items = self.stack.split_off(self.stack.len() - n);
                     if items.iter().any(|v| matches!(v, V::Mark)) {
                         return err(self.at, "a MARK inside a tuple");
@@ -437,25 +495,29 @@ impl<'a> Vm<'a> {
     }
 
     fn tensor(&mut self, args: &[V]) -> Result<V, String> {
-        let [V::Persid(pid), _offset, V::Tuple(size), ..] = args else {
+        let [V::Persid(pid), offset, V::Tuple(size), stride, ..] = args else {
             return err(
                 self.at,
-                "a tensor rebuilt from arguments other than (storage, offset, size, …)",
+                "a tensor rebuilt from arguments other than (storage, offset, size, stride, …)",
             );
         };
+        // ('storage', torch.FloatStorage, key, location, numel)
         let storage = match pid.items.first() {
-            Some(V::Tuple(t)) => t.items.get(1).cloned(),
+            Some(V::Tuple(t)) => match t.items.as_slice() {
+                [_, V::Global(class), V::Str(key), _, V::Int(numel), ..] => {
+                    usize::try_from(*numel).ok().map(|n| (class, key, n))
+                }
+                _ => None,
+            },
             _ => None,
         };
-        let dtype = match storage {
-            Some(V::Global(g)) => storage_dtype(&g),
-            _ => {
-                return err(
-                    self.at,
-                    "a tensor whose storage is not ('storage', type, key, location, numel)",
-                );
-            }
+        let Some((class, key, storage_numel)) = storage else {
+            return err(
+                self.at,
+                "a tensor whose storage is not ('storage', type, key, location, numel)",
+            );
         };
+        let (dtype, element_size) = storage_dtype(class);
         if size.items.len() > MAX_DIMS {
             return err(
                 self.at,
@@ -472,71 +534,94 @@ impl<'a> Vm<'a> {
                 "a tensor size that is not a tuple of sizes whose product fits",
             );
         };
-        Ok(V::Tensor(Rc::new((shape, dtype))))
+        let offset = match offset {
+            V::Int(n) => usize::try_from(*n).ok(),
+            _ => None,
+        };
+        let Some(offset) = offset else {
+            return err(self.at, "a tensor whose storage offset is not a size");
+        };
+        let strides: Option<Vec<usize>> = match stride {
+            V::Tuple(t) if t.items.len() <= MAX_DIMS => t
+                .items
+                .iter()
+                .map(|s| match s {
+                    V::Int(n) => usize::try_from(*n).ok(),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        };
+        let Some(strides) = strides else {
+            return err(
+                self.at,
+                "a tensor whose strides are not a tuple of sizes (torch has no negative strides)",
+            );
+        };
+        Ok(V::Tensor(Rc::new(Rebuilt {
+            shape,
+            dtype,
+            key: Rc::clone(key),
+            storage_numel,
+            element_size,
+            offset,
+            strides,
+        })))
     }
 }
 
-/// `torch.FloatStorage` in safetensors' spelling (`F32`); others by their class name.
-fn storage_dtype(global: &str) -> String {
+/// `torch.FloatStorage` in safetensors' spelling (`F32`), with its element size in bytes;
+/// others by their class name, of unknown size.
+fn storage_dtype(global: &str) -> (String, Option<usize>) {
     let class = global.rsplit('.').next().unwrap_or(global);
-    let name = match class {
-        "FloatStorage" => "F32",
-        "DoubleStorage" => "F64",
-        "HalfStorage" => "F16",
-        "BFloat16Storage" => "BF16",
-        "LongStorage" => "I64",
-        "IntStorage" => "I32",
-        "ShortStorage" => "I16",
-        "CharStorage" => "I8",
-        "ByteStorage" => "U8",
-        "BoolStorage" => "BOOL",
-        "ComplexFloatStorage" => "C64",
-        "ComplexDoubleStorage" => "C128",
-        other => other,
+    let (name, size) = match class {
+        "FloatStorage" => ("F32", 4),
+        "DoubleStorage" => ("F64", 8),
+        "HalfStorage" => ("F16", 2),
+        "BFloat16Storage" => ("BF16", 2),
+        "LongStorage" => ("I64", 8),
+        "IntStorage" => ("I32", 4),
+        "ShortStorage" => ("I16", 2),
+        "CharStorage" => ("I8", 1),
+        "ByteStorage" => ("U8", 1),
+        "BoolStorage" => ("BOOL", 1),
+        "ComplexFloatStorage" => ("C64", 8),
+        "ComplexDoubleStorage" => ("C128", 16),
+        "UInt16Storage" => ("U16", 2),
+        "UInt32Storage" => ("U32", 4),
+        "UInt64Storage" => ("U64", 8),
+        "Float8_e4m3fnStorage" => ("F8_E4M3", 1),
+        "Float8_e5m2Storage" => ("F8_E5M2", 1),
+        "Float8_e4m3fnuzStorage"
+        | "Float8_e5m2fnuzStorage"
+        | "QInt8Storage"
+        | "QUInt8Storage"
+        | "QUInt4x2Storage"
+        | "QUInt2x4Storage"
+        | "UntypedStorage" => (class, 1),
+        "QInt32Storage" => (class, 4),
+        other => return (other.to_owned(), None),
     };
-    name.to_owned()
+    (name.to_owned(), Some(size))
 }
 
 /// The tensors of a pickled state dict: in the top-level dict (or in dicts nested in it,
-/// named with their keys joined by `.`), in the pickle's order.
+/// named with their keys joined by `.`), in the pickle's order; a key given twice keeps its
+/// last value, at its first place, as a Python dict does.
 pub(crate) fn tensors(data: &[u8]) -> Result<Vec<PickledTensor>, String> {
     let mut vm = Vm {
         data,
         at: 0,
         stack: Vec::new(),
         memo: HashMap::new(),
+        on_stack: Vec::new(),
         cells: 0,
     };
     let top = vm.run()?;
     let V::Dict(dict) = top else {
         return Err("the pickle holds no dict of tensors (a state dict)".into());
     };
-    let mut out = Vec::new();
-    flatten(&dict, "", &mut out);
-    Ok(out)
-}
-
-fn flatten(dict: &Seq, prefix: &str, out: &mut Vec<PickledTensor>) {
-    for pair in dict.items.chunks_exact(2) {
-        let (V::Str(key), value) = (&pair[0], &pair[1]) else {
-            continue;
-        };
-        let name = if prefix.is_empty() {
-            key.to_string()
-        } else {
-            format!("{prefix}.{key}")
-        };
-        match value {
-            V::Tensor(t) => out.push(PickledTensor {
-                name,
-                shape: t.0.clone(),
-                dtype: t.1.clone(),
-            }),
-            // Depth is capped at MAX_DEPTH, so this recursion is too.
-            V::Dict(inner) => flatten(inner, &name, out),
-            _ => {}
-        }
-    }
+    super::flatten::names(&dict)
 }
 
 #[cfg(test)]

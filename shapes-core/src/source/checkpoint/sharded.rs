@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::config::read_json;
 use super::{Checkpoint, CheckpointError, CheckpointFormat, Parts};
 use crate::source::SafetensorsHeader;
+use crate::text::quoted;
 
 /// The largest index file read: 64 MiB (a 100k-tensor index is a few MB).
 const MAX_INDEX_LEN: u64 = 64 << 20;
@@ -64,7 +65,8 @@ fn shard_path(index: &Path, dir: &Path, shard: &str) -> Result<PathBuf, Checkpoi
         return Err(CheckpointError::malformed(
             index,
             format!(
-                "weight_map names the shard {shard:?}, which is not a file name in the index's directory"
+                "weight_map names the shard {}, which is not a file name in the index's directory",
+                quoted(shard)
             ),
         ));
     }
@@ -92,7 +94,11 @@ pub(super) fn from_index(index: &Path) -> Result<Checkpoint, CheckpointError> {
         let Some(shard) = shard.as_str() else {
             return Err(CheckpointError::malformed(
                 index,
-                format!("weight_map[{tensor:?}] is {shard}, not a shard's file name"),
+                format!(
+                    "weight_map[{}] is {}, not a shard's file name",
+                    quoted(tensor),
+                    quoted(&shard.to_string())
+                ),
             ));
         };
         listed.insert(tensor, shard);

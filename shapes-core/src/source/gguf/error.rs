@@ -76,13 +76,16 @@ pub enum GgufError {
         max: usize,
     },
     /// One metadata key appears twice.
-    #[error("GGUF metadata key {0:?} appears twice")]
+    #[error("GGUF metadata key {} appears twice", crate::text::quoted(.0))]
     DuplicateKey(String),
     /// One tensor name appears twice.
-    #[error("tensor {0:?} appears twice in the GGUF header")]
+    #[error("tensor {} appears twice in the GGUF header", crate::text::quoted(.0))]
     DuplicateName(String),
     /// More dims than [`GgufHeader::MAX_DIMS`](super::GgufHeader::MAX_DIMS).
-    #[error("tensor {name:?} has {n_dims} dims; at most {max} are accepted (ggml uses 4)")]
+    #[error(
+        "tensor {} has {n_dims} dims; at most {max} are accepted (ggml uses 4)",
+        crate::text::quoted(name)
+    )]
     TooManyDims {
         /// The tensor.
         name: String,
@@ -94,7 +97,8 @@ pub enum GgufError {
     /// A dim does not fit in `i64`, or their product overflows `usize` or `i64` (ggml's dim
     /// and element count type).
     #[error(
-        "tensor {name:?}: dims {dims:?} (ggml order) overflow: every dim and the element count must fit in i64"
+        "tensor {}: dims {dims:?} (ggml order) overflow: every dim and the element count must fit in i64",
+        crate::text::quoted(name)
     )]
     ShapeOverflow {
         /// The tensor.
@@ -106,7 +110,10 @@ pub enum GgufError {
     #[error("general.alignment is {0}, not a power of two (GGUF requires one; the default is 32)")]
     BadAlignment(String),
     /// A tensor's data offset is not a multiple of the alignment.
-    #[error("tensor {name:?}: data offset {offset} is not a multiple of the alignment {alignment}")]
+    #[error(
+        "tensor {}: data offset {offset} is not a multiple of the alignment {alignment}",
+        crate::text::quoted(name)
+    )]
     Misaligned {
         /// The tensor.
         name: String,
@@ -117,7 +124,8 @@ pub enum GgufError {
     },
     /// A quantized tensor whose innermost dim is not a whole number of blocks.
     #[error(
-        "tensor {name:?}: innermost dim {dim} is not a multiple of {ggml_type}'s block size {block}"
+        "tensor {}: innermost dim {dim} is not a multiple of {ggml_type}'s block size {block}",
+        crate::text::quoted(name)
     )]
     PartialBlock {
         /// The tensor.
@@ -131,7 +139,8 @@ pub enum GgufError {
     },
     /// A tensor's data runs past the end of the file (a partial download, typically).
     #[error(
-        "tensor {name:?}: its data ends at byte {end} but the file has {file_len} bytes (truncated download?)"
+        "tensor {}: its data ends at byte {end} but the file has {file_len} bytes (truncated download?)",
+        crate::text::quoted(name)
     )]
     DataBeyondFile {
         /// The tensor.
@@ -153,7 +162,8 @@ pub enum GgufError {
     /// A tensor name longer than [`GgufHeader::MAX_NAME_LEN`](super::GgufHeader::MAX_NAME_LEN)
     /// bytes, which llama.cpp refuses to load.
     #[error(
-        "tensor name {name:?} is {len} bytes long; GGUF allows at most {max} (llama.cpp refuses the file)"
+        "tensor name {} is {len} bytes long; GGUF allows at most {max} (llama.cpp refuses the file)",
+        crate::text::quoted(name)
     )]
     NameTooLong {
         /// The name.
@@ -166,7 +176,8 @@ pub enum GgufError {
     /// The tensors' data are not laid out back to back in file order, each padded to the
     /// alignment, as llama.cpp requires.
     #[error(
-        "tensor {name:?}: data offset {offset} but the tensors before it end at {expected} (padded to the alignment): llama.cpp refuses a gap, an overlap or another order"
+        "tensor {}: data offset {offset} but the tensors before it end at {expected} (padded to the alignment): llama.cpp refuses a gap, an overlap or another order",
+        crate::text::quoted(name)
     )]
     NotContiguous {
         /// The tensor.

@@ -10,6 +10,7 @@ use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::FieldInfo;
 use super::vars::VarTable;
 use crate::shape::Shape;
+use crate::text::{Padded, column_width};
 
 mod binding;
 
@@ -662,18 +663,17 @@ impl NamedValue {
 impl fmt::Display for Bindings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rows: Vec<Binding> = self.iter().collect();
-        let name_w = rows
-            .iter()
-            .map(|b| b.name.chars().count())
-            .max()
-            .unwrap_or(0);
         let values: Vec<String> = rows.iter().map(|b| b.value.to_string()).collect();
-        let value_w = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+        // Padded by hand: a name can be longer than the formatter's width argument allows.
+        let name_w = column_width(rows.iter().map(|b| &*b.name));
+        let value_w = column_width(values.iter().map(String::as_str));
         for (b, v) in rows.iter().zip(&values) {
             writeln!(
                 f,
-                "{:<name_w$}  {:>value_w$}  bound by {}",
-                b.name, v, b.origin
+                "{}  {}  bound by {}",
+                Padded::left(&b.name, name_w),
+                Padded::right(v, value_w),
+                b.origin
             )?;
         }
         for t in self.tied() {

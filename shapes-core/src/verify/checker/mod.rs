@@ -396,21 +396,24 @@ impl Checker {
         self.out.origin_of_slot(slot.index())
     }
 
-    /// `expr = target`, where `at` is the tensor dim being checked (None for `where`).
+    /// `expr = target`, where `at` is the tensor dim being checked; or, for a `where`
+    /// equation, `at` is `None` and `clause` its two sides, which a failure names.
     fn equation(
         &mut self,
         expr: &'static SlotExpr,
         map: &SlotMap,
         target: usize,
         at: Option<(&[usize], usize)>,
+        clause: Option<[&'static SlotExpr; 2]>,
     ) {
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match expr.step(target, &value) {
             Outcome::Holds => {}
             Outcome::Differs(v) => self.expr_mismatch(expr, map, v, target, at),
-            Outcome::Fails(f) => {
-                self.arith_failure(f.to_string(), at.map(|(d, _)| d), at.map(|(_, a)| a))
-            }
+            Outcome::Fails(f) => match clause {
+                Some([lhs, rhs]) => self.where_failed(CmpOp::Eq, lhs, rhs, map, f),
+                None => self.arith_failure(f.to_string(), at.map(|(d, _)| d), at.map(|(_, a)| a)),
+            },
             Outcome::Bind { local, value } => {
                 let slot = map.get(usize::from(local));
                 self.set(slot, value, at.map_or(0, |(_, a)| a), OriginKind::Solved);
@@ -451,10 +454,10 @@ impl ItemChecks for Checker {
                     self.where_mismatch(lhs, rhs, map, a, b);
                 }
             }
-            (Eval::Value(a), _) => self.equation(rhs, map, a, None),
-            (_, Eval::Value(b)) => self.equation(lhs, map, b, None),
+            (Eval::Value(a), _) => self.equation(rhs, map, a, None, Some([lhs, rhs])),
+            (_, Eval::Value(b)) => self.equation(lhs, map, b, None, Some([lhs, rhs])),
             (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
-                self.arith_failure(f.to_string(), None, None)
+                self.where_failed(CmpOp::Eq, lhs, rhs, map, f)
             }
             _ => self.unsolved(&[lhs, rhs], "=", map, None, None),
         }
@@ -479,9 +482,7 @@ impl ItemChecks for Checker {
                     self.where_violated(op, lhs, rhs, map, a, b);
                 }
             }
-            (Eval::Failed(f), _) | (_, Eval::Failed(f)) => {
-                self.arith_failure(f.to_string(), None, None)
-            }
+            (Eval::Failed(f), _) | (_, Eval::Failed(f)) => self.where_failed(op, lhs, rhs, map, f),
             _ => self.defer(&[lhs, rhs], op.symbol(true), map, None),
         }
     }
@@ -555,7 +556,7 @@ impl ItemChecks for Checker {
     #[inline]
     fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
         let Some(&d) = dims.get(axis) else { return };
-        self.equation(expr, map, d, Some((dims, axis)));
+        self.equation(expr, map, d, Some((dims, axis)), None);
     }
 
     #[inline(always)]

@@ -289,6 +289,30 @@ impl Checker {
         });
     }
 
+    /// `a % b = 0 cannot be checked: 3 is taken modulo zero`: a `where` comparison whose
+    /// arithmetic fails once its variables are bound, named as written, with where each of
+    /// its variables was bound.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn where_failed(
+        &mut self,
+        op: CmpOp,
+        lhs: &SlotExpr,
+        rhs: &SlotExpr,
+        map: &SlotMap,
+        step: Step,
+    ) {
+        self.push(|cx| {
+            let (mut l, mut r) = (String::new(), String::new());
+            lhs.write(&mut l, &|v| cx.leaf_name(map, v));
+            rhs.write(&mut r, &|v| cx.leaf_name(map, v));
+            let sym = op.symbol(true);
+            let detail = format!("{l} {sym} {r} cannot be checked: {step}");
+            let prov = cx.provenance(cx.expr_slots(&[lhs, rhs], map));
+            cx.error(None, None, ShapeErrorKind::Where { detail }, prov)
+        });
+    }
+
     #[cold]
     #[inline(never)]
     pub(super) fn arith_failure(
