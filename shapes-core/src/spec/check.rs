@@ -102,6 +102,7 @@ impl CheckOptions {
 /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
 /// #     npy.extend((dict.len() as u16).to_le_bytes());
 /// #     npy.extend(dict.as_bytes());
+/// #     npy.extend([0u8; 8]);
 /// #     npy
 /// # }).unwrap();
 /// let e = spec.check_with(&ckpt, &CheckOptions::new().set("head", 8)).unwrap_err();

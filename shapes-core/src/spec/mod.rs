@@ -39,7 +39,6 @@ mod build;
 mod builtin;
 mod check;
 mod error;
-mod expand;
 mod generic;
 mod toml_in;
 

@@ -73,12 +73,14 @@ pub struct Finding<'s, L> {
 /// use shapes::__private::analysis::Scope;
 /// use shapes::__private::rules::{self, Declared, Words};
 ///
-/// let p = shapes::parse_pattern("(d_model, heads * head_dim)").unwrap();
-/// let q = shapes::parse_pattern("(d_model, head_dmi)").unwrap();
-/// let (a, b) = ("q", "k");
+/// let a = shapes::parse_pattern("(d_model, head_dim)").unwrap();
+/// let b = shapes::parse_pattern("(head_dim, d_model)").unwrap();
+/// let c = shapes::parse_pattern("(head_dmi,)").unwrap();
+/// let (at_a, at_b, at_c) = ("a", "b", "c");
 /// let mut scope: Scope<'_, &str> = Scope::default();
-/// scope.add_pattern(&p, &a);
-/// scope.add_pattern(&q, &b);
+/// scope.add_pattern(&a, &at_a);
+/// scope.add_pattern(&b, &at_b);
+/// scope.add_pattern(&c, &at_c);
 /// let declared = Declared { given: vec![], config: vec![], config_is_known: false, shares_scope: false };
 /// let words = Words {
 ///     item: "tensor",
@@ -87,7 +89,7 @@ pub struct Finding<'s, L> {
 ///     unsolved_advice: |n| format!("declare {n} given"),
 /// };
 /// let found = rules::check(&scope, &declared, &words);
-/// assert_eq!(*found[0].at, "k");
+/// assert_eq!(*found[0].at, "c");
 /// assert!(found[0].message.starts_with("`head_dmi` is used only once"));
 /// ```
 pub fn check<'s, L>(

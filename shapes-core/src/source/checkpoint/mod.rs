@@ -18,7 +18,6 @@ use crate::shape::Shape;
 mod config;
 mod detect;
 mod error;
-mod flatten;
 mod npy;
 mod npy_dtype;
 mod npy_literal;
@@ -175,6 +174,7 @@ impl Checkpoint {
     /// let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
     /// npy.extend((dict.len() as u16).to_le_bytes());
     /// npy.extend(dict.as_bytes());
+    /// npy.extend([0u8; 24]);
     /// let c = Checkpoint::from_bytes(&npy)?;
     /// assert_eq!(c.shape_of("array"), Some(&[2, 3][..]));
     /// let e = Checkpoint::from_bytes(b"hello, world").unwrap_err();
@@ -193,6 +193,7 @@ impl Checkpoint {
     /// # let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
     /// # npy.extend((dict.len() as u16).to_le_bytes());
     /// # npy.extend(dict.as_bytes());
+    /// # npy.extend([0u8; 8]);
     /// let c = shapes::Checkpoint::from_bytes(&npy)?;
     /// assert_eq!(c.path().to_str(), Some("<memory>"));
     /// # Ok::<(), shapes::CheckpointError>(())
@@ -322,6 +323,7 @@ impl Checkpoint {
     /// let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
     /// npy.extend((dict.len() as u16).to_le_bytes());
     /// npy.extend(dict.as_bytes());
+    /// npy.extend([0u8; 24]);
     /// let c = shapes::Checkpoint::from_bytes(&npy)?.with_config(&cfg)?;
     /// use shapes::ShapeSource;
     /// assert_eq!(c.config("hidden_size").unwrap().to_string(), "config `hidden_size` = 8");

@@ -8,8 +8,8 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::DeValue;
 
-use super::toml_in::{Cx, Table, dtypes, identifier, pattern_vars};
-use super::{ChoiceDef, Entry, Parsed, SpecError, Tied};
+use super::{Cx, Table, dtypes, identifier, pattern_vars};
+use crate::spec::{ChoiceDef, Entry, Parsed, SpecError, Tied};
 
 /// `pattern` with whole-word variable names replaced by their renames.
 pub(super) fn rename(pattern: &str, renames: &[(String, String)]) -> String {

@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+mod flatten;
+
 use crate::shape::Shape;
 
 /// The most values on the stack.
@@ -621,7 +623,7 @@ pub(crate) fn tensors(data: &[u8]) -> Result<Vec<PickledTensor>, String> {
     let V::Dict(dict) = top else {
         return Err("the pickle holds no dict of tensors (a state dict)".into());
     };
-    super::flatten::names(&dict)
+    flatten::names(&dict)
 }
 
 #[cfg(test)]

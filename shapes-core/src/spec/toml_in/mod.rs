@@ -8,7 +8,9 @@ use crate::expr::{DimExpr, Item};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::expand::Expand;
+mod expand;
+
+use self::expand::Expand;
 use super::{Parsed, SpecError, SpecText};
 
 pub(super) type Table<'i> = DeTable<'i>;
