@@ -27,7 +27,10 @@ const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
 /// A name of no pattern: a hash-like tag, so that nothing folds.
 fn tag(i: usize) -> String {
-    format!("{:08x}", (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32)
+    format!(
+        "{:08x}",
+        (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32
+    )
 }
 
 struct Case {
@@ -55,7 +58,11 @@ fn cases() -> Vec<Case> {
             spec: spec(
                 "[config]\nn = \"n_layers\"\n[repeat]\n\"layers\" = \"n\"\n[tensors]\n\"layers.{i}.w\" = \"(d, d)\"\n",
             ),
-            tensors: |n| (0..n).map(|i| (format!("layers.{i}.w"), vec![4, 5])).collect(),
+            tensors: |n| {
+                (0..n)
+                    .map(|i| (format!("layers.{i}.w"), vec![4, 5]))
+                    .collect()
+            },
             config: |n| format!("{{\"n_layers\": {n}}}"),
         },
         Case {

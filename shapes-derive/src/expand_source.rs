@@ -171,11 +171,13 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                 .map_or_else(|| name.clone(), |n| n.value());
             // Call-site locals, as above.
             let (src, cx, level) = (quote!(__src), quote!(__cx), quote!(__level));
+            let renamed = crate::codegen::renames_call(p, f, &level);
             quote_spanned! {span=>
                 {
                     #map
                     let __m = #src.push(#prefix);
                     #cx.enter_at(#level, &#p::Segment::Field(#name));
+                    #renamed
                     #body
                     #cx.leave_to(#level);
                     #src.pop(__m);

@@ -224,6 +224,15 @@ pub(super) fn compile(src: &SpecText<'_>, spec: Parsed) -> Result<Spec, SpecErro
             .bind_from(var, &keys)
             .map_err(|e| err(span, e.to_string()))?;
     }
+    for (glob, span) in &spec.ignore {
+        if glob.is_empty() {
+            return Err(err(
+                span,
+                "an empty `ignore` glob matches nothing: write a tensor name, with `*` for any run of characters and `?` for one".into(),
+            ));
+        }
+    }
+    let plan = plan.ignore(spec.ignore.iter().map(|(g, _)| g.clone()));
     Ok(Spec {
         name: spec.name,
         file: src.file.to_owned(),
@@ -273,6 +282,7 @@ mod tests {
             span: at..at + 1,
             text_start: None,
             tied: None,
+            owner: 0,
         };
         let entries = [
             entry("t6", 1),

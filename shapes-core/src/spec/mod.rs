@@ -57,6 +57,9 @@ pub(crate) struct Entry {
     pub text_start: Option<usize>,
     /// For a tied tensor: the tensor it is tied to, and the key that states the tie.
     pub tied: Option<(String, Option<String>)>,
+    /// Who writes it: 0 for `[tensors]`, `k + 1` for the `k`-th block met (the analysis
+    /// tells names used only by one block from names used only by another).
+    pub owner: usize,
 }
 
 /// A tensor that may be absent because it shares another's storage.
@@ -74,6 +77,8 @@ pub(crate) struct Parsed {
     pub wheres: Vec<(String, Range<usize>)>,
     pub config: Vec<(String, Vec<String>, Range<usize>)>,
     pub repeats: Vec<(String, String, Range<usize>)>,
+    /// Globs of the tensors the check neither needs nor reports.
+    pub ignore: Vec<(String, Range<usize>)>,
     pub entries: Vec<Entry>,
     pub tied: Vec<Tied>,
 }
@@ -111,6 +116,20 @@ pub struct Spec {
     config: Vec<(String, Vec<String>)>,
     given: Vec<String>,
 }
+
+/// The keys a spec file takes, at its top level and in a tensor's table: what the reference
+/// (`shapes::spec_format`) documents and the test of every key covers.
+///
+/// ```
+/// assert!(shapes::__private::SPEC_TOP_KEYS.contains(&"ignore"));
+/// assert!(shapes::__private::SPEC_ENTRY_KEYS.contains(&"tied"));
+/// ```
+pub const TOP_KEYS: &[&str] = &[
+    "name", "given", "where", "config", "repeat", "ignore", "tensors", "blocks",
+];
+
+/// The keys of a tensor's (or a block use's) table in a spec file.
+pub const ENTRY_KEYS: &[&str] = &["shape", "optional", "tied", "tie_key", "block", "rename"];
 
 impl Spec {
     /// Reads a spec from its TOML `text`; `file` is the name its errors show.
@@ -192,6 +211,18 @@ impl Spec {
     /// ```
     pub fn given(&self) -> &[String] {
         &self.given
+    }
+
+    /// The globs of the tensors the spec ignores (its `ignore` key): neither needed nor
+    /// reported when nothing describes them.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::from_toml("s.toml", "ignore = [\"pooler.*\"]\n[tensors]\n\"w\" = \"(n,)\"\n")?;
+    /// assert_eq!(spec.ignored(), ["pooler.*"]);
+    /// # Ok::<(), shapes::SpecError>(())
+    /// ```
+    pub fn ignored(&self) -> &[String] {
+        self.plan.ignored()
     }
 
     /// Each variable bound from the checkpoint's config, with the keys tried in order.

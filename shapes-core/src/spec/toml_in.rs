@@ -98,7 +98,23 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
             "config" => {
                 for (var, keys) in cx.table(v, "`config`")?.iter() {
                     identifier(&cx, var.get_ref(), &var.span(), "a variable")?;
-                    let keys = cx.strings(keys, "a config key")?;
+                    // A list of keys, or one string with `|` between them: the two spellings
+                    // `#[shapes(config(…))]` takes too.
+                    let keys: Vec<(String, Range<usize>)> = cx
+                        .strings(keys, "a config key")?
+                        .into_iter()
+                        .flat_map(|(k, span)| {
+                            k.split('|')
+                                .map(|part| (part.trim().to_owned(), span.clone()))
+                                .collect::<Vec<_>>()
+                        })
+                        .collect();
+                    if let Some((_, span)) = keys.iter().find(|(k, _)| k.is_empty()) {
+                        return Err(cx.err(
+                            span,
+                            "a config key cannot be empty: write keys as a list [\"hidden_size\", \"{arch}.embedding_length\"], or in one string separated by `|`",
+                        ));
+                    }
                     spec.config.push((
                         var.get_ref().to_string(),
                         keys.into_iter().map(|(k, _)| k).collect(),
@@ -117,13 +133,16 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
                     ));
                 }
             }
+            "ignore" => spec.ignore = cx.strings(v, "`ignore`")?,
             "tensors" => tensors = Some(cx.table(v, "`tensors`")?),
             "blocks" => blocks = Some(cx.table(v, "`blocks`")?),
             other => {
                 return Err(cx.err(
                     &k.span(),
                     format!(
-                        "unknown key `{other}`: a spec has name, given, where, config, repeat, tensors, blocks"
+                        "unknown key `{other}`{}: a spec has {}",
+                        near(other, super::TOP_KEYS),
+                        super::TOP_KEYS.join(", ")
                     ),
                 ));
             }
@@ -144,9 +163,17 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
         stack: Vec::new(),
         vars: Default::default(),
         expansions: 0,
+        owners: Vec::new(),
     };
     x.table(tensors, "", &[])?;
     Ok(spec)
+}
+
+/// ` (did you mean `key`?)` for an unknown key close to one of `keys`.
+fn near(key: &str, keys: &[&str]) -> String {
+    crate::verify::closest(key, keys)
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
 }
 
 fn identifier(cx: &Cx<'_>, s: &str, span: &Range<usize>, what: &str) -> Result<(), SpecError> {
@@ -235,6 +262,8 @@ struct Expand<'a, 'i> {
     vars: std::collections::HashMap<String, BTreeSet<String>>,
     /// Block expansions so far, bounded by [`MAX_SPEC_TENSORS`] like the tensors.
     expansions: usize,
+    /// The blocks met so far, in order: an entry's owner is its block's position plus one.
+    owners: Vec<String>,
 }
 
 impl<'i> Expand<'_, 'i> {
@@ -301,7 +330,8 @@ impl<'i> Expand<'_, 'i> {
                     return Err(cx.err(
                         &k.span(),
                         format!(
-                            "unknown key `{other}`: a tensor takes shape, optional, tied, tie_key; a block takes block, rename, optional"
+                            "unknown key `{other}`{}: a tensor takes shape, optional, tied, tie_key; a block takes block, rename, optional",
+                            near(other, super::ENTRY_KEYS)
                         ),
                     ));
                 }
@@ -356,6 +386,16 @@ impl<'i> Expand<'_, 'i> {
         } else {
             None
         };
+        let owner = match self.stack.last() {
+            None => 0,
+            Some(block) => match self.owners.iter().position(|b| b == block) {
+                Some(k) => k + 1,
+                None => {
+                    self.owners.push(block.clone());
+                    self.owners.len()
+                }
+            },
+        };
         self.spec.entries.push(Entry {
             name: name.to_owned(),
             pattern: rename(pattern, renames),
@@ -363,6 +403,7 @@ impl<'i> Expand<'_, 'i> {
             span,
             text_start,
             tied: None,
+            owner,
         });
         Ok(())
     }

@@ -112,6 +112,8 @@ struct Extra {
     stated_named: Vec<(Cow<'static, str>, Origin)>,
     /// Tensors absent from a checkpoint because tied to another.
     tied: Vec<Tie>,
+    /// Tensors of a checkpoint nothing describes, allowed by non-strict mode.
+    allowed_unexpected: Vec<String>,
 }
 
 /// A tensor a checkpoint leaves out because it is tied to another (an output head that shares
@@ -231,6 +233,30 @@ impl Bindings {
     /// ```
     pub fn tied(&self) -> &[Tie] {
         self.extra.as_ref().map_or(&[], |x| &x.tied)
+    }
+
+    /// Records the source's tensors nothing describes that non-strict mode allows.
+    pub(crate) fn set_allowed_unexpected(&mut self, names: Vec<String>) {
+        if !names.is_empty() {
+            self.extra_mut().allowed_unexpected = names;
+        }
+    }
+
+    /// The source's tensors that nothing describes, allowed by non-strict `verify_source`
+    /// ([`SourceOptions::strict`](crate::SourceOptions::strict)): warnings, sorted; empty
+    /// after a strict check, which makes them errors.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// #[derive(Shaped)]
+    /// struct Norm { #[shape("(d,)")] weight: Shape }
+    /// let src = HashMap::from([("weight".to_string(), Shape::from([4])), ("step".to_string(), Shape::from([1]))]);
+    /// let b = Norm::verify_source_options(&src, SourceOptions::new().strict(false)).unwrap();
+    /// assert_eq!(b.allowed_unexpected(), ["step"]);
+    /// ```
+    pub fn allowed_unexpected(&self) -> &[String] {
+        self.extra.as_ref().map_or(&[], |x| &x.allowed_unexpected)
     }
 
     fn stated_origin(&self, slot: u8) -> Option<&Origin> {

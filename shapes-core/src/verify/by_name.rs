@@ -32,7 +32,10 @@ pub struct ConfigKey {
 
 /// `pre` with every variable of `keys` that `pre` leaves unbound bound to the value `src`
 /// states under the first of its keys it has, with the key as the origin. A key whose value
-/// is not a size is an error about the struct `root`.
+/// is not a size is an error about the struct `root`, and so is a variable none of whose
+/// keys `src` states while it states a key a slip away from one of them (a misspelt key,
+/// which would leave the variable unchecked against the config): both before any tensor is
+/// checked.
 pub(crate) fn stated(
     pre: &Bindings,
     keys: &[ConfigKey],
@@ -46,6 +49,20 @@ pub(crate) fn stated(
             continue;
         }
         let Some(entry) = k.keys.iter().find_map(|key| src.config(key)) else {
+            let near = k
+                .keys
+                .iter()
+                .find_map(|key| Some((*key, src.config_near(key)?)));
+            if let Some((key, near)) = near {
+                errors.push(ShapeError::from(ShapeErrorDetails::new(
+                    FieldPath::new(root, &[]),
+                    ShapeErrorKind::ConfigKey {
+                        variable: k.var.to_owned(),
+                        key: key.to_owned(),
+                        near,
+                    },
+                )));
+            }
             continue;
         };
         match entry.value {
@@ -67,8 +84,8 @@ pub(crate) fn stated(
     }
 }
 
-/// How `verify_source_options` treats the checkpoint: pre-bound values, and whether tensors the
-/// struct does not describe are errors.
+/// How `verify_source_options` treats the checkpoint: pre-bound values, whether tensors the
+/// struct does not describe are errors, and which tensors to ignore.
 ///
 /// ```
 /// use shapes::{Bindings, SourceOptions};
@@ -80,6 +97,7 @@ pub(crate) fn stated(
 pub struct SourceOptions {
     pre: Bindings,
     strict: bool,
+    ignore: Vec<String>,
 }
 
 impl Default for SourceOptions {
@@ -87,6 +105,7 @@ impl Default for SourceOptions {
         SourceOptions {
             pre: Bindings::new(),
             strict: true,
+            ignore: Vec::new(),
         }
     }
 }
@@ -102,7 +121,10 @@ impl SourceOptions {
     }
 
     /// With `strict` false, tensors in the source that the struct does not describe are
-    /// ignored (PyTorch's `strict=False`); missing tensors and mismatches are still errors.
+    /// allowed (PyTorch's `strict=False`): not errors, but still reported, as warnings
+    /// ([`Bindings::allowed_unexpected`], [`ShapeErrors::allowed_unexpected`]). Missing
+    /// tensors and mismatches are still errors. To leave known extra tensors out of both,
+    /// [`ignore`](Self::ignore) them.
     ///
     /// ```
     /// assert!(!shapes::SourceOptions::new().strict(false).is_strict());
@@ -110,6 +132,47 @@ impl SourceOptions {
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
         self
+    }
+
+    /// Tensors of the source that the struct does not describe and that are neither errors
+    /// nor warnings: globs over the full names, where `*` matches any run of characters
+    /// (dots included) and `?` one character (Hugging Face's
+    /// `_keys_to_ignore_on_load_unexpected`). Strictness stays on for every other tensor.
+    /// Adds to the globs given before, and to the struct's own
+    /// (`#[shapes(ignore = "…")]`).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, Shaped, SourceOptions};
+    ///
+    /// #[derive(Shaped)]
+    /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
+    ///
+    /// let src = HashMap::from([
+    ///     ("weight".to_string(), Shape::from([4, 3])),
+    ///     ("position_ids".to_string(), Shape::from([1, 512])),
+    ///     ("scale".to_string(), Shape::from([4])),
+    /// ]);
+    /// let e = Linear::verify_source_options(&src, SourceOptions::new().ignore(["position_ids"])).unwrap_err();
+    /// assert_eq!(e.unexpected_tensors(), ["scale"]);
+    /// assert!(Linear::verify_source_options(&src, SourceOptions::new().ignore(["position_ids", "sc?le"])).is_ok());
+    /// ```
+    pub fn ignore<I, S>(mut self, globs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.ignore.extend(globs.into_iter().map(Into::into));
+        self
+    }
+
+    /// The globs of the tensors ignored.
+    ///
+    /// ```
+    /// assert_eq!(shapes::SourceOptions::new().ignore(["pooler.*"]).ignored(), ["pooler.*"]);
+    /// ```
+    pub fn ignored(&self) -> &[String] {
+        &self.ignore
     }
 
     /// Values bound before verifying (from a config), as in `verify_with`.
@@ -142,6 +205,20 @@ impl SourceOptions {
     }
 }
 
+/// How PyTorch saves a framework layer's tensor when the framework lays it out otherwise
+/// (burn): what `verify_source` reads the checkpoint as, to tell a checkpoint in PyTorch's
+/// layout from a wrong one.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TorchLayout {
+    /// As the framework does.
+    Same,
+    /// Transposed: burn's `Linear` weight is `(d_in, d_out)`, PyTorch's `(d_out, d_in)`.
+    Transposed,
+    /// Under another last name part: burn's `LayerNorm.gamma` is PyTorch's `weight`.
+    Named(&'static str),
+}
+
 /// The source side of one `verify_source` run: the source, the current name prefix, and which
 /// tensors were asked for. Generated code drives it; not a public API.
 pub struct SourceCx<'s> {
@@ -152,6 +229,8 @@ pub struct SourceCx<'s> {
     used: Vec<bool>,
     /// The current name: the prefixes joined with `.`.
     prefix: String,
+    /// The tensors asked for whose PyTorch layout differs, by full name.
+    torch: std::collections::BTreeMap<String, TorchLayout>,
 }
 
 impl<'s> SourceCx<'s> {
@@ -169,7 +248,56 @@ impl<'s> SourceCx<'s> {
             names,
             used,
             prefix: String::new(),
+            torch: Default::default(),
         }
+    }
+
+    /// Notes that the tensor named by the current name is saved by PyTorch as `torch` says.
+    #[inline]
+    pub fn note_torch(&mut self, torch: TorchLayout) {
+        if torch != TorchLayout::Same && !self.torch.contains_key(&self.prefix) {
+            self.torch.insert(self.prefix.clone(), torch);
+        }
+    }
+
+    /// The source read the way the tensors noted with [`note_torch`](Self::note_torch) are
+    /// laid out by PyTorch turned into the framework's layout; `None` when none was noted.
+    pub(crate) fn torch_view(&self) -> Option<TorchView<'s>> {
+        if self.torch.is_empty() {
+            return None;
+        }
+        let mut shapes = std::collections::BTreeMap::new();
+        let mut renamed = Vec::new();
+        let mut transposed = Vec::new();
+        for (name, layout) in &self.torch {
+            match *layout {
+                TorchLayout::Transposed => {
+                    if let Some(d) = self.src.shape_of(name)
+                        && d.len() == 2
+                    {
+                        shapes.insert(name.clone(), d.iter().rev().copied().collect());
+                        transposed.push(name.clone());
+                    }
+                }
+                TorchLayout::Named(torch) => {
+                    let parent = name.rfind('.').map_or("", |i| &name[..=i]);
+                    let from = format!("{parent}{torch}");
+                    if self.src.shape_of(name).is_none()
+                        && let Some(d) = self.src.shape_of(&from)
+                    {
+                        shapes.insert(name.clone(), d.to_vec());
+                        renamed.push((from, name.clone()));
+                    }
+                }
+                TorchLayout::Same => {}
+            }
+        }
+        (!shapes.is_empty()).then_some(TorchView {
+            src: self.src,
+            shapes,
+            renamed,
+            transposed,
+        })
     }
 
     /// Appends a name part (`encoder`, `attention.self.query.weight`) to the current name;
@@ -403,29 +531,31 @@ impl<'s> SourceCx<'s> {
         }
     }
 
-    /// The outcome of checking the struct (or plan) `root` against this source: `result`, and
-    /// when `strict`, an error listing the source's tensors nobody asked for (PyTorch's
-    /// "unexpected keys").
+    /// The outcome of checking the struct (or plan) `root` against this source: `result`,
+    /// with the source's tensors nobody asked for and no glob of `ignore` matches (PyTorch's
+    /// "unexpected keys") an error listing them when `strict`, and warnings otherwise.
     pub(crate) fn report(
         &self,
         root: &'static str,
         result: Result<Bindings, Vec<ShapeError>>,
         strict: bool,
+        ignore: &[&str],
     ) -> Result<Bindings, ShapeErrors> {
         let mut result = result;
-        let missing = result.as_ref().err().is_some_and(|errors| {
-            errors
-                .iter()
-                .any(|e| matches!(e.kind, ShapeErrorKind::Missing { .. }))
-        });
-        if !strict && !missing {
-            return result.map_err(ShapeErrors::from);
-        }
-        let unexpected = self.unexpected();
+        let unexpected = self.unexpected(ignore);
         if let Err(errors) = &mut result {
             suggest_for_missing(errors, &unexpected);
         }
-        if !strict || unexpected.is_empty() {
+        if !strict {
+            return match result {
+                Ok(mut b) => {
+                    b.set_allowed_unexpected(unexpected);
+                    Ok(b)
+                }
+                Err(errors) => Err(ShapeErrors::from(errors).with_allowed_unexpected(unexpected)),
+            };
+        }
+        if unexpected.is_empty() {
             return result.map_err(ShapeErrors::from);
         }
         let error = ShapeErrorDetails::new(
@@ -444,12 +574,12 @@ impl<'s> SourceCx<'s> {
         self.prefix.len()
     }
 
-    /// The names nobody asked for, in sorted order.
-    fn unexpected(&self) -> Vec<String> {
+    /// The names nobody asked for and no glob of `ignore` matches, in sorted order.
+    fn unexpected(&self, ignore: &[&str]) -> Vec<String> {
         self.names
             .iter()
             .zip(&self.used)
-            .filter(|(_, used)| !**used)
+            .filter(|(n, used)| !**used && !super::glob::ignored(ignore, n))
             .map(|(n, _)| (*n).to_owned())
             .collect()
     }
@@ -523,5 +653,42 @@ fn suggest_for_missing(errors: &mut [ShapeError], unexpected: &[String]) {
             candidates.extend(same);
         }
         *suggestion = super::suggest::closest(tensor, &candidates);
+    }
+}
+
+/// A source read with some tensors in a framework's layout rather than PyTorch's (see
+/// [`SourceCx::torch_view`]): what a checkpoint converted on loading would hold.
+pub(crate) struct TorchView<'s> {
+    src: &'s dyn ShapeSource,
+    /// The shapes of the tensors the view changes, under the framework's names.
+    shapes: std::collections::BTreeMap<String, Vec<usize>>,
+    /// `(PyTorch's name, the framework's)` of each renamed tensor.
+    pub renamed: Vec<(String, String)>,
+    /// The tensors read transposed.
+    pub transposed: Vec<String>,
+}
+
+impl ShapeSource for TorchView<'_> {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        match self.shapes.get(name) {
+            Some(d) => Some(d),
+            None if self.renamed.iter().any(|(from, _)| from == name) => None,
+            None => self.src.shape_of(name),
+        }
+    }
+
+    fn tensor_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .src
+            .tensor_names()
+            .into_iter()
+            .filter(|n| !self.renamed.iter().any(|(from, _)| from == n))
+            .collect();
+        names.extend(self.renamed.iter().map(|(_, to)| to.as_str()));
+        names
+    }
+
+    fn config(&self, key: &str) -> Option<crate::source::ConfigEntry> {
+        self.src.config(key)
     }
 }

@@ -25,6 +25,7 @@ mod call;
 mod checker;
 mod error;
 pub(crate) mod fold;
+mod glob;
 mod item_checks;
 mod item_ops;
 mod lean;
@@ -35,6 +36,7 @@ mod plan;
 pub mod rules;
 mod runtime_plan;
 mod scope_checks;
+mod scope_typos;
 mod shaped;
 mod static_check;
 mod suggest;
@@ -43,10 +45,13 @@ mod vars;
 
 pub use binders::{Binder, Binders, shared_mask, shares_var, struct_binder, struct_error};
 pub use bindings::{Binding, Bindings, Tie, Value};
-pub use by_name::{ConfigKey, SourceCx, SourceOptions};
+pub use by_name::{ConfigKey, SourceCx, SourceOptions, TorchLayout};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use checker::Checker;
+#[cfg(feature = "spec")]
+pub(crate) use error::{ErrorWords, InWords};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+pub use glob::{glob_match, ignored};
 pub use item_checks::ItemChecks;
 pub use item_ops::{ItemOp, SourceTensor, run_items, source_tensor};
 pub use lean::Lean;
@@ -56,7 +61,12 @@ pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
 pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};
 pub use scope_checks::ScopeChecks;
+pub use scope_typos::message_str;
 pub use shaped::{Shaped, isolated_source, verify_general};
 pub use static_check::{StaticItem, static_matches};
-pub use suggest::closest;
+#[cfg(feature = "checkpoint")]
+pub(crate) use suggest::const_distance;
+pub use suggest::{close_names, closest, one_slip, typo_shaped};
+#[cfg(feature = "spec")]
+pub(crate) use summary::causes;
 pub use vars::{MAX_VARS, Slot, SlotMap, VarTable};

@@ -6,8 +6,9 @@ use super::binders::{Binder, Binders};
 use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
-use super::error::{ShapeError, ShapeErrors};
+use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::lean::{LEAN_VARS, Lean};
+use super::path::FieldPath;
 use super::scope_checks::ScopeChecks;
 use super::vars::{SlotMap, VarTable};
 use crate::source::ShapeSource;
@@ -159,6 +160,12 @@ use crate::source::ShapeSource;
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), shapes::CheckpointError>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `Shaped`: a `#[shape(nested)]` field holds structs whose tensors `shapes` can check",
+    label = "not `Shaped`",
+    note = "derive it: `#[derive(Shaped)]` on `{Self}`, with a `#[shape(\"(…)\")]` pattern on each tensor field",
+    note = "a single tensor takes a pattern, `#[shape(\"(d_out, d_in)\")]`, not `nested`"
+)]
 pub trait Shaped {
     /// Every variable of this struct's scope: its own, then its nested structs' (transitively).
     #[doc(hidden)]
@@ -172,6 +179,16 @@ pub trait Shaped {
     /// `verify_source` on a source that states keys.
     #[doc(hidden)]
     const CONFIG: &'static [ConfigKey] = &[];
+
+    /// The `given` names (`#[shapes(given = "…")]`): what `verify()` without them asks
+    /// the caller to pass.
+    #[doc(hidden)]
+    const GIVEN: &'static [&'static str] = &[];
+
+    /// The tensors `verify_source` neither needs nor reports (`#[shapes(ignore = "…")]`),
+    /// as globs of `*` and `?` over the full names.
+    #[doc(hidden)]
+    const IGNORE: &'static [&'static str] = &[];
 
     /// Each variable's first binder on every run, by its index in [`VARS`](Self::VARS): what
     /// a method checked with `#[shapes::check(self)]` reads its variables through. The derive
@@ -326,6 +343,35 @@ pub trait Shaped {
     }
 }
 
+/// `errors` with each dim that waits for a `given` variable the caller did not pass
+/// (`pre` lacks it) said so: the caller is to pass it, not a field to bind it.
+#[cold]
+fn name_given(
+    mut errors: Vec<ShapeError>,
+    given: &[&str],
+    pre: Option<&Bindings>,
+) -> Vec<ShapeError> {
+    if given.is_empty() {
+        return errors;
+    }
+    for e in &mut errors {
+        if let ShapeErrorKind::Unsolved { expr, unknown } = &e.kind {
+            let names: Vec<String> = unknown
+                .iter()
+                .filter(|u| given.contains(&u.as_str()) && pre.is_none_or(|p| p.value(u).is_none()))
+                .cloned()
+                .collect();
+            if !names.is_empty() {
+                e.kind = ShapeErrorKind::NotGiven {
+                    expr: expr.clone(),
+                    names,
+                };
+            }
+        }
+    }
+    errors
+}
+
 #[cold]
 fn first_error(errors: Vec<ShapeError>) -> ShapeError {
     errors
@@ -358,9 +404,9 @@ fn run_with<S: Shaped + ?Sized, E>(
         if lean.is_done(S::BINDERS) {
             return Ok(lean.bindings(const { &S::VARS }, S::NAME, S::BINDERS));
         }
-        return checked_after_lean(s, pre, report).map_err(wrap);
+        return checked_after_lean(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)));
     }
-    checked(s, pre, report).map_err(wrap)
+    checked(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)))
 }
 
 /// What [`Shaped::verify`] returns, found by the general [`Checker`] alone, recording the path
@@ -493,6 +539,35 @@ fn verify_source<S: Shaped + ?Sized>(
 ) -> Result<Bindings, ShapeErrors> {
     let pre = stated(options.pre(), S::CONFIG, src, S::NAME)?;
     let mut scx = SourceCx::new(src);
-    let result = run_source::<S>(&mut scx, &pre, true);
-    scx.report(S::NAME, result, options.is_strict())
+    let result =
+        run_source::<S>(&mut scx, &pre, true).map_err(|e| name_given(e, S::GIVEN, Some(&pre)));
+    let ignore: Vec<&str> = S::IGNORE
+        .iter()
+        .copied()
+        .chain(options.ignored().iter().map(String::as_str))
+        .collect();
+    let report = scx.report(S::NAME, result, options.is_strict(), &ignore);
+    if report.is_ok() {
+        return report;
+    }
+    // A framework's layers whose layout PyTorch's differs from (burn's): when the
+    // checkpoint read in the framework's layout matches, the layout is the one cause.
+    if let Some(view) = scx.torch_view() {
+        let mut again = SourceCx::new(&view);
+        let result = run_source::<S>(&mut again, &pre, false);
+        if again
+            .report(S::NAME, result, options.is_strict(), &ignore)
+            .is_ok()
+        {
+            return Err(ShapeErrors::from(ShapeError::from(ShapeErrorDetails::new(
+                FieldPath::new(S::NAME, &[]),
+                ShapeErrorKind::Layout {
+                    framework: "burn".into(),
+                    transposed: view.transposed.clone(),
+                    renamed: view.renamed.clone(),
+                },
+            ))));
+        }
+    }
+    report
 }

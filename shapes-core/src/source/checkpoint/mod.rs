@@ -348,6 +348,9 @@ impl ShapeSource for Checkpoint {
     fn config(&self, key: &str) -> Option<ConfigEntry> {
         config::lookup(self, key)
     }
+    fn config_near(&self, key: &str) -> Option<ConfigEntry> {
+        config::near(self, key)
+    }
 }
 
 impl fmt::Debug for Checkpoint {
