@@ -11,12 +11,23 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use shapes::report::{Paint, Report};
 use shapes::{CheckError, CheckOptions, Checkpoint, Naming, Spec};
 
 /// A failure that is not a mismatch: exit code 2.
 struct Fail(String);
+
+/// How `shapes check` prints its report.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// For a person: bounded, folded, coloured on a terminal.
+    Text,
+    /// For CI: every entry, in the schema of shapes-cli/report.schema.json.
+    Json,
+    /// For code-scanning dashboards: SARIF 2.1.0, tensor names as locations.
+    Sarif,
+}
 
 /// Check tensor shapes of a checkpoint (safetensors, sharded or not, GGUF, npz, PyTorch zip) from
 /// its header, against a spec file or a built-in architecture (llama, mistral, qwen2, gpt2,
@@ -59,9 +70,13 @@ enum Command {
         /// Tensors the spec does not describe are allowed.
         #[arg(long)]
         non_strict: bool,
-        /// Print the report as JSON (every entry, whatever their number).
-        #[arg(long)]
+        /// Print the report as JSON (every entry, whatever their number): `--format json`.
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// How to print the report: text, json (the schema in shapes-cli/report.schema.json;
+        /// a check that cannot run is JSON too) or sarif (SARIF 2.1.0).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
         /// List every mismatch, missing and unexpected tensor (by default at most 50 of each,
         /// then a count of the rest).
         #[arg(long)]
@@ -82,15 +97,27 @@ fn parse_set(s: &str) -> Result<(String, usize), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let json = matches!(cli.command, Command::Check { json: true, .. });
+    let (format, path) = match &cli.command {
+        Command::Check {
+            json, format, path, ..
+        } => (
+            if *json { Format::Json } else { *format },
+            Some(path.display().to_string()),
+        ),
+        Command::Inspect { .. } => (Format::Text, None),
+    };
     match run(cli.command) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(Fail(e)) => {
             eprintln!("error: {e}");
-            if json {
-                // CI reading stdout gets an answer in the same schema's spirit: what failed.
-                let v = serde_json::json!({ "ok": false, "exit": 2, "error": e });
+            // CI reading stdout gets an answer in the report's own schema: what failed.
+            let out = match format {
+                Format::Text => None,
+                Format::Json => Some(shapes::report::failure_json(&e, path.as_deref(), None)),
+                Format::Sarif => Some(shapes::report::failure_sarif(&e, path.as_deref())),
+            };
+            if let Some(v) = out {
                 let _ = write_out(&format!("{v:#}\n"));
             }
             ExitCode::from(2)
@@ -113,6 +140,7 @@ fn run(command: Command) -> Result<bool, Fail> {
             sets,
             non_strict,
             json,
+            format,
             all,
         } => {
             let ckpt = open::open(&path, config.as_deref()).map_err(Fail)?;
@@ -125,15 +153,17 @@ fn run(command: Command) -> Result<bool, Fail> {
                 .check_with(&ckpt, &options)
                 .map_err(|e| Fail(check_error(&e)))?
                 .all(all);
-            print_report(&report, json)?;
+            print_report(&report, if json { Format::Json } else { format })?;
             Ok(report.ok())
         }
     }
 }
 
-fn print_report(report: &Report, json: bool) -> Result<(), Fail> {
-    if json {
-        return write_out(&format!("{:#}\n", report.to_json()));
+fn print_report(report: &Report, format: Format) -> Result<(), Fail> {
+    match format {
+        Format::Json => return write_out(&format!("{:#}\n", report.to_json())),
+        Format::Sarif => return write_out(&format!("{:#}\n", report.to_sarif())),
+        Format::Text => {}
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let paint = if !no_color && std::io::stdout().is_terminal() {
@@ -200,6 +230,9 @@ fn check_error(e: &CheckError) -> String {
             } else {
                 format!(" (looked for {})", keys.join(", "))
             }
+        ),
+        CheckError::MisspeltKey { var, key, near } => format!(
+            "the spec binds `{var}` from the key `{key}`, which neither the file nor a config.json states, but {near} is stated: a misspelt key leaves `{var}` unchecked against the config; correct the key in the spec's [config], or give the value with --set {var}=N"
         ),
         other => other.to_string(),
     }

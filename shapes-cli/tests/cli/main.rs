@@ -3,6 +3,8 @@
 //! BERT, each also corrupted in one way.
 
 mod parity;
+mod schema;
+mod silence;
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -18,6 +18,7 @@ use crate::verify::{Bindings, ShapeErrors};
 
 pub use self::escape::escape;
 pub use self::json::{SCHEMA_VERSION, failure_json};
+pub use self::sarif::failure_sarif;
 pub use self::text::{Paint, pad};
 pub use crate::verify::fold::{Folded, MAX_GROUPS, fold_by};
 

@@ -51,6 +51,49 @@ const RULES: &[(&str, &str)] = &[
     ),
 ];
 
+fn driver() -> Value {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|(id, text)| json!({ "id": id, "shortDescription": { "text": text } }))
+        .collect();
+    json!({
+        "name": "shapes",
+        "informationUri": "https://github.com/shapes-rs/shapes",
+        "version": env!("CARGO_PKG_VERSION"),
+        "rules": rules,
+    })
+}
+
+/// A check that could not run (an unreadable file, a bad spec: the command's exit code 2) as
+/// a SARIF 2.1.0 log: one run whose invocation failed, with the message as its
+/// notification, and no results.
+///
+/// ```
+/// let log = shapes::report::failure_sarif("no such file", Some("model.safetensors"));
+/// let inv = &log["runs"][0]["invocations"][0];
+/// assert_eq!(inv["executionSuccessful"], false);
+/// assert_eq!(inv["toolExecutionNotifications"][0]["message"]["text"], "no such file");
+/// ```
+pub fn failure_sarif(error: &str, path: Option<&str>) -> Value {
+    let artifacts: Vec<Value> = path
+        .map(|p| json!({ "location": { "uri": p } }))
+        .into_iter()
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": driver() },
+            "invocations": [{
+                "executionSuccessful": false,
+                "toolExecutionNotifications": [{ "level": "error", "message": { "text": error } }],
+            }],
+            "artifacts": artifacts,
+            "results": [],
+        }],
+    })
+}
+
 impl Report {
     fn sarif_result(&self, rule: &str, level: &str, text: &str, tensor: Option<&str>) -> Value {
         let mut location = json!({
@@ -133,20 +176,12 @@ impl Report {
                 Some(t),
             )
         }));
-        let rules: Vec<Value> = RULES
-            .iter()
-            .map(|(id, text)| json!({ "id": id, "shortDescription": { "text": text } }))
-            .collect();
         json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "version": "2.1.0",
             "runs": [{
-                "tool": { "driver": {
-                    "name": "shapes",
-                    "informationUri": "https://github.com/shapes-rs/shapes",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "rules": rules,
-                }},
+                "tool": { "driver": driver() },
+                "invocations": [{ "executionSuccessful": true }],
                 "artifacts": [{ "location": { "uri": self.source } }],
                 "results": results,
             }],
@@ -159,25 +194,83 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_kind_has_a_rule() {
+    fn every_kind_has_one_rule_and_every_rule_a_kind() {
+        use crate::source::{ConfigEntry, ConfigPlace, ConfigValue};
+        let shape = crate::Shape::from([1]);
+        let s = String::new;
         let kinds = [
             ShapeErrorKind::Rank {
                 expected: 1,
                 at_least: false,
             },
             ShapeErrorKind::Literal { expected: 1 },
-            ShapeErrorKind::Source { detail: "x".into() },
+            ShapeErrorKind::Dim {
+                expected: s(),
+                value: 1,
+            },
+            ShapeErrorKind::Variadic {
+                name: s(),
+                expected: shape.clone(),
+                found: shape.clone(),
+            },
+            ShapeErrorKind::Arithmetic { detail: s() },
+            ShapeErrorKind::Unsolved {
+                expr: s(),
+                unknown: vec![],
+            },
+            ShapeErrorKind::NotGiven {
+                expr: s(),
+                names: vec![],
+            },
+            ShapeErrorKind::Where { detail: s() },
+            ShapeErrorKind::UnknownBinding {
+                name: s(),
+                suggestion: None,
+            },
+            ShapeErrorKind::Missing {
+                tensor: s(),
+                suggestion: None,
+            },
+            ShapeErrorKind::Unexpected { tensors: vec![] },
             ShapeErrorKind::Gap {
-                prefix: "p".into(),
+                prefix: s(),
                 index: 0,
                 later: vec![],
             },
+            ShapeErrorKind::Count {
+                prefix: s(),
+                expected: 1,
+                at_least: true,
+                variable: None,
+                found: 0,
+                suggestion: None,
+            },
+            ShapeErrorKind::Transposed { expected: shape },
+            ShapeErrorKind::Source { detail: s() },
+            ShapeErrorKind::ConfigKey {
+                variable: s(),
+                key: s(),
+                near: ConfigEntry {
+                    key: s(),
+                    value: ConfigValue::Size(1),
+                    place: ConfigPlace::ConfigJson,
+                },
+            },
+            ShapeErrorKind::Layout {
+                framework: s(),
+                transposed: vec![],
+                renamed: vec![],
+            },
+            ShapeErrorKind::Untied {
+                tensor: s(),
+                to: s(),
+                stated: s(),
+            },
         ];
-        for k in &kinds {
-            assert!(RULES.iter().any(|(id, _)| *id == kind_name(k)), "{k:?}");
-        }
-        for (id, _) in RULES {
-            assert_eq!(RULES.iter().filter(|(i, _)| i == id).count(), 1, "{id}");
-        }
+        let mut names: Vec<&str> = kinds.iter().map(kind_name).collect();
+        names.sort_unstable();
+        let mut ids: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+        ids.sort_unstable();
+        assert_eq!(names, ids);
     }
 }

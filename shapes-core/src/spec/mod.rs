@@ -28,6 +28,7 @@ mod build;
 mod builtin;
 mod check;
 mod error;
+mod guess;
 mod toml_in;
 
 use std::ops::Range;
