@@ -16,6 +16,7 @@ mod check_self;
 mod checkpoint_open;
 mod derive;
 mod derive_alloc;
+mod every_key;
 mod expr_macro;
 // Needs the `candle` feature, as the struct it verifies holds candle tensors.
 #[cfg(feature = "candle")]
@@ -34,6 +35,7 @@ mod plan_parity;
 mod print_roundtrip;
 mod reports;
 mod semantics;
+mod silence;
 mod solve_conformance;
 mod spec;
 mod verify_source;
