@@ -33,6 +33,9 @@ mod solve;
 mod source;
 #[cfg(feature = "spec")]
 mod spec;
+#[cfg(feature = "spec")]
+#[doc = include_str!("../SPEC.md")]
+pub mod spec_format {}
 mod verify;
 
 #[doc(hidden)]

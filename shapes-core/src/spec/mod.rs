@@ -237,3 +237,25 @@ impl Spec {
         &self.config
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The reference (`shapes::spec_format`) has a section, with an example, for every key
+    /// the reader takes.
+    #[test]
+    fn the_reference_documents_every_key() {
+        let reference = include_str!("../../SPEC.md");
+        for key in super::TOP_KEYS.iter().chain(super::ENTRY_KEYS) {
+            let heading = format!("### `{key}`\n");
+            let at = reference
+                .find(&heading)
+                .unwrap_or_else(|| panic!("SPEC.md has no section for `{key}`"));
+            let section = &reference[at + heading.len()..];
+            let end = section.find("\n### ").unwrap_or(section.len());
+            assert!(
+                section[..end].contains("```rust"),
+                "the section of `{key}` has no example"
+            );
+        }
+    }
+}

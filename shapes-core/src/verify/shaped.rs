@@ -38,20 +38,11 @@ use crate::source::ShapeSource;
 /// assert!(err.to_string().starts_with("Linear.bias: axis 0 expected d_out = 4, found 5"));
 /// ```
 ///
-/// # Field attribute keys
+/// # Attributes
 ///
-/// | key | on | meaning |
-/// |---|---|---|
-/// | `"(…)"` | tensor field | the pattern |
-/// | `nested` | field of `Shaped` structs | checked in this struct's scope (same name = same size) |
-/// | `scope = "own"` | `nested` | each nested struct gets a scope of its own |
-/// | `rename(inner = "outer")` | `nested` | the nested struct's `inner` is this struct's `outer`; `inner` must be a variable of the nested struct and `outer` a name (a compile error otherwise; for a nested type that names the struct's type parameters, when the verification is compiled for a type: `cargo build`, not `cargo check`) |
-/// | `name = "…"` | tensor field | its name in a checkpoint ([`verify_source`](Shaped::verify_source)); the field's name by default |
-/// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
-/// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …); a value of `n` given by the caller is then the exact count a checkpoint must have |
-/// | `min = 2` | `Vec`/array/slice field | in a checkpoint, the least number of elements (1 by default, so a wrong prefix is an error, not an empty list); `min = 0`, or an `Option<Vec<_>>` field, lets the list be absent |
-/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
-/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
+/// Every key of `#[shape(…)]` on a field and `#[shapes(…)]` on the struct, the grammar of
+/// `where`, and the rules the derive checks at compile time are on the derive macro's page,
+/// [`#[derive(Shaped)]`](derive.Shaped.html) (in the `shapes` crate).
 ///
 /// ```
 /// use shapes::{Bindings, Shape, Shaped};
@@ -68,32 +59,7 @@ use crate::source::ShapeSource;
 /// assert!(err.to_string().starts_with("Stack.blocks: axis 0 expected n_blocks = 4, found 3"));
 /// ```
 ///
-/// # Struct attributes
-///
-/// `#[shapes(…)]` on the struct takes these keys; each may be given several times (or in
-/// several `#[shapes(…)]` attributes), and every occurrence counts.
-///
-/// | key | meaning |
-/// |---|---|
-/// | `where = "…"` | constraints between variables: one or more comparisons `lhs op rhs`, separated by `,` or `&&` |
-/// | `given = "a, b"` | variables the caller binds through [`verify_with`](Shaped::verify_with) (a comma-separated list) |
-/// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`](crate::Checkpoint)'s `config.json`, then its metadata), as a given value whose origin names the key; `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. |
-/// | `crate = "path"` | the path generated code names the library by, when it is not `::shapes` |
-///
-/// A `where` comparison has the dim grammar of the patterns on both sides (`+ - * / // %`
-/// on names and numbers) and one of `=`, `!=` (`≠`), `<`, `<=` (`≤`), `>`, `>=` (`≥`): the
-/// comparisons of a `{ e | pred }` predicate. An equation (`=`) may determine a variable it
-/// has the only unknown of, like a dim does: `height = rows * window` determines `rows`, which
-/// may then appear in no field at all (it is read back from the bindings). Every other
-/// comparison is checked once its variables are bound, and a failure names the comparison and
-/// the field each variable was bound by. Divisibility is `heads % kv_heads = 0`.
-///
-/// A `where` may name any variable of the struct's scope (its fields' patterns, `count`
-/// keys, `given` names, nested structs sharing the scope) and new ones it determines. Every
-/// variable must be determined, by a dim of its own, by solving a dim or an equation once
-/// the others are known, or by `given`; otherwise the derive is a compile error naming it.
-/// A name used once beside a much-used name it is close to (`d_modle` beside `d_model`) is a
-/// compile error as a likely typo; write `_d_modle` if it is meant.
+/// # Struct attributes, `where`
 ///
 /// Arithmetic is computed over the integers, overflow-checked: a step may go below zero
 /// (`(h - k + 2 * p) // s + 1` with `h < k`); only a dim's final value (and a variable
