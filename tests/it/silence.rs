@@ -155,3 +155,101 @@ fn a_typo_inside_a_block_used_twice_is_still_used_once() {
         "{e}"
     );
 }
+
+/// candle-transformers' BERT skips `embeddings.position_ids` and the pooler: its mirror
+/// passes a strict check of the real file with those two ignored, and no dummy fields.
+mod candle_bert {
+    use shapes::{Bindings, Shape, Shaped, SourceOptions};
+
+    use crate::common::bert::hf::{Layer, LayerNorm, bert_base_uncased};
+    use crate::common::st_header;
+
+    #[derive(Shaped)]
+    struct Embeddings {
+        #[shape("(vocab, d_model)", name = "word_embeddings.weight")]
+        word: Shape,
+        #[shape("(max_pos, d_model)", name = "position_embeddings.weight")]
+        position: Shape,
+        #[shape("(type_vocab, d_model)", name = "token_type_embeddings.weight")]
+        token_type: Shape,
+        #[shape(nested, prefix = "LayerNorm")]
+        ln: LayerNorm<Shape>,
+    }
+
+    #[derive(Shaped)]
+    #[shapes(where = "d_model = heads * head_dim")]
+    struct BertModel {
+        #[shape(nested)]
+        embeddings: Embeddings,
+        #[shape(nested, prefix = "encoder.layer", count = "n_layers")]
+        layers: Vec<Layer<Shape>>,
+    }
+
+    #[test]
+    fn the_real_checkpoint_passes_strictly_with_what_the_structs_skip_ignored() {
+        let header = st_header::header(&bert_base_uncased(true));
+        let heads = || Bindings::new().bind("heads", 12);
+        let e = BertModel::verify_source_with(&header, heads()).unwrap_err();
+        assert_eq!(
+            e.unexpected_tensors(),
+            [
+                "embeddings.position_ids",
+                "pooler.dense.bias",
+                "pooler.dense.weight"
+            ]
+        );
+        let ignore = SourceOptions::new()
+            .bindings(heads())
+            .ignore(["embeddings.position_ids", "pooler.*"]);
+        let b = BertModel::verify_source_options(&header, ignore).unwrap();
+        assert_eq!((b.get("n_layers"), b.get("head_dim")), (Some(12), Some(64)));
+        assert!(b.allowed_unexpected().is_empty());
+    }
+}
+
+/// "One cause" for a value from any source: a tensor, the caller.
+#[derive(Shaped)]
+struct Stack {
+    #[shape("(d, d)")]
+    w0: Shape,
+    #[shape("(d, d)")]
+    w1: Shape,
+    #[shape("(d, d)")]
+    w2: Shape,
+}
+
+#[test]
+fn a_value_from_the_caller_or_a_tensor_is_named_as_the_one_cause() {
+    let stack = Stack {
+        w0: Shape::from([4, 4]),
+        w1: Shape::from([4, 4]),
+        w2: Shape::from([4, 4]),
+    };
+    let e = stack
+        .verify_all_with(shapes::Bindings::new().bind("d", 5))
+        .unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "6 shape errors:\n- 6 mismatches, one cause: d is 5, bound by the caller, but 4 in:"
+        ),
+        "{e}"
+    );
+    // In a report: a tensor that binds a value the others contradict.
+    let dir = TempDir::new("tensor-cause");
+    let t: Vec<(String, Vec<usize>)> = [("w0", [5, 5]), ("w1", [4, 4]), ("w2", [4, 4])]
+        .into_iter()
+        .map(|(n, d)| (n.to_string(), d.to_vec()))
+        .collect();
+    safetensors(&dir.join("model.safetensors"), &t, &[]);
+    let ckpt = Checkpoint::open(dir.join("model.safetensors")).expect("opens");
+    let spec = Spec::from_toml(
+        "s.toml",
+        "[tensors]\n\"w0\" = \"(d, d)\"\n\"w1\" = \"(d, d)\"\n\"w2\" = \"(d, d)\"\n",
+    )
+    .expect("valid");
+    let text = spec.check(&ckpt).to_string();
+    assert!(
+        text.contains("4 errors, one cause: d = 5 bound by Model.w0 axis 0, but 4 dims are 4"),
+        "{text}"
+    );
+}

@@ -283,9 +283,9 @@ impl Report {
                 self.origin_text(&c.origin),
                 thousands(members.len()),
                 if members.len() == 1 {
-                    "tensor has"
+                    "dim is"
                 } else {
-                    "tensors have"
+                    "dims are"
                 },
                 c.found,
             );
