@@ -95,8 +95,30 @@ fn parse_set(s: &str) -> Result<(String, usize), String> {
     Ok((k.trim().to_owned(), v))
 }
 
+/// Whether the arguments ask for a JSON report (`--json`, `--format json`,
+/// `--format=json`): what a usage error is then printed as.
+fn wants_json(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--json" || a == "--format=json")
+        || args
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<String> = std::env::args().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && wants_json(&args) => {
+            // A wrong command line is an exit-2 failure like any other: with --json, CI
+            // reading stdout gets it in the report's schema.
+            let _ = e.print();
+            let message = e.render().to_string();
+            let v = shapes::report::failure_json(message.trim(), None, None);
+            let _ = write_out(&format!("{v:#}\n"));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let (format, path) = match &cli.command {
         Command::Check {
             json, format, path, ..

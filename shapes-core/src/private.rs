@@ -22,7 +22,7 @@ pub use crate::verify::{
     message_str, one_slip, static_matches, typo_shaped, verify_general,
 };
 pub use crate::verify::{ConfigKey, SourceCx, SourceTensor, run_items, source_tensor};
-pub use crate::verify::{TorchLayout, glob_match, ignored};
+pub use crate::verify::{TorchLayout, glob_match, ignored, rename_config};
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};
 pub use std::boxed::Box;

@@ -71,6 +71,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let source_fn = expand_source::check_source_fn(&g, krate, input);
     let binders = expand_binders::binders(&g, krate, input);
     let config = config_keys(&p, input);
+    let nested_config = nested_config_keys(krate, input);
     let declared = declared_lists(input);
     let ident = input.ident;
     let name = ident.to_string();
@@ -82,6 +83,7 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
             const VARS: #p::VarTable = #vars;
             const NAME: &'static ::core::primitive::str = #name;
             #config
+            #nested_config
             #declared
             #check_fn
             #source_fn
@@ -126,6 +128,36 @@ fn config_keys(p: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
             #(#checks)*
             &[#(#entries),*]
         };
+    })
+}
+
+/// `config_keys`, for a struct with nested structs in its scope: its own `config` keys, then
+/// each nested struct's, their variables renamed into this scope, so that a `config(…)` on
+/// a nested struct is read when the struct holding it is checked against a checkpoint.
+fn nested_config_keys(krate: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
+    let p = quote!(#krate::__private);
+    let nested: Vec<TokenStream> = input
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none())
+        .map(|f| {
+            let child = f.access.leaf();
+            let renames = renames(f);
+            quote! {{
+                let __start = __out.len();
+                <#child as #krate::Shaped>::config_keys(__out);
+                #p::rename_config(&mut __out[__start..], &[#renames]);
+            }}
+        })
+        .collect();
+    if nested.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        fn config_keys(__out: &mut #p::Vec<#p::ConfigKey>) {
+            __out.extend_from_slice(<Self as #krate::Shaped>::CONFIG);
+            #(#nested)*
+        }
     })
 }
 

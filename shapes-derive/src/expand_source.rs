@@ -31,6 +31,9 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         .collect();
     let mut wheres = g.where_checks(&input.wheres);
     wheres.extend(g.constraint_checks(&input.constraints));
+    // The struct's `ignore` globs are about the names under it, wherever it is read.
+    let ignore = (!input.ignore.is_empty())
+        .then(|| quote!(__src.ignore_here(<Self as #krate::Shaped>::IGNORE);));
     quote! {
         fn check_source_in(
             __cx: &mut #p::Checker,
@@ -39,6 +42,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         ) {
             use #p::ItemChecks as _;
             use #p::ScopeChecks as _;
+            #ignore
             #(#slots)*
             #level
             #(#fields)*

@@ -163,6 +163,14 @@ fn check_config_keys(cx: &Ctxt, input: &Input<'_>) {
 /// variables are known, in a `const` the derive emits (see `expand::rename_checks`).
 fn check_renames(cx: &Ctxt, input: &Input<'_>) {
     for f in &input.fields {
+        // Rule: a rename maps into this struct's scope, which a nested struct in a scope of
+        // its own does not share: it would do nothing.
+        if let (Some(_), Some((inner, _))) = (f.attr.own_scope, f.attr.renames.first()) {
+            cx.error_at(
+                inner.span(),
+                "`rename` maps a nested struct's variables into this struct's scope, but with `scope = \"own\"` it has a scope of its own: remove one or the other",
+            );
+        }
         for (_, outer) in &f.attr.renames {
             let value = outer.value();
             if !shapes_core::__private::is_identifier(&value) {

@@ -253,3 +253,52 @@ fn a_value_from_the_caller_or_a_tensor_is_named_as_the_one_cause() {
         "{text}"
     );
 }
+
+/// A nested struct's `config(…)` and `ignore` are read when the struct holding it is checked
+/// against a checkpoint, under its renames and its prefix.
+mod nested_keys {
+    use shapes::{Shape, ShapeErrorKind, Shaped};
+
+    use super::ckpt;
+
+    #[derive(Shaped)]
+    #[shapes(config(d = "hidden_size"), ignore = "position_ids")]
+    struct Embeddings {
+        #[shape("(vocab, d)", name = "word.weight")]
+        word: Shape,
+    }
+
+    #[derive(Shaped)]
+    struct Model {
+        #[shape(nested, rename(d = "d_model"))]
+        embeddings: Embeddings,
+        #[shape("(d_model,)", name = "norm.weight")]
+        norm: Shape,
+    }
+
+    #[test]
+    fn a_nested_structs_config_and_ignore_are_read() {
+        let tensors: &[(&str, &[usize])] = &[
+            ("embeddings.word.weight", &[10, 4]),
+            ("embeddings.position_ids", &[1, 8]),
+            ("norm.weight", &[4]),
+        ];
+        let (_dir, c) = ckpt("nested-config", tensors, r#"{"hidden_size": 5}"#);
+        let e = Model::verify_source(&c).unwrap_err();
+        assert!(e.unexpected_tensors().is_empty(), "{e}");
+        assert!(
+            e.errors()
+                .iter()
+                .all(|e| matches!(e.kind, ShapeErrorKind::Dim { .. })),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("d_model is 5, bound by config `hidden_size`"),
+            "{e}"
+        );
+        let (_dir, c) = ckpt("nested-config-ok", tensors, r#"{"hidden_size": 4}"#);
+        let b = Model::verify_source(&c).unwrap();
+        assert_eq!(b.get("d_model"), Some(4));
+    }
+}

@@ -240,3 +240,14 @@ fn every_outcome_prints_one_json_schema_and_sarif() {
         (2, false.into())
     );
 }
+
+#[test]
+fn a_wrong_command_line_with_json_is_json_too() {
+    let (code, out, err) = shapes(&["check", "--json", "--frmat", "x"]);
+    assert_eq!(code, 2, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert!(
+        v["error"].as_str().is_some_and(|e| e.contains("--frmat")),
+        "{v}"
+    );
+}

@@ -151,7 +151,7 @@ impl Report {
 
     /// An error's text in the report's words.
     pub(crate) fn error_text(&self, e: &crate::verify::ShapeError) -> String {
-        crate::verify::InWords(&**e, &self.words()).to_string()
+        crate::verify::InWords(e, &self.words()).to_string()
     }
 
     /// The source's tensors the spec does not describe that a non-strict check allowed:

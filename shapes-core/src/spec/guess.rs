@@ -33,11 +33,13 @@ impl Spec {
     /// ];
     /// let layer: Vec<String> = layer.iter().map(|n| format!("encoder.layer.0.{n}")).collect();
     /// names.extend(layer.iter().map(String::as_str));
-    /// let entries: Vec<String> = names.iter().map(|n| format!(r#""{n}":{{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#)).collect();
+    /// let entries: Vec<String> = names.iter().enumerate().map(|(i, n)| {
+    ///     format!(r#""{n}":{{"dtype":"F32","shape":[2],"data_offsets":[{},{}]}}"#, 8 * i, 8 * i + 8)
+    /// }).collect();
     /// let header = format!("{{{}}}", entries.join(","));
     /// let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
     /// bytes.extend(header.as_bytes());
-    /// bytes.extend([0u8; 8]);
+    /// bytes.extend(vec![0u8; 8 * names.len()]);
     /// # std::fs::write(&path, bytes).unwrap();
     /// let ckpt = Checkpoint::open(&path)?;
     /// assert_eq!(ckpt.architecture(), None);

@@ -14,6 +14,7 @@ use super::bindings::{Bindings, Tie};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::path::{FieldPath, Origin};
+use super::torch_layout::TorchLayout;
 use super::vars::Slot;
 use crate::source::{ConfigValue, ShapeSource};
 
@@ -28,6 +29,16 @@ pub struct ConfigKey {
     pub var: &'static str,
     /// The keys, tried in order.
     pub keys: &'static [&'static str],
+}
+
+/// `keys` (a nested struct's config keys) with their variables renamed into the scope of the
+/// struct that holds it (`rename(inner = "outer")` pairs): what a derived struct's
+/// `config_keys` does for each nested field in its scope.
+#[doc(hidden)]
+pub fn rename_config(keys: &mut [ConfigKey], renames: &[(&'static str, &'static str)]) {
+    for k in keys {
+        k.var = super::vars::rename(k.var, renames);
+    }
 }
 
 /// `pre` with every variable of `keys` that `pre` leaves unbound bound to the value `src`
@@ -205,24 +216,10 @@ impl SourceOptions {
     }
 }
 
-/// How PyTorch saves a framework layer's tensor when the framework lays it out otherwise
-/// (burn): what `verify_source` reads the checkpoint as, to tell a checkpoint in PyTorch's
-/// layout from a wrong one.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TorchLayout {
-    /// As the framework does.
-    Same,
-    /// Transposed: burn's `Linear` weight is `(d_in, d_out)`, PyTorch's `(d_out, d_in)`.
-    Transposed,
-    /// Under another last name part: burn's `LayerNorm.gamma` is PyTorch's `weight`.
-    Named(&'static str),
-}
-
 /// The source side of one `verify_source` run: the source, the current name prefix, and which
 /// tensors were asked for. Generated code drives it; not a public API.
 pub struct SourceCx<'s> {
-    src: &'s dyn ShapeSource,
+    pub(super) src: &'s dyn ShapeSource,
     /// The source's names, sorted, so prefixes are ranges.
     names: Vec<&'s str>,
     /// Whether `names[i]` was asked for by the struct.
@@ -230,7 +227,10 @@ pub struct SourceCx<'s> {
     /// The current name: the prefixes joined with `.`.
     prefix: String,
     /// The tensors asked for whose PyTorch layout differs, by full name.
-    torch: std::collections::BTreeMap<String, TorchLayout>,
+    pub(super) torch: std::collections::BTreeMap<String, TorchLayout>,
+    /// The globs of the tensors to ignore that the structs checked registered, each under
+    /// the name the struct was read at ([`ignore_here`](Self::ignore_here)).
+    ignored: Vec<String>,
 }
 
 impl<'s> SourceCx<'s> {
@@ -249,6 +249,27 @@ impl<'s> SourceCx<'s> {
             used,
             prefix: String::new(),
             torch: Default::default(),
+            ignored: Vec::new(),
+        }
+    }
+
+    /// The source being read.
+    pub(crate) fn source(&self) -> &'s dyn ShapeSource {
+        self.src
+    }
+
+    /// Registers a struct's `#[shapes(ignore = "…")]` globs, which are about the names under
+    /// the struct: under the current name (a nested struct's prefix) when there is one.
+    pub fn ignore_here(&mut self, globs: &'static [&'static str]) {
+        for g in globs {
+            let glob = if self.prefix.is_empty() {
+                (*g).to_owned()
+            } else {
+                format!("{}.{g}", self.prefix)
+            };
+            if !self.ignored.contains(&glob) {
+                self.ignored.push(glob);
+            }
         }
     }
 
@@ -258,46 +279,6 @@ impl<'s> SourceCx<'s> {
         if torch != TorchLayout::Same && !self.torch.contains_key(&self.prefix) {
             self.torch.insert(self.prefix.clone(), torch);
         }
-    }
-
-    /// The source read the way the tensors noted with [`note_torch`](Self::note_torch) are
-    /// laid out by PyTorch turned into the framework's layout; `None` when none was noted.
-    pub(crate) fn torch_view(&self) -> Option<TorchView<'s>> {
-        if self.torch.is_empty() {
-            return None;
-        }
-        let mut shapes = std::collections::BTreeMap::new();
-        let mut renamed = Vec::new();
-        let mut transposed = Vec::new();
-        for (name, layout) in &self.torch {
-            match *layout {
-                TorchLayout::Transposed => {
-                    if let Some(d) = self.src.shape_of(name)
-                        && d.len() == 2
-                    {
-                        shapes.insert(name.clone(), d.iter().rev().copied().collect());
-                        transposed.push(name.clone());
-                    }
-                }
-                TorchLayout::Named(torch) => {
-                    let parent = name.rfind('.').map_or("", |i| &name[..=i]);
-                    let from = format!("{parent}{torch}");
-                    if self.src.shape_of(name).is_none()
-                        && let Some(d) = self.src.shape_of(&from)
-                    {
-                        shapes.insert(name.clone(), d.to_vec());
-                        renamed.push((from, name.clone()));
-                    }
-                }
-                TorchLayout::Same => {}
-            }
-        }
-        (!shapes.is_empty()).then_some(TorchView {
-            src: self.src,
-            shapes,
-            renamed,
-            transposed,
-        })
     }
 
     /// Appends a name part (`encoder`, `attention.self.query.weight`) to the current name;
@@ -542,7 +523,9 @@ impl<'s> SourceCx<'s> {
         ignore: &[&str],
     ) -> Result<Bindings, ShapeErrors> {
         let mut result = result;
-        let unexpected = self.unexpected(ignore);
+        let mut ignore = ignore.to_vec();
+        ignore.extend(self.ignored.iter().map(String::as_str));
+        let unexpected = self.unexpected(&ignore);
         if let Err(errors) = &mut result {
             suggest_for_missing(errors, &unexpected);
         }
@@ -653,42 +636,5 @@ fn suggest_for_missing(errors: &mut [ShapeError], unexpected: &[String]) {
             candidates.extend(same);
         }
         *suggestion = super::suggest::closest(tensor, &candidates);
-    }
-}
-
-/// A source read with some tensors in a framework's layout rather than PyTorch's (see
-/// [`SourceCx::torch_view`]): what a checkpoint converted on loading would hold.
-pub(crate) struct TorchView<'s> {
-    src: &'s dyn ShapeSource,
-    /// The shapes of the tensors the view changes, under the framework's names.
-    shapes: std::collections::BTreeMap<String, Vec<usize>>,
-    /// `(PyTorch's name, the framework's)` of each renamed tensor.
-    pub renamed: Vec<(String, String)>,
-    /// The tensors read transposed.
-    pub transposed: Vec<String>,
-}
-
-impl ShapeSource for TorchView<'_> {
-    fn shape_of(&self, name: &str) -> Option<&[usize]> {
-        match self.shapes.get(name) {
-            Some(d) => Some(d),
-            None if self.renamed.iter().any(|(from, _)| from == name) => None,
-            None => self.src.shape_of(name),
-        }
-    }
-
-    fn tensor_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self
-            .src
-            .tensor_names()
-            .into_iter()
-            .filter(|n| !self.renamed.iter().any(|(from, _)| from == n))
-            .collect();
-        names.extend(self.renamed.iter().map(|(_, to)| to.as_str()));
-        names
-    }
-
-    fn config(&self, key: &str) -> Option<crate::source::ConfigEntry> {
-        self.src.config(key)
     }
 }

@@ -24,6 +24,7 @@ mod by_name;
 mod call;
 mod checker;
 mod error;
+mod error_words;
 pub(crate) mod fold;
 mod glob;
 mod item_checks;
@@ -41,11 +42,12 @@ mod shaped;
 mod static_check;
 mod suggest;
 mod summary;
+mod torch_layout;
 mod vars;
 
 pub use binders::{Binder, Binders, shared_mask, shares_var, struct_binder, struct_error};
 pub use bindings::{Binding, Bindings, Tie, Value};
-pub use by_name::{ConfigKey, SourceCx, SourceOptions, TorchLayout};
+pub use by_name::{ConfigKey, SourceCx, SourceOptions, rename_config};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
 pub use checker::Checker;
 #[cfg(feature = "spec")]
@@ -69,4 +71,5 @@ pub(crate) use suggest::const_distance;
 pub use suggest::{close_names, closest, one_slip, typo_shaped};
 #[cfg(feature = "spec")]
 pub(crate) use summary::causes;
+pub use torch_layout::TorchLayout;
 pub use vars::{MAX_VARS, Slot, SlotMap, VarTable};

@@ -88,7 +88,7 @@ pub struct Finding<'s, L> {
 /// };
 /// let found = rules::check(&scope, &declared, &words);
 /// assert_eq!(*found[0].at, "k");
-/// assert!(found[0].message.starts_with("`head_dmi` is used only once"));
+/// assert!(found[0].message.starts_with("`head_dmi` and `head_dim` are each used only once"), "{}", found[0].message);
 /// ```
 pub fn check<'s, L>(
     scope: &'s Scope<'_, L>,

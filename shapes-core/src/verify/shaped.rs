@@ -152,9 +152,16 @@ pub trait Shaped {
     const GIVEN: &'static [&'static str] = &[];
 
     /// The tensors `verify_source` neither needs nor reports (`#[shapes(ignore = "…")]`),
-    /// as globs of `*` and `?` over the full names.
+    /// as globs of `*` and `?` over the names under the struct.
     #[doc(hidden)]
     const IGNORE: &'static [&'static str] = &[];
+
+    /// Appends the config keys of this struct and of the structs nested in its scope (their
+    /// variables renamed into it): what `verify_source` binds from a checkpoint's config.
+    #[doc(hidden)]
+    fn config_keys(out: &mut Vec<ConfigKey>) {
+        out.extend_from_slice(Self::CONFIG);
+    }
 
     /// Each variable's first binder on every run, by its index in [`VARS`](Self::VARS): what
     /// a method checked with `#[shapes::check(self)]` reads its variables through. The derive
@@ -480,11 +487,32 @@ pub(crate) fn isolated<S: Shaped + ?Sized>(cx: &mut Checker, nested: &S) {
 pub fn isolated_source<S: Shaped + ?Sized>(cx: &mut Checker, src: &mut SourceCx<'_>) {
     let report = cx.is_reporting();
     let mark = src.prefix_mark();
-    let result = run_source::<S>(src, &Bindings::new(), report);
+    // Its own scope has its own config keys.
+    let pre = match stated(&Bindings::new(), &config_of::<S>(), src.source(), S::NAME) {
+        Ok(pre) => pre,
+        Err(errors) => {
+            cx.absorb(errors.into_vec());
+            return;
+        }
+    };
+    let result = run_source::<S>(src, &pre, report);
     src.pop(mark);
     if let Err(errors) = result {
         cx.absorb(errors);
     }
+}
+
+/// The config keys of `S`'s scope, nested structs included, the first for each variable.
+fn config_of<S: Shaped + ?Sized>() -> Vec<ConfigKey> {
+    let mut keys = Vec::new();
+    S::config_keys(&mut keys);
+    let mut seen: Vec<&'static str> = Vec::new();
+    keys.retain(|k| {
+        let first = !seen.contains(&k.var);
+        seen.push(k.var);
+        first
+    });
+    keys
 }
 
 /// The checks of `S` with every shape read by name from `src`.
@@ -503,15 +531,11 @@ fn verify_source<S: Shaped + ?Sized>(
     src: &dyn ShapeSource,
     options: &SourceOptions,
 ) -> Result<Bindings, ShapeErrors> {
-    let pre = stated(options.pre(), S::CONFIG, src, S::NAME)?;
+    let pre = stated(options.pre(), &config_of::<S>(), src, S::NAME)?;
     let mut scx = SourceCx::new(src);
     let result =
         run_source::<S>(&mut scx, &pre, true).map_err(|e| name_given(e, S::GIVEN, Some(&pre)));
-    let ignore: Vec<&str> = S::IGNORE
-        .iter()
-        .copied()
-        .chain(options.ignored().iter().map(String::as_str))
-        .collect();
+    let ignore: Vec<&str> = options.ignored().iter().map(String::as_str).collect();
     let report = scx.report(S::NAME, result, options.is_strict(), &ignore);
     if report.is_ok() {
         return report;
