@@ -18,7 +18,6 @@ use crate::shape::Shape;
 mod config;
 mod detect;
 mod error;
-mod flatten;
 mod npy;
 mod npy_dtype;
 mod npy_literal;
@@ -355,6 +354,9 @@ impl ShapeSource for Checkpoint {
     /// The dtype the header states (see [`CheckpointTensor::dtype`]).
     fn dtype_of(&self, name: &str) -> Option<&str> {
         self.get(name).map(|t| t.dtype.as_str())
+    }
+    fn config_near(&self, key: &str) -> Option<ConfigEntry> {
+        config::near(self, key)
     }
 }
 

@@ -14,6 +14,8 @@ use std::rc::Rc;
 
 use crate::shape::Shape;
 
+mod flatten;
+
 /// The most values on the stack.
 const MAX_STACK: usize = 1 << 20;
 /// The most memo entries.
@@ -621,7 +623,7 @@ pub(crate) fn tensors(data: &[u8]) -> Result<Vec<PickledTensor>, String> {
     let V::Dict(dict) = top else {
         return Err("the pickle holds no dict of tensors (a state dict)".into());
     };
-    super::flatten::names(&dict)
+    flatten::names(&dict)
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::MAX_TENSORS;
-use super::pickle::{PickledTensor, Seq, V};
+use super::super::MAX_TENSORS;
+use super::{PickledTensor, Seq, V};
 
 /// The most bytes the names of one pickle's tensors add up to: 64 MiB. A published
 /// checkpoint's names take a few megabytes (100,000 tensors of 60-byte names is 6 MB); only
