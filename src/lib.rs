@@ -1,24 +1,125 @@
-//! # shapes
-//!
-//! Tensor shape checking for Rust: numpy-exact broadcasting, a shape-expression language with a
-//! symbolic solver, and (feature `derive`, on by default) `#[derive(Shaped)]` for model
-//! parameter structs.
-//!
-//! This crate is a facade: everything lives in `shapes-core` (the algebra and the runtime) and
-//! `shapes-derive` (the macros), and is re-exported here so that users depend on one crate.
-//!
-//! ```
-//! use shapes::{broadcast_shapes, Shape};
-//!
-//! let out: Shape = broadcast_shapes(&[[2, 1, 4].as_slice(), &[3, 1]]).unwrap();
-//! assert_eq!(out.to_string(), "(2, 3, 4)");
-//! ```
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use shapes_core::*;
 
-/// `#[derive(Shaped)]`: see [`Shaped`].
+/// `#[derive(Shaped)]`: implements [`trait@Shaped`] for a struct whose tensor fields carry
+/// `#[shape("…")]` patterns, so that [`verify`](trait@Shaped#method.verify) checks every field
+/// against one set of variables (nested structs included) and
+/// [`verify_source`](trait@Shaped#method.verify_source) checks a checkpoint from its header.
+///
+/// ```
+/// use shapes::{Bindings, Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// struct Linear {
+///     #[shape("(d_out, d_in)")] weight: Shape,
+///     #[shape("(d_out,)")] bias: Shape,
+/// }
+///
+/// #[derive(Shaped)]
+/// #[shapes(given = "heads", where = "d_model = heads * head_dim")]
+/// struct Block {
+///     #[shape("(d_model, heads * head_dim)")] w_q: Shape,
+///     #[shape(nested, rename(d_in = "d_model", d_out = "d_ff"))] up: Linear,
+/// }
+///
+/// let block = Block {
+///     w_q: Shape::from([768, 768]),
+///     up: Linear { weight: Shape::from([3072, 768]), bias: Shape::from([3072]) },
+/// };
+/// let b = block.verify_with(Bindings::new().bind("heads", 12)).unwrap();
+/// assert_eq!((b.get("head_dim"), b.get("d_ff")), (Some(64), Some(3072)));
+/// // `heads` is given: without it, the error says to pass it.
+/// assert!(block.verify().unwrap_err().to_string().contains("`heads` is `given`: pass it with `verify_with"));
+/// ```
+///
+/// # `#[shape(…)]` on a field
+///
+/// | key | on | meaning |
+/// |---|---|---|
+/// | `"(…)"` | tensor field | the pattern (see the shape language in the crate's front page) |
+/// | `nested` | field of `Shaped` structs | checked in this struct's scope (same name = same size) |
+/// | `scope = "own"` | `nested` | each nested struct gets a scope of its own |
+/// | `rename(inner = "outer")` | `nested` | the nested struct's `inner` is this struct's `outer`; `inner` must be a variable of the nested struct and `outer` a name (a compile error otherwise; for a nested type that names the struct's type parameters, when the verification is compiled for a type: `cargo build`, not `cargo check`). Errors under the field print its patterns in this struct's names |
+/// | `name = "…"` | tensor field | its name in a checkpoint ([`verify_source`](trait@Shaped#method.verify_source)); the field's name by default |
+/// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
+/// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …); a value of `n` given by the caller is then the exact count a checkpoint must have |
+/// | `min = 2` | `Vec`/array/slice field | in a checkpoint, the least number of elements (1 by default, so a wrong prefix is an error, not an empty list); `min = 0`, or an `Option<Vec<_>>` field, lets the list be absent |
+/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
+/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
+///
+/// A field without `#[shape]` is not checked. A field holding a layer or a struct of
+/// tensors takes `nested`, not a pattern (a pattern on it is a compile error saying so).
+///
+/// # `#[shapes(…)]` on the struct
+///
+/// Each key may be given several times (or in several `#[shapes(…)]` attributes), and every
+/// occurrence counts. `#[shape(…)]` on the struct (singular) is a compile error: it would
+/// otherwise drop these keys without a word.
+///
+/// | key | meaning |
+/// |---|---|
+/// | `where = "…"` | constraints between variables: one or more comparisons `lhs op rhs`, separated by `,` or `&&` (below) |
+/// | `given = "a, b"` | variables the caller binds through [`verify_with`](trait@Shaped#method.verify_with) (a comma-separated list); `verify()` without one is an error saying to pass it |
+/// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`]'s `config.json`, then its metadata), as a given value whose origin names the key. The keys are one string with `\|` between them or a list, `config(var = ["key", "key"])`, as in spec files. `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. A key none of whose spellings the checkpoint states, while it states a key a slip away (`intermediate_sise`, `intermediate_size`), is an error before any tensor is checked |
+/// | `ignore = "glob, glob"` | tensors of a checkpoint that `verify_source` neither needs nor reports: `*` matches any run of characters (dots included), `?` one character (Hugging Face's `_keys_to_ignore_on_load_unexpected`); see also [`SourceOptions::ignore`] |
+/// | `crate = "path"` | the path generated code names the library by, when it is not `::shapes` |
+///
+/// A `where` comparison has the dim grammar of the patterns on both sides (`+ - * / // %`
+/// on names and numbers) and one of `=`, `!=` (`≠`), `<`, `<=` (`≤`), `>`, `>=` (`≥`): the
+/// comparisons of a `{ e | pred }` predicate. An equation (`=`) may determine a variable it
+/// has the only unknown of, like a dim does: `height = rows * window` determines `rows`, which
+/// may then appear in no field at all (it is read back from the bindings). Every other
+/// comparison is checked once its variables are bound, and a failure names the comparison and
+/// the field each variable was bound by. Divisibility is `heads % kv_heads = 0`.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use shapes::{Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// #[shapes(ignore = "embeddings.position_ids, pooler.*", where = "d <= 1024")]
+/// struct Norm { #[shape("(d,)", name = "norm.weight")] weight: Shape }
+///
+/// let src = HashMap::from([
+///     ("norm.weight".to_string(), Shape::from([384])),
+///     ("embeddings.position_ids".to_string(), Shape::from([1, 512])),
+///     ("pooler.dense.weight".to_string(), Shape::from([384, 384])),
+/// ]);
+/// assert_eq!(Norm::verify_source(&src).unwrap().get("d"), Some(384));
+/// ```
+///
+/// # Checked at compile time
+///
+/// Every pattern and `where` string is parsed by the derive (an error points at the byte),
+/// every key is known (an unknown one is an error listing the keys), and the variables are
+/// analysed: a name both variadic and a dim, a `given` or `config` variable no field uses, a
+/// name only `where` comparisons use, a variable nothing can determine, and a likely typo (a
+/// name used once beside a close name used more often; two names used once that differ by a
+/// slip, `sqe` and `seq`) are errors at the attribute. Across the struct and the structs
+/// nested in its scope, whose variables only the compiler knows, the likely-typo rule is a
+/// `const` evaluated where the impl is compiled: a rename target one slip from a name the
+/// struct uses (`rename(d_in = "d_modle")` beside `d_model`), or a nested struct's
+/// `d_modle` that never meets its parent's `d_model`, fails the build naming both. `cargo
+/// check` reports it for a struct without type parameters; for a generic struct it is
+/// evaluated when `verify` is compiled for a type (`cargo build`), as `#[check(self)]`'s
+/// checks are.
+///
+/// ```compile_fail,E0080
+/// use shapes::{Shape, Shaped};
+///
+/// #[derive(Shaped)]
+/// struct Mlp { #[shape("(d_ff, d_modle)")] up: Shape, #[shape("(d_modle, d_ff)")] down: Shape }
+///
+/// #[derive(Shaped)]
+/// struct Block {
+///     #[shape("(vocab, d_model)")] embed: Shape,
+///     #[shape("(d_model,)")] norm: Shape,
+///     #[shape(nested)] mlp: Mlp,
+/// }
+/// ```
 #[cfg(feature = "derive")]
 pub use shapes_derive::Shaped;
 
@@ -92,7 +193,10 @@ pub use shapes_derive::expr;
 /// - Works on free functions, methods, generic functions and `async fn` (an async function's
 ///   arguments are checked when its future is first polled). Not on `const fn`.
 /// - Every pattern is parsed at compile time: a bad pattern, an unknown key, `#[shape]` on a
-///   destructured parameter, or a variable no argument can determine is a compile error.
+///   destructured parameter, or a variable no argument can determine is a compile error; so
+///   is a likely typo across the parameters, `ret` and `where` (a name used once beside a
+///   close name used more; two names used once that differ by a slip, `seq` and `sqe`, which
+///   would each check nothing).
 ///
 /// # Keys
 ///
@@ -251,12 +355,7 @@ pub use shapes_derive::expr;
 ///   compile time, nothing runs). It is a cfg, not a cargo feature, because it is not
 ///   additive: `--all-features`, or any one crate in the graph, would turn checks off for all.
 ///
-/// With candle or burn, see the `frameworks` module (features `candle`, `burn`): the framework's layer
+/// With candle (0.11) or burn (0.22), see the `frameworks` module (features `candle`, `burn`): the framework's layer
 /// types are `Shaped`, and a checked `forward` returns `candle_core::Result`.
 #[cfg(feature = "derive")]
 pub use shapes_derive::check;
-
-/// The README's examples, compiled and run as doctests so that the README stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;

@@ -25,8 +25,13 @@ fn dims(shape: &[usize]) -> String {
 }
 
 /// The architecture line: what the built-in spec binds on this file, or why it does not fit.
+/// A file that names no architecture (a safetensors file without its config.json) is
+/// recognised by its tensor names.
 fn architecture(ckpt: &Checkpoint) -> Option<String> {
-    let name = ckpt.architecture()?;
+    let (name, guessed) = match ckpt.architecture() {
+        Some(name) => (name, false),
+        None => (Spec::guess(ckpt)?, true),
+    };
     let Some(spec) = Spec::builtin(name, Naming::of(ckpt)) else {
         let generic = if Spec::generic(ckpt).is_some() {
             "; `shapes check` runs the generic checks of its format"
@@ -41,7 +46,27 @@ fn architecture(ckpt: &Checkpoint) -> Option<String> {
     let result = spec
         .plan_for(ckpt)
         .verify_source_options(ckpt, SourceOptions::new());
-    let mut s = format!("architecture: {} ({})\n  ", escape(name), spec.file());
+    let how = if guessed {
+        ", recognised by its tensor names: no config names one"
+    } else {
+        ""
+    };
+    let mut s = format!("architecture: {}{how} ({})\n  ", escape(name), spec.file());
+    if guessed && let Err(e) = &result {
+        let sets: Vec<String> = spec
+            .given()
+            .iter()
+            .map(|g| format!(" --set {g}=N"))
+            .collect();
+        let _ = write!(
+            s,
+            "its sizes need the config ({} error{} without it): give --config config.json, or run `shapes check --arch {name}{}`",
+            e.len(),
+            if e.len() == 1 { "" } else { "s" },
+            sets.concat()
+        );
+        return Some(s);
+    }
     match result {
         Ok(b) => {
             let mut parts: Vec<String> = HEADLINE

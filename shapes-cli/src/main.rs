@@ -11,12 +11,23 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use shapes::report::{Paint, Report};
 use shapes::{CheckError, CheckOptions, Checkpoint, Naming, Spec};
 
 /// A failure that is not a mismatch: exit code 2.
 struct Fail(String);
+
+/// How `shapes check` prints its report.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// For a person: bounded, folded, coloured on a terminal.
+    Text,
+    /// For CI: every entry, in the schema of shapes-cli/report.schema.json.
+    Json,
+    /// For code-scanning dashboards: SARIF 2.1.0, tensor names as locations.
+    Sarif,
+}
 
 /// Check tensor shapes of a checkpoint (safetensors, sharded or not, GGUF, npz, PyTorch zip) from
 /// its header, against a spec file or a built-in architecture (22 families, from llama to
@@ -65,9 +76,13 @@ enum Command {
         /// Tensors the spec does not describe are allowed.
         #[arg(long)]
         non_strict: bool,
-        /// Print the report as JSON (every entry, whatever their number).
-        #[arg(long)]
+        /// Print the report as JSON (every entry, whatever their number): `--format json`.
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// How to print the report: text, json (the schema in shapes-cli/report.schema.json;
+        /// a check that cannot run is JSON too) or sarif (SARIF 2.1.0).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
         /// List every mismatch, missing and unexpected tensor (by default at most 50 of each,
         /// then a count of the rest).
         #[arg(long)]
@@ -86,16 +101,56 @@ fn parse_set(s: &str) -> Result<(String, usize), String> {
     Ok((k.trim().to_owned(), v))
 }
 
+/// Whether the arguments ask for a JSON report (`--json`, `--format json`,
+/// `--format=json`): what a usage error is then printed as.
+fn wants_json(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--json" || a == "--format=json")
+        || args
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let json = matches!(cli.command, Command::Check { json: true, .. });
+    let args: Vec<String> = std::env::args().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && wants_json(&args) => {
+            // A wrong command line is an exit-2 failure like any other: with --json, CI
+            // reading stdout gets it in the report's schema.
+            let _ = e.print();
+            let message = e.render().to_string();
+            let v = shapes::report::failure_json(message.trim(), None, None);
+            let _ = write_out(&format!("{v:#}\n"));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    let (format, path) = match &cli.command {
+        Command::Check {
+            json,
+            format,
+            paths,
+            ..
+        } => (
+            if *json { Format::Json } else { *format },
+            match paths.as_slice() {
+                [one] => Some(one.display().to_string()),
+                _ => None,
+            },
+        ),
+        Command::Inspect { .. } => (Format::Text, None),
+    };
     match run(cli.command) {
         Ok(verdict) => ExitCode::from(verdict as u8),
         Err(Fail(e)) => {
             eprintln!("error: {e}");
-            if json {
-                // CI reading stdout gets an answer too: what failed.
-                let v = serde_json::json!({ "ok": false, "exit": 2, "error": e });
+            // CI reading stdout gets an answer in the report's own schema: what failed.
+            let out = match format {
+                Format::Text => None,
+                Format::Json => Some(shapes::report::failure_json(&e, path.as_deref(), None)),
+                Format::Sarif => Some(shapes::report::failure_sarif(&e, path.as_deref())),
+            };
+            if let Some(v) = out {
                 let _ = write_out(&format!("{v:#}\n"));
             }
             ExitCode::from(Verdict::Failed as u8)
@@ -135,6 +190,7 @@ fn run(command: Command) -> Result<Verdict, Fail> {
             sets,
             non_strict,
             json,
+            format,
             all,
         } => {
             // A spec file is read once, and a bad one stops the run before any checkpoint.
@@ -153,14 +209,15 @@ fn run(command: Command) -> Result<Verdict, Fail> {
                 options,
                 all,
             };
-            check_all(&paths, &args, json)
+            check_all(&paths, &args, if json { Format::Json } else { format })
         }
     }
 }
 
 /// Checks each path on its own, printing its report (or its error) as it goes; with `--json`,
-/// one object for one path and an array for several. The verdict is the worst.
-fn check_all(paths: &[PathBuf], args: &CheckArgs, json: bool) -> Result<Verdict, Fail> {
+/// one object for one path and an array for several; with `--format sarif`, one SARIF log
+/// with a run for each path. The verdict is the worst.
+fn check_all(paths: &[PathBuf], args: &CheckArgs, format: Format) -> Result<Verdict, Fail> {
     let several = paths.len() > 1;
     let mut reports = Vec::new();
     let mut counts = [0usize; 3];
@@ -169,8 +226,10 @@ fn check_all(paths: &[PathBuf], args: &CheckArgs, json: bool) -> Result<Verdict,
     for path in paths {
         let verdict = match check_one(path, args) {
             Ok(report) => {
-                if json {
+                if format == Format::Json {
                     reports.push(report.to_json());
+                } else if format == Format::Sarif {
+                    reports.push(report.to_sarif());
                 } else {
                     let gap = if printed { "\n" } else { "" };
                     write_out(&format!("{gap}{}", render(&report)))?;
@@ -191,10 +250,12 @@ fn check_all(paths: &[PathBuf], args: &CheckArgs, json: bool) -> Result<Verdict,
                     format!("{shown}: {e}")
                 };
                 eprintln!("error: {e}");
-                if json {
-                    reports.push(
-                        serde_json::json!({ "path": shown, "ok": false, "exit": 2, "error": e }),
-                    );
+                match format {
+                    Format::Json => {
+                        reports.push(shapes::report::failure_json(&e, Some(&shown), None));
+                    }
+                    Format::Sarif => reports.push(shapes::report::failure_sarif(&e, Some(&shown))),
+                    Format::Text => {}
                 }
                 Verdict::Failed
             }
@@ -202,13 +263,15 @@ fn check_all(paths: &[PathBuf], args: &CheckArgs, json: bool) -> Result<Verdict,
         counts[verdict as usize] += 1;
         worst = worst.max(verdict);
     }
-    if json {
+    if format == Format::Json {
         let v = if several {
             serde_json::Value::Array(reports)
         } else {
             reports.pop().unwrap_or_default()
         };
         write_out(&format!("{v:#}\n"))?;
+    } else if format == Format::Sarif {
+        write_out(&format!("{:#}\n", sarif_log(reports)))?;
     } else if several {
         write_out(&format!("\n{}\n", summary(&counts)))?;
     }
@@ -230,6 +293,23 @@ fn check_one(path: &Path, args: &CheckArgs) -> Result<Report, Fail> {
         .check_with(&ckpt, &args.options)
         .map_err(|e| Fail(check_error(&e)))?
         .all(args.all))
+}
+
+/// One SARIF log of the logs of several paths: their runs, in order.
+fn sarif_log(logs: Vec<serde_json::Value>) -> serde_json::Value {
+    let mut logs = logs.into_iter();
+    let Some(mut first) = logs.next() else {
+        return serde_json::Value::Null;
+    };
+    for log in logs {
+        if let (Some(runs), serde_json::Value::Object(mut log)) =
+            (first.get_mut("runs").and_then(|r| r.as_array_mut()), log)
+            && let Some(serde_json::Value::Array(more)) = log.remove("runs")
+        {
+            runs.extend(more);
+        }
+    }
+    first
 }
 
 /// `3 checkpoints: 2 match, 1 does not match`.
@@ -313,6 +393,9 @@ fn check_error(e: &CheckError) -> String {
             } else {
                 format!(" (looked for {})", keys.join(", "))
             }
+        ),
+        CheckError::MisspeltKey { var, key, near } => format!(
+            "the spec binds `{var}` from the key `{key}`, which neither the file nor a config.json states, but {near} is stated: a misspelt key leaves `{var}` unchecked against the config; correct the key in the spec's [config], or give the value with --set {var}=N"
         ),
         other => other.to_string(),
     }

@@ -34,6 +34,9 @@ mod source;
 #[cfg(feature = "spec")]
 mod spec;
 pub mod text;
+#[cfg(feature = "spec")]
+#[doc = include_str!("../SPEC.md")]
+pub mod spec_format {}
 mod verify;
 
 #[doc(hidden)]

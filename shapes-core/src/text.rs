@@ -201,6 +201,51 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The longest name the `const` distance compares; a longer one is never a typo of another.
+const MAX_LEN: usize = 48;
+
+/// The optimal string alignment distance between `a` and `b` by bytes, in `const` context;
+/// `usize::MAX` when either is longer than [`MAX_LEN`] bytes.
+pub(crate) const fn const_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() > MAX_LEN || b.len() > MAX_LEN {
+        return usize::MAX;
+    }
+    let mut before = [0usize; MAX_LEN + 1];
+    let mut prev = [0usize; MAX_LEN + 1];
+    let mut j = 0;
+    while j <= b.len() {
+        prev[j] = j; // ok: `j <= b.len() <= MAX_LEN`.
+        j += 1;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        let mut cur = [0usize; MAX_LEN + 1];
+        cur[0] = i + 1;
+        let mut j = 0;
+        while j < b.len() {
+            // ok: `i < a.len()`, `j < b.len()`, both at most MAX_LEN, the rows MAX_LEN + 1.
+            let sub = prev[j] + if a[i] == b[j] { 0 } else { 1 };
+            let mut best = sub;
+            if prev[j + 1] + 1 < best {
+                best = prev[j + 1] + 1;
+            }
+            if cur[j] + 1 < best {
+                best = cur[j] + 1;
+            }
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] && before[j - 1] + 1 < best {
+                best = before[j - 1] + 1;
+            }
+            cur[j + 1] = best;
+            j += 1;
+        }
+        before = prev;
+        prev = cur;
+        i += 1;
+    }
+    prev[b.len()] // ok: `b.len() <= MAX_LEN`.
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,8 +19,11 @@ pub struct Input<'a> {
     pub constraints: Vec<Constraint>,
     /// The names of the `given = "a, b"` keys, each with its attribute string.
     pub given: Vec<(String, LitStr)>,
-    /// `config(var = "key | key")`: each variable, its keys in order, and the key string.
-    pub config: Vec<(syn::Ident, Vec<String>, LitStr)>,
+    /// `config(var = "key | key")` (or a list of strings): each variable, its keys in order,
+    /// and where they are written.
+    pub config: Vec<(syn::Ident, Vec<String>, Span)>,
+    /// `ignore = "glob, glob"`: each pattern with its attribute string.
+    pub ignore: Vec<(String, LitStr)>,
 }
 
 /// A `where = "lhs = rhs"` equation: both sides, parsed, and the attribute string.
@@ -204,28 +207,23 @@ impl<'a> Input<'a> {
             });
         }
         let (wheres, constraints) = parse_wheres(cx, &attrs.wheres);
-        let given = attrs
-            .given
-            .iter()
-            .flat_map(|lit| {
-                lit.value()
-                    .split(',')
-                    .map(|s| s.trim().to_owned())
-                    .filter(|s| !s.is_empty())
-                    .map(|s| (s, lit.clone()))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let given = comma_list(&attrs.given);
+        let ignore = comma_list(&attrs.ignore);
         let config = attrs
             .config
             .iter()
-            .map(|(var, lit)| {
-                let keys = lit
-                    .value()
-                    .split('|')
-                    .map(|k| k.trim().to_owned())
+            .map(|(var, lits)| {
+                let keys = lits
+                    .iter()
+                    .flat_map(|lit| {
+                        lit.value()
+                            .split('|')
+                            .map(|k| k.trim().to_owned())
+                            .collect::<Vec<_>>()
+                    })
                     .collect();
-                (var.clone(), keys, lit.clone())
+                let span = lits.first().map_or_else(|| var.span(), LitStr::span);
+                (var.clone(), keys, span)
             })
             .collect();
         Some(Input {
@@ -236,6 +234,7 @@ impl<'a> Input<'a> {
             constraints,
             given,
             config,
+            ignore,
         })
     }
 
@@ -246,6 +245,21 @@ impl<'a> Input<'a> {
             .iter()
             .any(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none())
     }
+}
+
+/// The names of comma-separated lists (`given = "a, b"`, `ignore = "x.*, y"`), each with
+/// its attribute string.
+fn comma_list(lits: &[LitStr]) -> Vec<(String, LitStr)> {
+    lits.iter()
+        .flat_map(|lit| {
+            lit.value()
+                .split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .map(|s| (s, lit.clone()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The `where = "…"` strings (of the derive or of `#[shapes::check]`) as equations (`=`) and

@@ -47,16 +47,26 @@ pub struct StructAttr {
     pub given: Vec<LitStr>,
     /// `crate = "path"`: where the `shapes` crate is.
     pub crate_path: Option<syn::Path>,
-    /// `config(var = "key | key", …)`: variables bound from checkpoint keys.
-    pub config: Vec<(Ident, LitStr)>,
+    /// `config(var = "key | key", …)` or `config(var = ["key", "key"])`: variables bound
+    /// from checkpoint keys, each with its strings.
+    pub config: Vec<(Ident, Vec<LitStr>)>,
+    /// `ignore = "glob, glob"`: checkpoint tensors `verify_source` neither needs nor reports.
+    pub ignore: Vec<LitStr>,
 }
 
 const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`, `tied = \"…\"`, `tie_key = \"…\"`";
-const STRUCT_KEYS: &str =
-    "`where = \"…\"`, `given = \"…\"`, `config(var = \"key | key\")`, `crate = \"…\"`";
+const STRUCT_KEYS: &str = "`where = \"…\"`, `given = \"…\"`, `config(var = \"key | key\")`, `ignore = \"…\"`, `crate = \"…\"`";
 
 pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {
     let mut out = FieldAttr::default();
+    // Rule: a field's attribute is `#[shape]`; `#[shapes]` is the struct's, and on a field it
+    // would check nothing.
+    for attr in attrs.iter().filter(|a| a.path().is_ident("shapes")) {
+        cx.error_spanned(
+            attr,
+            "#[shapes(...)] is the struct's attribute; a field takes #[shape(...)] (singular): a pattern string like #[shape(\"(batch, d_model)\")], or `nested`",
+        );
+    }
     for attr in attrs.iter().filter(|a| a.path().is_ident("shape")) {
         if out.span.is_some() {
             cx.error_spanned(attr, "duplicate #[shape] attribute: put everything in one");
@@ -192,6 +202,14 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
 pub fn struct_attr(attrs: &[Attribute]) -> (StructAttr, Vec<syn::Error>) {
     let mut out = StructAttr::default();
     let mut errors = Vec::new();
+    // Rule: the struct's attribute is `#[shapes]`; `#[shape]` is a field's, and on the struct
+    // its `where`, `given` and `config` would be dropped without a word.
+    for attr in attrs.iter().filter(|a| a.path().is_ident("shape")) {
+        errors.push(syn::Error::new_spanned(
+            attr,
+            "#[shape(...)] describes a field; on the struct, write #[shapes(...)] (plural), which takes `where`, `given`, `config`, `ignore` and `crate`",
+        ));
+    }
     for attr in attrs.iter().filter(|a| a.path().is_ident("shapes")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("where") {
@@ -205,10 +223,22 @@ pub fn struct_attr(attrs: &[Attribute]) -> (StructAttr, Vec<syn::Error>) {
                             "expected a variable name, as in config(d_model = \"hidden_size\")",
                         ));
                     };
-                    let keys: LitStr = inner.value()?.parse()?;
+                    let value = inner.value()?;
+                    // One string with `|` between the keys, or a list of strings: the two
+                    // spellings spec files take too.
+                    let keys = if value.peek(syn::token::Bracket) {
+                        let content;
+                        syn::bracketed!(content in value);
+                        let list = content.parse_terminated(|i| i.parse::<LitStr>(), Token![,])?;
+                        list.into_iter().collect()
+                    } else {
+                        vec![value.parse::<LitStr>()?]
+                    };
                     out.config.push((var, keys));
                     Ok(())
                 })?;
+            } else if meta.path.is_ident("ignore") {
+                out.ignore.push(meta.value()?.parse()?);
             } else if meta.path.is_ident("crate") {
                 let lit: LitStr = meta.value()?.parse()?;
                 out.crate_path = Some(lit.parse()?);

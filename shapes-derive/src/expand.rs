@@ -66,10 +66,13 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
                 .filter(|f| matches!(f.kind, Kind::Nested) && !f.contains_generic)
                 .map(|f| rename_checks(krate, f, true)),
         )
+        .chain((!is_generic(input)).then(|| typo_check(krate, input, true)))
         .collect();
     let source_fn = expand_source::check_source_fn(&g, krate, input);
     let binders = expand_binders::binders(&g, krate, input);
     let config = config_keys(&p, input);
+    let nested_config = nested_config_keys(krate, input);
+    let declared = declared_lists(input);
     let ident = input.ident;
     let name = ident.to_string();
     let generics = bounded_generics(input, krate);
@@ -80,6 +83,8 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
             const VARS: #p::VarTable = #vars;
             const NAME: &'static ::core::primitive::str = #name;
             #config
+            #nested_config
+            #declared
             #check_fn
             #source_fn
             #binders
@@ -126,6 +131,126 @@ fn config_keys(p: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
     })
 }
 
+/// `config_keys`, for a struct with nested structs in its scope: its own `config` keys, then
+/// each nested struct's, their variables renamed into this scope, so that a `config(…)` on
+/// a nested struct is read when the struct holding it is checked against a checkpoint.
+fn nested_config_keys(krate: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
+    let p = quote!(#krate::__private);
+    let nested: Vec<TokenStream> = input
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none())
+        .map(|f| {
+            let child = f.access.leaf();
+            let renames = renames(f);
+            quote! {{
+                let __start = __out.len();
+                <#child as #krate::Shaped>::config_keys(__out);
+                #p::rename_config(&mut __out[__start..], &[#renames]);
+            }}
+        })
+        .collect();
+    if nested.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        fn config_keys(__out: &mut #p::Vec<#p::ConfigKey>) {
+            __out.extend_from_slice(<Self as #krate::Shaped>::CONFIG);
+            #(#nested)*
+        }
+    })
+}
+
+/// `GIVEN` and `IGNORE`: the `given` names (so that `verify()` without them says to pass
+/// them) and the `ignore` globs (tensors `verify_source` neither needs nor reports).
+fn declared_lists(input: &Input<'_>) -> TokenStream {
+    let mut out = TokenStream::new();
+    if !input.given.is_empty() {
+        let names = input.given.iter().map(|(n, _)| n);
+        out.extend(
+            quote!(const GIVEN: &'static [&'static ::core::primitive::str] = &[#(#names),*];),
+        );
+    }
+    if !input.ignore.is_empty() {
+        let globs = input.ignore.iter().map(|(g, _)| g);
+        out.extend(
+            quote!(const IGNORE: &'static [&'static ::core::primitive::str] = &[#(#globs),*];),
+        );
+    }
+    out
+}
+
+/// Whether the struct has type or const parameters: a `const` about `Self` then lives in a
+/// generic function, evaluated where it is instantiated.
+pub fn is_generic(input: &Input<'_>) -> bool {
+    input
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+}
+
+/// The likely-typo rule over the struct's whole scope, nested structs included, which only
+/// the compiler knows (their variables are other derives'): a `const` that fails the build
+/// with the rule's message (`VarTable::typo_message`). Only for a struct that shares its
+/// scope with a nested struct (alone, the derive's analysis applies the rule itself). As an
+/// item for a struct without parameters (`cargo check` reports it); inside `check_in` for a
+/// generic one, where it is evaluated when the verification is compiled for a type (`cargo
+/// build`).
+pub fn typo_check(krate: &TokenStream, input: &Input<'_>, item: bool) -> TokenStream {
+    if !input.shares_scope_with_nested() {
+        return TokenStream::new();
+    }
+    let p = quote!(#krate::__private);
+    let ident = input.ident;
+    let name = ident.to_string();
+    let ty = if item { quote!(#ident) } else { quote!(Self) };
+    let test = quote_spanned! {ident.span()=>
+        {
+            let (__buf, __len) = <#ty as #krate::Shaped>::VARS.typo_message(#name);
+            if __len > 0 {
+                ::core::panic!("{}", #p::message_str(&__buf, __len));
+            }
+        }
+    };
+    if item {
+        quote!(const _: () = #test;)
+    } else {
+        quote!(const #test;)
+    }
+}
+
+/// How many times each of the struct's own variables is written: in the fields' patterns,
+/// the `where` clauses and the `count` keys.
+fn own_uses(input: &Input<'_>) -> std::collections::BTreeMap<String, u16> {
+    let mut uses = std::collections::BTreeMap::new();
+    let mut note = |v: &str| *uses.entry(v.to_owned()).or_insert(0u16) += 1;
+    for f in &input.fields {
+        if let Kind::Tensor { pattern, .. } = &f.kind {
+            for item in &pattern.items {
+                match item {
+                    Item::Dim(e) | Item::Broadcast(e) => {
+                        dim_vars(e).into_iter().for_each(&mut note)
+                    }
+                    Item::Variadic(n) => note(n.as_str()),
+                    Item::Any | Item::Ellipsis => {}
+                }
+            }
+        }
+        if let Some(count) = &f.attr.count {
+            note(&count.value());
+        }
+    }
+    let compared = input.constraints.iter().map(|(l, _, r, _)| (l, r));
+    for (l, r) in input.wheres.iter().map(|(l, r, _)| (l, r)).chain(compared) {
+        dim_vars(l)
+            .into_iter()
+            .chain(dim_vars(r))
+            .for_each(&mut note);
+    }
+    uses
+}
+
 /// The struct's own variables in slot order: the fields' patterns, then the `where` clauses,
 /// then the `count` keys.
 fn own_vars(input: &Input<'_>) -> Vec<String> {
@@ -153,16 +278,28 @@ fn own_vars(input: &Input<'_>) -> Vec<String> {
 /// scope (under their renames).
 fn var_table(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
     let p = &g.private_path;
+    let uses = own_uses(input);
     let mut vars = quote!(#p::VarTable::new());
     for name in &g.own_vars {
-        vars = quote!(#vars.with(#name));
+        let n = uses.get(name).copied().unwrap_or(1);
+        vars = quote!(#vars.with_uses(#name, #n));
     }
-    for f in &input.fields {
-        if matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none() {
-            let child = f.access.leaf();
-            let renames = renames(f);
-            vars = quote!(#vars.merge(&<#child as #krate::Shaped>::VARS, &[#renames]));
-        }
+    let nested = input
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none());
+    for (k, f) in nested.enumerate() {
+        let child = f.access.leaf();
+        let renames = renames(f);
+        vars = quote!(#vars.merge_field(&<#child as #krate::Shaped>::VARS, &[#renames], #k));
+    }
+    let declared = input
+        .given
+        .iter()
+        .map(|(n, _)| n.clone())
+        .chain(input.config.iter().map(|(v, _, _)| v.to_string()));
+    for name in declared {
+        vars = quote!(#vars.declare(#name));
     }
     vars
 }

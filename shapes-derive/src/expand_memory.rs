@@ -47,10 +47,14 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     // hundreds is a call either way, and its body is then not written into the crate's
     // metadata for inlining elsewhere (rustc's time and memory on a struct of thousands).
     let inline = inline.then(|| quote!(#[inline]));
+    // A generic struct's scope is known where the verification is compiled for a type.
+    let typos =
+        crate::expand::is_generic(input).then(|| crate::expand::typo_check(krate, input, false));
     quote! {
         #inline
         fn check_in<__C: #p::ScopeChecks>(&self, __cx: &mut __C, __map: &#p::SlotMap) {
             use #p::ItemChecks as _;
+            #typos
             #(#slots)*
             #level
             #known
@@ -187,10 +191,12 @@ fn field_check(
             // spelled inside `quote_spanned!` they would take the field's and miss the locals
             // when the struct comes out of a `macro_rules!`.
             let enter = name_level(g, name);
+            let renamed = crate::codegen::renames_call(p, f, &quote!(__level));
             quote_spanned! {span=>
                 {
                     #map
                     #enter
+                    #renamed
                     #count
                     #body
                 }

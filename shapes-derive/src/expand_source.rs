@@ -31,6 +31,9 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         .collect();
     let mut wheres = g.where_checks(&input.wheres);
     wheres.extend(g.constraint_checks(&input.constraints));
+    // The struct's `ignore` globs are about the names under it, wherever it is read.
+    let ignore = (!input.ignore.is_empty())
+        .then(|| quote!(__src.ignore_here(<Self as #krate::Shaped>::IGNORE);));
     quote! {
         fn check_source_in(
             __cx: &mut #p::Checker,
@@ -39,6 +42,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         ) {
             use #p::ItemChecks as _;
             use #p::ScopeChecks as _;
+            #ignore
             #(#slots)*
             #level
             #(#fields)*
@@ -171,11 +175,13 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                 .map_or_else(|| name.clone(), |n| n.value());
             // Call-site locals, as above.
             let (src, cx, level) = (quote!(__src), quote!(__cx), quote!(__level));
+            let renamed = crate::codegen::renames_call(p, f, &level);
             quote_spanned! {span=>
                 {
                     #map
                     let __m = #src.push(#prefix);
                     #cx.enter_at(#level, &#p::Segment::Field(#name));
+                    #renamed
                     #body
                     #cx.leave_to(#level);
                     #src.pop(__m);

@@ -35,14 +35,14 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// Derives `shapes::Shaped`: see the `shapes` crate's documentation of `Shaped`.
+/// (Defined in `shapes-derive`; depend on `shapes`, which re-exports it.)
 #[proc_macro_derive(Shaped, attributes(shape, shapes))]
 pub fn derive_shaped(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand::derive(&input).into()
 }
 
-/// `shapes::expr!("…")`: see the `shapes` crate's documentation of `expr!`.
+/// (Defined in `shapes-derive`; depend on `shapes`, which re-exports it.)
 #[proc_macro]
 pub fn expr(input: TokenStream) -> TokenStream {
     match expr_macro::expand(input.into()) {
@@ -51,7 +51,7 @@ pub fn expr(input: TokenStream) -> TokenStream {
     }
 }
 
-/// `#[shapes::check]`: see the `shapes` crate's documentation of `check`.
+/// (Defined in `shapes-derive`; depend on `shapes`, which re-exports it.)
 #[proc_macro_attribute]
 pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
     check::expand(args.into(), item.into()).into()

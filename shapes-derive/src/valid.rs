@@ -137,21 +137,21 @@ fn check_where_literals<'a>(
 /// the variable is one of the struct's is a shared rule.)
 fn check_config_keys(cx: &Ctxt, input: &Input<'_>) {
     let mut seen: Vec<String> = Vec::new();
-    for (var, keys, lit) in &input.config {
+    for (var, keys, span) in &input.config {
         let name = var.to_string();
         if seen.contains(&name) {
             cx.error_at(
                 var.span(),
                 format!(
-                    "`config` binds `{name}` twice: list its keys in one string, separated by `|`"
+                    "`config` binds `{name}` twice: list its keys in one string, separated by `|`, or in a list [\"…\", \"…\"]"
                 ),
             );
         }
         seen.push(name);
-        if keys.iter().any(String::is_empty) {
+        if keys.is_empty() || keys.iter().any(String::is_empty) {
             cx.error_at(
-                lit.span(),
-                "a config key cannot be empty: write keys separated by `|`, as in \"hidden_size | {arch}.embedding_length\"",
+                *span,
+                "a config key cannot be empty: write keys separated by `|`, as in \"hidden_size | {arch}.embedding_length\", or list them, as in [\"hidden_size\", \"{arch}.embedding_length\"]",
             );
         }
     }
@@ -163,6 +163,14 @@ fn check_config_keys(cx: &Ctxt, input: &Input<'_>) {
 /// variables are known, in a `const` the derive emits (see `expand::rename_checks`).
 fn check_renames(cx: &Ctxt, input: &Input<'_>) {
     for f in &input.fields {
+        // Rule: a rename maps into this struct's scope, which a nested struct in a scope of
+        // its own does not share: it would do nothing.
+        if let (Some(_), Some((inner, _))) = (f.attr.own_scope, f.attr.renames.first()) {
+            cx.error_at(
+                inner.span(),
+                "`rename` maps a nested struct's variables into this struct's scope, but with `scope = \"own\"` it has a scope of its own: remove one or the other",
+            );
+        }
         for (_, outer) in &f.attr.renames {
             let value = outer.value();
             if !shapes_core::__private::is_identifier(&value) {

@@ -535,10 +535,12 @@ fn own_scope_and_rename_for_nested_structs() {
         proj: s([8, 8]),
         norm: Norm { gamma: s([9]) },
     };
+    // The pattern is written in this struct's names, as the explanation is: `Norm`'s `(d,)`
+    // is `(d_model,)` here.
     let e = bad.verify().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Block.norm.gamma: axis 0 expected d_model = 8, found 9\n  d_model = 8 bound by Block.proj axis 0\n  shape is (9,), pattern (d,)"
+        "Block.norm.gamma: axis 0 expected d_model = 8, found 9\n  d_model = 8 bound by Block.proj axis 0\n  shape is (9,), pattern (d_model,)"
     );
 }
 

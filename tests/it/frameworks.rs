@@ -284,7 +284,7 @@ fn a_corrupted_copy_is_named_in_the_error_before_and_after_loading() {
         errors.first().unwrap().to_string(),
         "Fracast.core.block.ffn.up.bias (tensor \"core.block.ffn.up.bias\"): axis 0 expected ffn_up = 190, found 192\n  \
          ffn_up = 190 bound by Fracast.core.block.ffn.up.weight axis 0\n  \
-         shape is (192,), pattern (d_out,)"
+         shape is (192,), pattern (ffn_up,)"
     );
     assert!(
         errors

@@ -19,6 +19,7 @@ mod checkpoint_open;
 mod checkpoint_pickle;
 mod derive;
 mod derive_alloc;
+mod every_key;
 mod expr_macro;
 // Needs the `candle` feature, as the struct it verifies holds candle tensors.
 #[cfg(feature = "candle")]
@@ -40,6 +41,7 @@ mod plan_parity;
 mod print_roundtrip;
 mod reports;
 mod semantics;
+mod silence;
 mod solve_conformance;
 mod spec;
 mod verify_source;

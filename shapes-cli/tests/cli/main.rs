@@ -10,7 +10,9 @@ mod gguf_moe;
 mod models;
 mod moe;
 mod parity;
+mod schema;
 mod several;
+mod silence;
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -71,7 +71,15 @@ fn derived(path: &std::path::Path) -> Readable {
         },
         Err(e) => Readable {
             bindings: BTreeSet::new(),
-            errors: e.mismatches().map(ToString::to_string).collect(),
+            // The one difference is a word: the command names a value given before checking
+            // by its flag, where Rust says the caller gave it.
+            errors: e
+                .mismatches()
+                .map(|e| {
+                    e.to_string()
+                        .replace("bound by the caller", "bound by --set")
+                })
+                .collect(),
             missing: e.missing_tensors().iter().map(|s| s.to_string()).collect(),
             unexpected: e.unexpected_tensors().to_vec(),
         },

@@ -12,7 +12,9 @@ pub fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// Runs the binary; returns (exit code, stdout, stderr).
+/// Runs the binary; returns (exit code, stdout, stderr). Every JSON report it prints (`--json`,
+/// `--format json`) is validated against `report.schema.json`, and its `exit` key against the
+/// exit code.
 pub fn shapes(args: &[&str]) -> (i32, String, String) {
     let Output {
         status,
@@ -23,12 +25,37 @@ pub fn shapes(args: &[&str]) -> (i32, String, String) {
         .env("NO_COLOR", "1")
         .output()
         .expect("the shapes binary runs");
-    (
+    let (code, out, err) = (
         status.code().unwrap_or(-1),
         String::from_utf8_lossy(&stdout).into_owned(),
         String::from_utf8_lossy(&stderr).into_owned(),
-    )
+    );
+    let json = args.contains(&"--json") || args.windows(2).any(|w| w == ["--format", "json"]);
+    if json && args.first() == Some(&"check") {
+        let v: serde_json::Value = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {out}\n{err}"));
+        // Several paths print an array of reports, one for each, the exit code the worst.
+        let reports = match &v {
+            serde_json::Value::Array(many) => many.clone(),
+            one => vec![one.clone()],
+        };
+        for r in &reports {
+            let breaches = crate::schema::errors(&crate::schema::schema(), r);
+            assert!(breaches.is_empty(), "{args:?}: {breaches:#?}\n{out}");
+        }
+        let worst = reports.iter().filter_map(|r| r["exit"].as_i64()).max();
+        assert_eq!(
+            worst,
+            Some(i64::from(code)),
+            "{args:?}: the exit key and the exit code differ"
+        );
+        JSON_VALIDATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    (code, out, err)
 }
+
+/// How many JSON reports [`shapes`] validated in this test binary.
+pub static JSON_VALIDATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 pub type Tensors = Vec<(String, Vec<usize>)>;
 

@@ -50,7 +50,7 @@ impl<T: Parameter> HasShape for Param<T> {
 // PyTorch and candle (`(d_out, d_in)`). The variables mean the same in both.
 layer! {
     Linear, "Linear", [d_in, d_out],
-    weight(required): "(d_in, d_out)" [d_in, d_out] = |l| Some(&l.weight),
+    weight(required, torch = crate::verify::TorchLayout::Transposed): "(d_in, d_out)" [d_in, d_out] = |l| Some(&l.weight),
     bias(optional): "(d_out,)" [d_out] = |l| l.bias.as_ref(),
 }
 
@@ -61,13 +61,13 @@ layer! {
 
 layer! {
     LayerNorm, "LayerNorm", [d_model],
-    gamma(required): "(d_model,)" [d_model] = |l| Some(&l.gamma),
-    beta(optional): "(d_model,)" [d_model] = |l| l.beta.as_ref(),
+    gamma(required, torch = crate::verify::TorchLayout::Named("weight")): "(d_model,)" [d_model] = |l| Some(&l.gamma),
+    beta(optional, torch = crate::verify::TorchLayout::Named("bias")): "(d_model,)" [d_model] = |l| l.beta.as_ref(),
 }
 
 layer! {
     RmsNorm, "RmsNorm", [d_model],
-    gamma(required): "(d_model,)" [d_model] = |l| Some(&l.gamma),
+    gamma(required, torch = crate::verify::TorchLayout::Named("weight")): "(d_model,)" [d_model] = |l| Some(&l.gamma),
 }
 
 // As in candle: `c_in` is the input channels of one group (the layer's `channels_in /
@@ -201,7 +201,7 @@ mod tests {
             e.to_string(),
             "Encoder.head.weight: axis 0 expected d_model = 16, found 32\n  \
              d_model = 16 bound by Encoder.embed.weight axis 1\n  \
-             shape is (32, 50), pattern (d_in, d_out)"
+             shape is (32, 50), pattern (d_model, vocab)"
         );
     }
 
@@ -259,5 +259,50 @@ mod tests {
             .unwrap();
         assert!(!norm.gamma.is_initialized());
         assert_eq!(norm.num_params(), 32);
+    }
+
+    /// The encoder's tensors as PyTorch saves them: `Linear` weights `(d_out, d_in)`, the
+    /// norm's `weight` and `bias`.
+    fn torch_layout(d_ff: usize) -> std::collections::BTreeMap<String, crate::Shape> {
+        [
+            ("embed.weight", vec![50, 16]),
+            ("norm.weight", vec![16]),
+            ("norm.bias", vec![16]),
+            ("up.weight", vec![d_ff, 16]),
+            ("up.bias", vec![64]),
+            ("down.weight", vec![16, 64]),
+            ("down.bias", vec![16]),
+            ("head.weight", vec![50, 16]),
+            ("head.bias", vec![50]),
+        ]
+        .into_iter()
+        .map(|(n, d)| (n.to_string(), crate::Shape::new(&d)))
+        .collect()
+    }
+
+    #[test]
+    fn a_checkpoint_in_pytorchs_layout_is_named_as_the_one_cause() {
+        let e = Encoder::verify_source(&torch_layout(64)).unwrap_err();
+        assert_eq!(e.len(), 1, "{e}");
+        assert!(
+            matches!(&e.errors()[0].kind, ShapeErrorKind::Layout { transposed, renamed, .. }
+                if transposed.len() == 3 && renamed.len() == 2),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "Encoder: the checkpoint is in PyTorch's layout, not burn's: read in burn's layout, every tensor matches \
+             (3 `Linear` weights transposed, PyTorch's (d_out, d_in) to burn's (d_in, d_out), as `down.weight`; \
+             2 norm parameters renamed, as `norm.bias` to `norm.beta`); convert it as it is loaded \
+             (burn-import's `PyTorchFileRecorder` transposes and renames), or check it against structs in PyTorch's layout"
+        );
+        // Wrong in PyTorch's layout too: the mismatches, not the layout.
+        let e = Encoder::verify_source(&torch_layout(63)).unwrap_err();
+        assert!(
+            !e.errors()
+                .iter()
+                .any(|e| matches!(e.kind, ShapeErrorKind::Layout { .. })),
+            "{e}"
+        );
     }
 }

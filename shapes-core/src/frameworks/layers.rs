@@ -8,7 +8,7 @@
 //! [`Shaped`](crate::verify::Shaped)'s impls in the module docs of each framework).
 
 use crate::source::HasShape;
-use crate::verify::{Checker, FieldInfo, ItemChecks, ScopeChecks, SlotMap, SourceCx};
+use crate::verify::{Checker, FieldInfo, ItemChecks, ScopeChecks, SlotMap, SourceCx, TorchLayout};
 
 /// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`,
 /// `known[i]` whether an earlier tensor of the layer bound it for sure ([`known_before`]); the
@@ -58,6 +58,7 @@ pub(super) const fn known_before<const R: usize>(
 
 /// The checks of one tensor of a layer read by its name from a checkpoint. An `optional`
 /// tensor (a bias) is checked when the source has it and is not missing otherwise.
+#[allow(clippy::too_many_arguments)] // The macro's one call site passes each tensor's facts.
 pub(super) fn check_named<const R: usize>(
     cx: &mut Checker,
     map: &SlotMap,
@@ -66,8 +67,10 @@ pub(super) fn check_named<const R: usize>(
     info: &'static FieldInfo,
     vars: [u8; R],
     optional: bool,
+    torch: TorchLayout,
 ) {
     let mark = src.push(name);
+    src.note_torch(torch);
     if !optional || src.present() {
         cx.field(info);
         let start = src.mark(cx);
@@ -93,13 +96,15 @@ pub(super) fn check_named<const R: usize>(
 /// }
 /// ```
 ///
-/// Each tensor: its name (as the framework saves it), whether a layer may lack it, its pattern
-/// text (what errors print; a test checks it against the variable list), the variable of each
-/// axis, and how to reach it from the layer (`Option<&T>`).
+/// Each tensor: its name (as the framework saves it), whether a layer may lack it (and, for
+/// a framework whose layout is not PyTorch's, how PyTorch saves it: `torch = …`, a
+/// [`TorchLayout`]), its pattern text (what errors print; a test checks it against the
+/// variable list), the variable of each axis, and how to reach it from the layer
+/// (`Option<&T>`).
 macro_rules! layer {
     (
         $ty:ty, $name:literal, [$($var:ident),+ $(,)?],
-        $( $tensor:ident ($presence:ident) : $pattern:literal [$($axis:ident),+] = |$l:ident| $get:expr ),+ $(,)?
+        $( $tensor:ident ($presence:ident $(, torch = $torch:expr)?) : $pattern:literal [$($axis:ident),+] = |$l:ident| $get:expr ),+ $(,)?
     ) => {
         impl $crate::verify::Shaped for $ty {
             const VARS: $crate::verify::VarTable =
@@ -198,6 +203,7 @@ macro_rules! layer {
                     $crate::frameworks::layers::check_named(
                         cx, map, src, stringify!($tensor), &INFO, [$(Var::$axis as u8),+],
                         layer!(@optional $presence),
+                        layer!(@torch $($torch)?),
                     );
                 })+
             }
@@ -212,6 +218,8 @@ macro_rules! layer {
     };
     (@count $($x:ident)+) => { 0 $(+ layer!(@one $x))+ };
     (@one $x:ident) => { 1 };
+    (@torch) => { $crate::verify::TorchLayout::Same };
+    (@torch $torch:expr) => { $torch };
     (@optional optional) => { true };
     (@optional required) => { false };
 }

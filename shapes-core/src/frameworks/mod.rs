@@ -1,5 +1,7 @@
-//! Using `shapes` with a framework's own model types: `frameworks::candle` (feature `candle`)
-//! and `frameworks::burn` (feature `burn`), the documentation; the private modules beside them
+//! Using `shapes` with a framework's own model types: `frameworks::candle` (feature `candle`,
+//! candle 0.11: `candle-core` and `candle-nn` 0.11.1) and `frameworks::burn` (feature `burn`,
+//! burn 0.22: `burn-tensor`, `burn-core` and `burn-nn` 0.22.1), the documentation; the private
+//! modules beside them
 //! hold the layer types' `Shaped` impls (one macro, `layers`), which sit above the
 //! verification runtime they drive.
 //!

@@ -8,11 +8,14 @@
 //! [`text::escape`](crate::text::escape) before it is printed.
 
 mod json;
+mod sarif;
 mod text;
 
 use crate::source::Checkpoint;
 use crate::verify::{Bindings, ShapeErrors};
 
+pub use self::json::{SCHEMA_VERSION, failure_json};
+pub use self::sarif::failure_sarif;
 pub use self::text::Paint;
 pub use crate::verify::fold::{Folded, MAX_GROUPS, fold_by};
 
@@ -50,6 +53,9 @@ pub struct Disagreement {
     pub bound_by: String,
     /// How many errors the check with the stated value has.
     pub errors: usize,
+    /// Whether the value was given by the caller (`--set`) rather than stated by the
+    /// checkpoint: checking without it passes.
+    pub by_caller: bool,
 }
 
 /// A tensor whose dtype is not one its spec allows (`dtype = ["BF16", "F16"]`).
@@ -106,6 +112,8 @@ pub struct Report {
     result: Result<Bindings, ShapeErrors>,
     disagreements: Vec<Disagreement>,
     dtypes: Vec<WrongDtype>,
+    /// The variables bound from keys the checkpoint states none of, with the keys.
+    not_found: Vec<(String, Vec<String>)>,
     all: bool,
 }
 
@@ -136,6 +144,7 @@ impl Report {
             result,
             disagreements,
             dtypes: Vec::new(),
+            not_found: Vec::new(),
             all: false,
         }
     }
@@ -143,6 +152,72 @@ impl Report {
     pub(crate) fn with_dtypes(mut self, dtypes: Vec<WrongDtype>) -> Report {
         self.dtypes = dtypes;
         self
+    }
+
+    pub(crate) fn with_not_found(mut self, not_found: Vec<(String, Vec<String>)>) -> Report {
+        self.not_found = not_found;
+        self
+    }
+
+    /// How the report's errors are worded: in the command's words (`--set` for a value given
+    /// before checking, spec-file advice).
+    pub(crate) fn words(&self) -> crate::verify::ErrorWords<'_> {
+        crate::verify::ErrorWords {
+            caller: &self.given_by,
+            absent_list: "mark its tensors `optional = true` in the spec; or check that the spec (--spec, --arch) is the one for this checkpoint",
+        }
+    }
+
+    /// An error's text in the report's words.
+    pub(crate) fn error_text(&self, e: &crate::verify::ShapeError) -> String {
+        crate::verify::InWords(e, &self.words()).to_string()
+    }
+
+    /// The source's tensors the spec does not describe that a non-strict check allowed:
+    /// warnings, sorted.
+    ///
+    /// ```
+    /// # let ckpt = shapes::Checkpoint::from_bytes(&{
+    /// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    /// #     npy.extend((dict.len() as u16).to_le_bytes());
+    /// #     npy.extend(dict.as_bytes());
+    /// #     npy.extend([0u8; 8]);
+    /// #     npy
+    /// # })?;
+    /// let spec = shapes::Spec::from_toml("s.toml", "[tensors]\n\"other\" = { shape = \"(n,)\", optional = true }\n")?;
+    /// let report = spec.check_with(&ckpt, &shapes::CheckOptions::new().strict(false))?;
+    /// assert!(report.ok());
+    /// assert_eq!(report.warnings(), ["array"]);
+    /// assert!(report.to_string().contains("warning: 1 tensor the spec does not describe"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn warnings(&self) -> &[String] {
+        match &self.result {
+            Ok(b) => b.allowed_unexpected(),
+            Err(e) => e.allowed_unexpected(),
+        }
+    }
+
+    /// The variables the spec binds from config keys that the checkpoint states none of,
+    /// each with the keys looked up: they are checked by the tensors alone.
+    ///
+    /// ```
+    /// # let ckpt = shapes::Checkpoint::from_bytes(&{
+    /// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    /// #     npy.extend((dict.len() as u16).to_le_bytes());
+    /// #     npy.extend(dict.as_bytes());
+    /// #     npy.extend([0u8; 8]);
+    /// #     npy
+    /// # })?;
+    /// let spec = shapes::Spec::from_toml("s.toml", "[config]\nn = \"width\"\n[tensors]\n\"array\" = \"(n,)\"\n")?;
+    /// let report = spec.check(&ckpt);
+    /// assert_eq!(report.not_found(), [("n".to_string(), vec!["width".to_string()])]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn not_found(&self) -> &[(String, Vec<String>)] {
+        &self.not_found
     }
 
     /// The same report, whose text shows every entry (`shapes check --all`) instead of at

@@ -217,44 +217,118 @@ impl Report {
                 for t in b.tied() {
                     let _ = writeln!(s, "{}", paint.dim(&escape(&t.to_string())));
                 }
+                self.render_warnings(&mut s, paint);
                 let _ = writeln!(s);
                 s.push_str(&self.table(b));
             }
-            Err(errors) => self.render_errors(&mut s, errors, paint),
+            Err(errors) => {
+                self.render_errors(&mut s, errors, paint);
+                self.render_warnings(&mut s, paint);
+            }
         }
         s
+    }
+
+    /// The tensors a non-strict check allowed: warnings, not silence.
+    fn render_warnings(&self, s: &mut String, paint: Paint) {
+        let warnings = self.warnings();
+        if warnings.is_empty() {
+            return;
+        }
+        let n = warnings.len();
+        let _ = writeln!(
+            s,
+            "\n{} {} tensor{} the spec does not describe (allowed: the check is not strict):",
+            paint.warn("warning:"),
+            thousands(n),
+            plural(n)
+        );
+        let names: Vec<&str> = warnings.iter().map(String::as_str).collect();
+        self.names(s, &names);
+    }
+
+    /// The headline of the mismatches one value explains, when no stated value does: a
+    /// value bound by a tensor, given by the caller or stated, that two mismatches or more
+    /// differ from in the same way. Returns how many mismatches the causes explain.
+    fn render_causes(
+        &self,
+        s: &mut String,
+        errors: &crate::verify::ShapeErrors,
+        paint: Paint,
+    ) -> usize {
+        let mismatches: Vec<&crate::verify::ShapeError> =
+            errors.mismatches().take(MAX_FOLDED).collect();
+        let causes = crate::verify::causes(&mismatches);
+        let mut explained = 0;
+        for (c, members) in causes.iter().take(self.budget()) {
+            explained += members.len();
+            let _ = writeln!(
+                s,
+                "\n{} {} = {} bound by {}, but {} {} {}",
+                paint.bad(&format!("{} errors, one cause:", thousands(members.len()))),
+                escape(&c.name),
+                c.value,
+                self.origin_text(&c.origin),
+                thousands(members.len()),
+                if members.len() == 1 {
+                    "dim is"
+                } else {
+                    "dims are"
+                },
+                c.found,
+            );
+        }
+        explained
     }
 
     fn render_errors(&self, s: &mut String, errors: &crate::verify::ShapeErrors, paint: Paint) {
         let n = errors.len();
         let _ = writeln!(s, "{}: {n} error{}", paint.bad("MISMATCH"), plural(n));
         for d in &self.disagreements {
-            let _ = writeln!(
-                s,
-                "\n{} {} = {}, but the tensors give {} = {} (bound by {})",
-                paint.bad(&format!(
-                    "{} error{}, one cause:",
-                    d.errors,
-                    plural(d.errors)
-                )),
-                escape(&d.source),
-                d.stated,
-                d.var,
-                d.found,
-                escape(&d.bound_by),
-            );
+            let head = paint.bad(&format!(
+                "{} error{}, one cause:",
+                d.errors,
+                plural(d.errors)
+            ));
+            let _ = if d.by_caller {
+                writeln!(
+                    s,
+                    "\n{head} {} {} = {}, but without it the checkpoint gives {} = {} (bound by {})",
+                    escape(&d.source),
+                    d.var,
+                    d.stated,
+                    d.var,
+                    d.found,
+                    escape(&d.bound_by),
+                )
+            } else {
+                writeln!(
+                    s,
+                    "\n{head} {} = {}, but the tensors give {} = {} (bound by {})",
+                    escape(&d.source),
+                    d.stated,
+                    d.var,
+                    d.found,
+                    escape(&d.bound_by),
+                )
+            };
         }
+        let total = errors.mismatches().count();
+        let explained = if self.disagreements.is_empty() {
+            self.render_causes(s, errors, paint)
+        } else {
+            0
+        };
         let texts: Vec<String> = errors
             .mismatches()
             .take(MAX_FOLDED)
-            .map(ToString::to_string)
+            .map(|e| self.error_text(e))
             .collect();
-        let total = errors.mismatches().count();
         let (folded, _) = fold_by(texts.iter().map(|t| (t.as_str(), ())), usize::MAX);
-        let shown_max = if self.disagreements.is_empty() {
-            self.budget()
-        } else {
+        let shown_max = if !self.disagreements.is_empty() || (explained == total && total > 0) {
             SHOWN_WHEN_EXPLAINED
+        } else {
+            self.budget()
         };
         let mut shown = 0;
         for f in folded.iter().take(shown_max) {
@@ -283,7 +357,7 @@ impl Report {
             .filter(|e| matches!(e.kind, ShapeErrorKind::Untied { .. }))
             .take(self.budget())
         {
-            let text = e.to_string();
+            let text = self.error_text(e);
             let lines: Vec<_> = text.lines().map(escape).collect();
             let _ = writeln!(s, "\n{} {}", paint.bad("-"), lines.join("\n"));
         }

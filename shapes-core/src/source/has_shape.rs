@@ -33,6 +33,12 @@ use crate::shape::Shape;
 /// let m = [[0.0f32; 4]; 3];
 /// assert_eq!(m.shape().as_ref(), &[3, 4]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tensor type: `shapes` cannot read its shape (`HasShape`)",
+    label = "not a tensor: a pattern is checked against a tensor's shape",
+    note = "a field of a `#[derive(Shaped)]` struct that holds a layer or a struct of tensors (`candle_nn::Linear`, your own `Block`) takes `#[shape(nested)]` (with `rename(…)` to map its variables), not a pattern",
+    note = "a tensor type gets `HasShape` from the feature of its crate: `candle`, `burn`, `ndarray`, `nalgebra`, `safetensors`"
+)]
 pub trait HasShape {
     /// How the dims are handed out: a borrowed slice or an owned array.
     type Dims<'a>: AsRef<[usize]>

@@ -89,6 +89,24 @@ pub trait ShapeSource {
         None
     }
 
+    /// For a `key` the source does not state, a key it states a slip of the fingers away
+    /// (one or two edits: `d_model` for `d_modle`), with its value: a likely misspelling,
+    /// which would otherwise leave the variable bound from `key` unchecked against the
+    /// config. `None` when the source states `key`, states nothing close, or states nothing
+    /// at all (plain maps). A [`Checkpoint`](crate::Checkpoint) answers from its
+    /// `config.json` and its metadata.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Shape, ShapeSource};
+    /// let m: BTreeMap<String, Shape> = BTreeMap::new();
+    /// assert_eq!(m.config_near("d_modle"), None);
+    /// ```
+    fn config_near(&self, key: &str) -> Option<ConfigEntry> {
+        let _ = key;
+        None
+    }
+
     /// The part of this source under `prefix` (`"bert"`: the tensors named `bert.…`, without
     /// the prefix), what `VarBuilder::pp` is to candle: a sub-model verifies against it.
     ///
@@ -119,6 +137,9 @@ impl<S: ShapeSource + ?Sized> ShapeSource for &S {
     }
     fn dtype_of(&self, name: &str) -> Option<&str> {
         (**self).dtype_of(name)
+    }
+    fn config_near(&self, key: &str) -> Option<ConfigEntry> {
+        (**self).config_near(key)
     }
 }
 

@@ -77,6 +77,9 @@ impl<S: ShapeSource> ShapeSource for Prefixed<S> {
     fn config(&self, key: &str) -> Option<super::ConfigEntry> {
         self.src.config(key)
     }
+    fn config_near(&self, key: &str) -> Option<super::ConfigEntry> {
+        self.src.config_near(key)
+    }
 }
 
 #[cfg(test)]

@@ -31,9 +31,16 @@ pub(super) fn check(
     wheres: &[(usize, DimExpr, CmpOp, DimExpr)],
 ) -> Result<(), SpecError> {
     let mut scope: Scope<'_, Range<usize>> = Scope::default();
+    // A block used under several prefixes is written once: its patterns count once (once
+    // per distinct rename), so a typo inside a block used twice is still used once.
+    let mut seen = std::collections::BTreeSet::new();
     for (e, p) in spec.entries.iter().zip(patterns) {
-        scope.add_pattern(p, &e.span);
+        if seen.insert((e.span.start, e.span.end, e.pattern.as_str())) {
+            scope.set_owner(e.owner);
+            scope.add_pattern(p, &e.span);
+        }
     }
+    scope.set_owner(0);
     for (_, count, span) in &spec.repeats {
         scope.add_count(count, span);
     }

@@ -314,6 +314,13 @@ fn layout(
             .bind_from(var, &keys)
             .map_err(|e| err(span, e.to_string()))?;
     }
+    // The globs of `ignore` match the checkpoint's names, and under a prefix also the names
+    // below it.
+    let mut ignore: Vec<String> = spec.ignore.iter().map(|(g, _)| g.clone()).collect();
+    if !prefix.is_empty() {
+        ignore.extend(spec.ignore.iter().map(|(g, _)| join(prefix, g)));
+    }
+    let plan = plan.ignore(ignore);
     // The names every checkpoint laid out this way holds: the required tensors outside
     // choices, with the first element of each list.
     let probes = spec
@@ -429,6 +436,14 @@ pub(super) fn compile(src: &SpecText<'_>, spec: Parsed) -> Result<Spec, SpecErro
         }
     }
     check_repeats(&spec, &err)?;
+    for (glob, span) in &spec.ignore {
+        if glob.is_empty() {
+            return Err(err(
+                span,
+                "an empty `ignore` glob matches nothing: write a tensor name, with `*` for any run of characters and `?` for one".into(),
+            ));
+        }
+    }
     let (first, rest) = match spec.prefixes.split_first() {
         None => ("", &[][..]),
         Some(((p, _), rest)) => (p.as_str(), rest),
@@ -451,6 +466,7 @@ pub(super) fn compile(src: &SpecText<'_>, spec: Parsed) -> Result<Spec, SpecErro
         given: spec.given.into_iter().map(|(g, _)| g).collect(),
         notes: Vec::new(),
         lenient: false,
+        ignore: spec.ignore.into_iter().map(|(g, _)| g).collect(),
     })
 }
 
@@ -499,6 +515,7 @@ mod tests {
             choices: Vec::new(),
             head: false,
             dtype: None,
+            owner: 0,
         };
         let entries = [
             entry("t6", 1),

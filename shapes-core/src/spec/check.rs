@@ -130,6 +130,17 @@ pub enum CheckError {
         /// The keys looked for.
         keys: Vec<String>,
     },
+    /// A variable the spec binds from config keys none of which the checkpoint states,
+    /// while it states a key a slip of the fingers away from one of them: a likely
+    /// misspelling in the spec, which would leave the variable unchecked against the config.
+    MisspeltKey {
+        /// The variable.
+        var: String,
+        /// The spec's key.
+        key: String,
+        /// What the checkpoint states instead (``config `d_model` = 64``).
+        near: crate::source::ConfigEntry,
+    },
 }
 
 impl fmt::Display for CheckError {
@@ -157,6 +168,11 @@ impl fmt::Display for CheckError {
                 }
                 write!(f, ": give its value before checking")
             }
+            CheckError::MisspeltKey { var, key, near } => write!(
+                f,
+                "the spec binds `{var}` from the key `{key}`, which the checkpoint does not state, but it states {near}: a misspelt key leaves `{var}` unchecked against the {}; correct the key in the spec's [config] (or give `{var}` before checking)",
+                near.place
+            ),
         }
     }
 }
@@ -257,6 +273,20 @@ impl Spec {
                 });
             }
         }
+        for (var, keys) in &self.config {
+            if options.sets.iter().any(|(v, _)| v == var)
+                || keys.iter().any(|k| ckpt.config(k).is_some())
+            {
+                continue;
+            }
+            if let Some((key, near)) = keys.iter().find_map(|k| Some((k, ckpt.config_near(k)?))) {
+                return Err(CheckError::MisspeltKey {
+                    var: var.clone(),
+                    key: key.clone(),
+                    near,
+                });
+            }
+        }
         let report = self.run(ckpt, options);
         for g in &self.given {
             if !report.given().iter().any(|x| x.var == *g) {
@@ -329,13 +359,31 @@ impl Spec {
         let result = check(ckpt);
         let mut disagreements = Vec::new();
         if let Err(errors) = &result {
-            // A stated value that the tensors alone contradict: checking without it passes.
-            for g in given.iter().filter(|g| !g.keys.is_empty()) {
-                let without = Hiding {
-                    src: ckpt,
-                    keys: &g.keys,
+            // A value given before checking that the checkpoint contradicts: checking without
+            // it passes. A stated value is hidden from the source; the caller's is not set.
+            for g in &given {
+                let by_caller = g.keys.is_empty();
+                let again = if by_caller {
+                    let pre = options
+                        .sets
+                        .iter()
+                        .filter(|(v, _)| *v != g.var)
+                        .fold(Bindings::new(), |b, (var, value)| {
+                            b.bind(var.clone(), *value)
+                        });
+                    plan.verify_source_options(
+                        ckpt,
+                        SourceOptions::new()
+                            .strict(options.strict && !self.lenient)
+                            .bindings(pre),
+                    )
+                } else {
+                    check(&Hiding {
+                        src: ckpt,
+                        keys: &g.keys,
+                    })
                 };
-                if let Ok(b) = check(&without)
+                if let Ok(b) = again
                     && let Some(found) = b.get(&g.var)
                     && found != g.value
                 {
@@ -346,11 +394,19 @@ impl Spec {
                         found,
                         bound_by: b.origin(&g.var).map_or_else(String::new, |o| o.to_string()),
                         errors: errors.len(),
+                        by_caller,
                     });
                 }
             }
         }
         let dtypes = wrong_dtypes(&layout.dtypes, ckpt);
+        // The variables bound from keys the checkpoint states none of.
+        let not_found = self
+            .config
+            .iter()
+            .filter(|(var, _)| !given.iter().any(|g| g.var == *var))
+            .map(|(var, keys)| (var.clone(), keys.clone()))
+            .collect();
         Report::new(
             ckpt,
             (&self.name, &self.file, &self.notes),
@@ -360,6 +416,7 @@ impl Spec {
             &options.given_by,
         )
         .with_dtypes(dtypes)
+        .with_not_found(not_found)
     }
 }
 

@@ -57,6 +57,7 @@ impl Parts {
             given: Vec::new(),
             notes: self.notes,
             lenient: true,
+            ignore: Vec::new(),
         })
     }
 }

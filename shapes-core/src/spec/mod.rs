@@ -40,6 +40,7 @@ mod builtin;
 mod check;
 mod error;
 mod generic;
+mod guess;
 mod toml_in;
 
 use std::ops::Range;
@@ -76,6 +77,9 @@ pub(crate) struct Entry {
     pub head: bool,
     /// The dtypes it may have (`dtype` on it or on the block use it came from).
     pub dtype: Option<Vec<String>>,
+    /// Who writes it: 0 for `[tensors]`, `k + 1` for the `k`-th block met (the analysis
+    /// tells names used only by one block from names used only by another).
+    pub owner: usize,
 }
 
 /// A `one_of` (or an optional block: a choice of one alternative that may be absent).
@@ -108,6 +112,8 @@ pub(crate) struct Parsed {
     pub wheres: Vec<(String, Range<usize>)>,
     pub config: Vec<(String, Vec<String>, Range<usize>)>,
     pub repeats: Vec<(String, String, Range<usize>)>,
+    /// Globs of the tensors the check neither needs nor reports.
+    pub ignore: Vec<(String, Range<usize>)>,
     pub entries: Vec<Entry>,
     pub tied: Vec<Tied>,
     pub choices: Vec<ChoiceDef>,
@@ -158,6 +164,8 @@ pub struct Spec {
     /// Whether tensors it does not describe are allowed whatever the options say (the
     /// generic checks describe only the tensors they know).
     lenient: bool,
+    /// The globs of the tensors it ignores (its `ignore` key).
+    ignore: Vec<String>,
 }
 
 /// The spec's plan under one of its prefixes.
@@ -173,6 +181,32 @@ pub(crate) struct Layout {
     /// tensors whose dtypes the spec states.
     pub dtypes: Vec<(String, Vec<String>)>,
 }
+
+/// The keys a spec file takes, at its top level and in a tensor's table: what the reference
+/// (`shapes::spec_format`) documents and the test of every key covers.
+///
+/// ```
+/// assert!(shapes::__private::SPEC_TOP_KEYS.contains(&"ignore"));
+/// assert!(shapes::__private::SPEC_ENTRY_KEYS.contains(&"tied"));
+/// ```
+pub const TOP_KEYS: &[&str] = &[
+    "name",
+    "given",
+    "where",
+    "config",
+    "repeat",
+    "ignore",
+    "prefixes",
+    "dtype",
+    "tensors",
+    "head_tensors",
+    "blocks",
+];
+
+/// The keys of a tensor's (or a block use's) table in a spec file.
+pub const ENTRY_KEYS: &[&str] = &[
+    "shape", "optional", "dtype", "tied", "tie_key", "block", "one_of", "first", "rename",
+];
 
 impl Spec {
     /// Reads a spec from its TOML `text`; `file` is the name its errors show.
@@ -321,6 +355,18 @@ impl Spec {
         &self.given
     }
 
+    /// The globs of the tensors the spec ignores (its `ignore` key): neither needed nor
+    /// reported when nothing describes them.
+    ///
+    /// ```
+    /// let spec = shapes::Spec::from_toml("s.toml", "ignore = [\"pooler.*\"]\n[tensors]\n\"w\" = \"(n,)\"\n")?;
+    /// assert_eq!(spec.ignored(), ["pooler.*"]);
+    /// # Ok::<(), shapes::SpecError>(())
+    /// ```
+    pub fn ignored(&self) -> &[String] {
+        &self.ignore
+    }
+
     /// Each variable bound from the checkpoint's config, with the keys tried in order.
     ///
     /// ```
@@ -341,5 +387,27 @@ impl Spec {
     /// ```
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The reference (`shapes::spec_format`) has a section, with an example, for every key
+    /// the reader takes.
+    #[test]
+    fn the_reference_documents_every_key() {
+        let reference = include_str!("../../SPEC.md");
+        for key in super::TOP_KEYS.iter().chain(super::ENTRY_KEYS) {
+            let heading = format!("### `{key}`\n");
+            let at = reference
+                .find(&heading)
+                .unwrap_or_else(|| panic!("SPEC.md has no section for `{key}`"));
+            let section = &reference[at + heading.len()..];
+            let end = section.find("\n### ").unwrap_or(section.len());
+            assert!(
+                section[..end].contains("```rust"),
+                "the section of `{key}` has no example"
+            );
+        }
     }
 }

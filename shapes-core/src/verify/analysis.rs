@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::suggest::{close_names, const_distance, typo_shaped};
 use crate::expr::{ArithOp, DimExpr, Item, Pattern, Side};
 
 /// Every variable of the patterns and equations checked in one scope, and how it appears;
@@ -31,6 +32,38 @@ pub struct Scope<'a, L> {
     compared: BTreeSet<String>,
     /// Names a pattern, a count or an equation uses: all but the comparisons.
     determining: BTreeSet<String>,
+    /// The order names first appear in.
+    order: BTreeMap<String, usize>,
+    /// Which owners (bit `k` for owner `k`, see [`Scope::set_owner`]) use each name.
+    owners: BTreeMap<String, u64>,
+    /// The owner of what is added now.
+    owner: u64,
+}
+
+/// Why a name is a likely typo of another (see [`Scope::likely_typos`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypoKind {
+    /// Used once, beside a close name used more often.
+    Once,
+    /// Used once, beside a name also used once that differs by a slip (a swap, a dropped
+    /// letter): neither checks anything.
+    BothOnce,
+    /// Used only by one owner (a block, a nested struct), beside a name that differs by a
+    /// slip and that only other owners use: the two never meet.
+    Apart,
+}
+
+/// A likely typo: the name, the name it is close to, why, and where the name first appears.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Typo<'s, L> {
+    /// The likely misspelt name.
+    pub name: &'s str,
+    /// The name it is close to.
+    pub other: &'s str,
+    /// Why it is one.
+    pub kind: TypoKind,
+    /// Where `name` first appears.
+    pub at: &'s L,
 }
 
 impl<L> Default for Scope<'_, L> {
@@ -44,6 +77,9 @@ impl<L> Default for Scope<'_, L> {
             equations: Vec::new(),
             compared: BTreeSet::new(),
             determining: BTreeSet::new(),
+            order: BTreeMap::new(),
+            owners: BTreeMap::new(),
+            owner: 1,
         }
     }
 }
@@ -61,6 +97,17 @@ impl<'a, L: Clone> Scope<'a, L> {
         self.first
             .entry(name.to_owned())
             .or_insert_with(|| at.clone());
+        let next = self.order.len();
+        self.order.entry(name.to_owned()).or_insert(next);
+        *self.owners.entry(name.to_owned()).or_default() |= self.owner;
+    }
+
+    /// What is added from now on is written by owner `k` (a spec's block, a nested struct; 0,
+    /// the scope itself, to start with; owners past 63 share the last bit): two names that
+    /// differ by a slip and that no one owner uses both of never meet, and one is a likely
+    /// typo of the other.
+    pub fn set_owner(&mut self, k: usize) {
+        self.owner = 1 << k.min(63);
     }
 
     /// Adds the variables of a pattern written at `at`, and each dim expression as an
@@ -181,24 +228,67 @@ impl<'a, L> Scope<'a, L> {
         self.bare.union(&self.variadic).cloned().collect()
     }
 
-    /// The likely typos: each name used once, beside a name used more often that is close
-    /// enough to be what was meant (`d_modle` beside `d_model`), with the ` (did you mean …?)`
-    /// hint and where it is written. A name used once is otherwise correct: it binds a value
-    /// the caller reads back (`h_wins` in `(h_wins * window, …)`), or a `where` equation
-    /// derives it. `_name` and variadics are left alone.
-    pub fn likely_typos(&self) -> Vec<(&str, String, &L)> {
-        let much_used: Vec<&str> = self.names().filter(|n| self.uses(n) >= 2).collect();
-        self.names()
-            .filter(|n| self.uses(n) == 1 && !n.starts_with('_') && !self.is_variadic(n))
-            .filter_map(|n| {
-                let hint = suggest(n, &much_used);
-                Some((
-                    n,
-                    hint.clone(),
-                    self.first_use(n).filter(|_| !hint.is_empty())?,
-                ))
-            })
-            .collect()
+    /// The likely typos, each once, in order of first appearance of the typo:
+    /// - a name used once beside a name used more often that is close enough to be what was
+    ///   meant (`d_modle` beside `d_model`: [`TypoKind::Once`]);
+    /// - a name used once beside another used once that differs by a slip
+    ///   ([`typo_shaped`]: `sqe` and `seq`), the later one ([`TypoKind::BothOnce`]);
+    /// - a name that differs by a slip from a name that no owner using it uses
+    ///   ([`TypoKind::Apart`]), the later one.
+    ///
+    /// A name used once is otherwise correct: it binds a value the caller reads back (`h_wins`
+    /// in `(h_wins * window, …)`), or a `where` equation derives it. `_name` and variadics are
+    /// left alone.
+    pub fn likely_typos(&self) -> Vec<Typo<'_, L>> {
+        let candidates: Vec<&str> = self
+            .names()
+            .filter(|n| !n.starts_with('_') && !self.is_variadic(n))
+            .collect();
+        let mut out: Vec<Typo<'_, L>> = Vec::new();
+        let mut by_order = candidates.clone();
+        by_order.sort_by_key(|n| self.order.get(*n).copied().unwrap_or(usize::MAX));
+        for (i, name) in by_order.iter().enumerate() {
+            let Some(at) = self.first_use(name) else {
+                continue;
+            };
+            let once = self.uses(name) == 1;
+            let much = candidates
+                .iter()
+                .filter(|o| self.uses(o) >= 2 && close_names(name, o))
+                .min_by_key(|o| const_distance(name, o));
+            if let (true, Some(other)) = (once, much) {
+                out.push(Typo {
+                    name,
+                    other,
+                    kind: TypoKind::Once,
+                    at,
+                });
+                continue;
+            }
+            let owners = |n: &str| self.owners.get(n).copied().unwrap_or(0);
+            // A slip of an earlier name.
+            let slip = by_order[..i].iter().find_map(|o| {
+                if !typo_shaped(name, o) {
+                    return None;
+                }
+                if once && self.uses(o) == 1 {
+                    Some((*o, TypoKind::BothOnce))
+                } else if owners(name) & owners(o) == 0 {
+                    Some((*o, TypoKind::Apart))
+                } else {
+                    None
+                }
+            });
+            if let Some((other, kind)) = slip {
+                out.push(Typo {
+                    name,
+                    other,
+                    kind,
+                    at,
+                });
+            }
+        }
+        out
     }
 
     /// Of `unsolved`, the variable whose value, added to `known`, would determine the most
@@ -423,9 +513,44 @@ mod tests {
         scope.add_pattern(&p2, &2);
         let typos = scope.likely_typos();
         assert_eq!(typos.len(), 1, "h_wins is used once but close to nothing");
-        assert_eq!(typos[0].0, "d_modle");
-        assert!(typos[0].1.contains("d_model"), "{}", typos[0].1);
-        assert_eq!(typos[0].2, &1);
+        assert_eq!((typos[0].name, typos[0].other), ("d_modle", "d_model"));
+        assert_eq!(typos[0].kind, TypoKind::Once);
+        assert_eq!(typos[0].at, &1);
+    }
+
+    #[test]
+    fn two_names_used_once_that_differ_by_a_swap_are_a_likely_typo() {
+        let (ids, mask) = (pattern("(batch, seq, d)"), pattern("(batch, sqe)"));
+        let mut scope = Scope::default();
+        scope.add_pattern(&ids, &1);
+        scope.add_pattern(&mask, &2);
+        let typos = scope.likely_typos();
+        assert_eq!(typos.len(), 1, "{typos:?}");
+        assert_eq!((typos[0].name, typos[0].other), ("sqe", "seq"));
+        assert_eq!((typos[0].kind, typos[0].at), (TypoKind::BothOnce, &2));
+        // Two names that differ by a substitution are two variables.
+        let (q, k) = (pattern("(b, seq_q)"), pattern("(b, seq_k)"));
+        let mut scope = Scope::default();
+        scope.add_pattern(&q, &1);
+        scope.add_pattern(&k, &2);
+        assert!(scope.likely_typos().is_empty());
+    }
+
+    #[test]
+    fn names_of_different_owners_that_never_meet_are_a_likely_typo() {
+        let (top, block) = (pattern("(d_model, d_model)"), pattern("(d_modle, d_modle)"));
+        let mut scope = Scope::default();
+        scope.add_pattern(&top, &1);
+        scope.set_owner(1);
+        scope.add_pattern(&block, &2);
+        let typos = scope.likely_typos();
+        assert_eq!(typos.len(), 1, "{typos:?}");
+        assert_eq!((typos[0].name, typos[0].kind), ("d_modle", TypoKind::Apart));
+        // The same two names in one owner: each checks the other's tensors, no guess.
+        let mut scope = Scope::default();
+        scope.add_pattern(&top, &1);
+        scope.add_pattern(&block, &2);
+        assert!(scope.likely_typos().is_empty());
     }
 
     #[test]

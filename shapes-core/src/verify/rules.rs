@@ -13,7 +13,7 @@
 //! When the scope is shared with nested scopes the rules cannot see (a derived struct with a
 //! nested struct), the name rules (2–5) would guess, and are not run.
 
-use super::analysis::{Scope, name_list, suggest};
+use super::analysis::{Scope, TypoKind, name_list, suggest};
 
 /// How a front end names things in its messages.
 #[derive(Debug, Clone, Copy)]
@@ -189,23 +189,48 @@ pub fn compared_only<'s, L>(
         .collect()
 }
 
-/// Rule 4: a name used once beside a close name used more often is a likely typo. A name used
-/// once is otherwise correct code: it binds a value the caller reads back (`h_wins` in
-/// `(h_wins * window, …)`), or is derived by a `where` equation. `_name` and variadics are
-/// left alone, and so are declared names ([`check`] leaves them out): a given value or the
-/// config checks them.
+/// Rule 4: a likely typo ([`Scope::likely_typos`]): a name used once beside a close name used
+/// more often; two names used once that differ by a slip (a swap, a dropped letter), neither
+/// checking anything; two names that differ by a slip and never meet (each used by its own
+/// block or nested struct). A name used once is otherwise correct code: it binds a value the
+/// caller reads back (`h_wins` in `(h_wins * window, …)`), or is derived by a `where`
+/// equation. `_name` and variadics are left alone, and so are declared names ([`check`]
+/// leaves them out): a given value or the config checks them.
 pub fn likely_typos<'s, L>(scope: &'s Scope<'_, L>) -> Vec<Finding<'s, L>> {
     scope
         .likely_typos()
         .into_iter()
-        .map(|(name, hint, at)| Finding {
-            at,
-            name,
-            message: format!(
-                "`{name}` is used only once, so nothing checks it{hint}; name it `_{name}` (or use `_`) if that is intended"
-            ),
+        .map(|t| Finding {
+            at: t.at,
+            name: t.name,
+            message: typo_message(t.name, t.other, t.kind),
         })
         .collect()
+}
+
+/// The words of a likely typo, the same for every front end (and for the `const` check of a
+/// derived struct's whole scope, `VarTable::likely_typo`).
+///
+/// ```
+/// use shapes::__private::analysis::TypoKind;
+/// use shapes::__private::rules::typo_message;
+/// assert_eq!(
+///     typo_message("sqe", "seq", TypoKind::BothOnce),
+///     "`sqe` and `seq` are each used only once, so nothing checks either, and they differ by a slip of the fingers: one is likely a typo of the other (did you mean `seq`?); name it `_sqe` (or use `_`) if that is intended"
+/// );
+/// ```
+pub fn typo_message(name: &str, other: &str, kind: TypoKind) -> String {
+    match kind {
+        TypoKind::Once => format!(
+            "`{name}` is used only once, so nothing checks it (did you mean `{other}`?); name it `_{name}` (or use `_`) if that is intended"
+        ),
+        TypoKind::BothOnce => format!(
+            "`{name}` and `{other}` are each used only once, so nothing checks either, and they differ by a slip of the fingers: one is likely a typo of the other (did you mean `{other}`?); name it `_{name}` (or use `_`) if that is intended"
+        ),
+        TypoKind::Apart => format!(
+            "`{name}` and `{other}` differ by a slip of the fingers but are never used together, so nothing checks one against the other: one is likely a typo of the other (did you mean `{other}`?); spell them alike (or map one to the other with `rename`), or give two different sizes names that do not look alike"
+        ),
+    }
 }
 
 /// Rule 5: every variable can be determined from the items and the declared names: bound by

@@ -100,6 +100,7 @@ pub struct Plan {
     nodes: Vec<Node>,
     wheres: Vec<(CmpOp, &'static SlotExpr, &'static SlotExpr)>,
     keys: Vec<ConfigKey>,
+    ignore: Vec<String>,
 }
 
 impl fmt::Debug for Plan {
@@ -110,6 +111,7 @@ impl fmt::Debug for Plan {
             .field("nodes", &self.nodes)
             .field("wheres", &self.wheres)
             .field("keys", &self.keys)
+            .field("ignore", &self.ignore)
             .finish()
     }
 }
@@ -353,7 +355,44 @@ impl Plan {
             nodes,
             wheres: compiled,
             keys: Vec::new(),
+            ignore: Vec::new(),
         })
+    }
+
+    /// This plan with the source's tensors that `globs` match neither needed nor reported
+    /// when nothing describes them (see [`SourceOptions::ignore`]: `*` any run of
+    /// characters, `?` one).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Plan, PlanNode, Shape};
+    /// let plan = Plan::build("Bert", &[PlanNode::tensor("w", "(n,)")], &[]).unwrap();
+    /// let src = HashMap::from([
+    ///     ("w".to_string(), Shape::from([3])),
+    ///     ("pooler.dense.weight".to_string(), Shape::from([3, 3])),
+    /// ]);
+    /// assert!(plan.verify_source(&src).is_err());
+    /// let plan = plan.ignore(["pooler.*"]);
+    /// assert_eq!(plan.ignored(), ["pooler.*"]);
+    /// assert!(plan.verify_source(&src).is_ok());
+    /// ```
+    pub fn ignore<I, S>(mut self, globs: I) -> Plan
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.ignore.extend(globs.into_iter().map(Into::into));
+        self
+    }
+
+    /// The globs of the tensors the plan ignores (see [`ignore`](Self::ignore)).
+    ///
+    /// ```
+    /// let plan = shapes::Plan::build("M", &[shapes::PlanNode::tensor("w", "(n,)")], &[]).unwrap();
+    /// assert!(plan.ignored().is_empty());
+    /// ```
+    pub fn ignored(&self) -> &[String] {
+        &self.ignore
     }
 
     /// This plan with `var` bound from the first of `keys` that a checkpoint states (its
@@ -458,7 +497,13 @@ impl Plan {
         let mut scx = SourceCx::new(src);
         let result = Checker::new(self.table, self.root, &pre)
             .run(true, |cx| self.check_source_in(cx, &mut scx, &pre));
-        scx.report(self.root, result, options.is_strict())
+        let ignore: Vec<&str> = self
+            .ignore
+            .iter()
+            .chain(options.ignored())
+            .map(String::as_str)
+            .collect();
+        scx.report(self.root, result, options.is_strict(), &ignore)
     }
 
     /// One pass over the plan: what a derived `check_source_in` does.

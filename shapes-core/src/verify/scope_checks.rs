@@ -54,6 +54,16 @@ pub trait ScopeChecks: ItemChecks {
     /// Names level `level` `segment`, the path being `level + 1` deep already.
     fn name_at(&mut self, level: usize, segment: &'static Segment);
 
+    /// The structs checked below `level` (a nested field named at `level`) have their
+    /// variables renamed into this scope's by `renames` (`rename(inner = "outer")` pairs,
+    /// `(inner, outer)`): an error under it writes its pattern in this scope's names, like
+    /// its explanation. Until `level` is named or left again. Nothing by default (a checker
+    /// that writes no error).
+    #[inline(always)]
+    fn renames_at(&mut self, level: usize, renames: &'static [(&'static str, &'static str)]) {
+        let _ = (level, renames);
+    }
+
     /// [`var_is`](ItemChecks::var_is) for a variable that the checks before this one bound
     /// for sure: one comparison.
     fn var_bound(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize);

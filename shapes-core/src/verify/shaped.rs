@@ -6,8 +6,9 @@ use super::binders::{Binder, Binders};
 use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
-use super::error::{ShapeError, ShapeErrors};
+use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::lean::{LEAN_VARS, Lean};
+use super::path::FieldPath;
 use super::scope_checks::ScopeChecks;
 use super::vars::{SlotMap, VarTable};
 use crate::source::ShapeSource;
@@ -37,20 +38,11 @@ use crate::source::ShapeSource;
 /// assert!(err.to_string().starts_with("Linear.bias: axis 0 expected d_out = 4, found 5"));
 /// ```
 ///
-/// # Field attribute keys
+/// # Attributes
 ///
-/// | key | on | meaning |
-/// |---|---|---|
-/// | `"(…)"` | tensor field | the pattern |
-/// | `nested` | field of `Shaped` structs | checked in this struct's scope (same name = same size) |
-/// | `scope = "own"` | `nested` | each nested struct gets a scope of its own |
-/// | `rename(inner = "outer")` | `nested` | the nested struct's `inner` is this struct's `outer`; `inner` must be a variable of the nested struct and `outer` a name (a compile error otherwise; for a nested type that names the struct's type parameters, when the verification is compiled for a type: `cargo build`, not `cargo check`) |
-/// | `name = "…"` | tensor field | its name in a checkpoint ([`verify_source`](Shaped::verify_source)); the field's name by default |
-/// | `prefix = "…"` | `nested` | the nested tensors' name prefix in a checkpoint; the field's name by default, `""` for none |
-/// | `count = "n"` | `Vec`/array/slice field | binds the variable `n` to the number of elements (in memory: `len()`; in a checkpoint: the run `prefix.0`, `prefix.1`, …); a value of `n` given by the caller is then the exact count a checkpoint must have |
-/// | `min = 2` | `Vec`/array/slice field | in a checkpoint, the least number of elements (1 by default, so a wrong prefix is an error, not an empty list); `min = 0`, or an `Option<Vec<_>>` field, lets the list be absent |
-/// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
-/// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
+/// Every key of `#[shape(…)]` on a field and `#[shapes(…)]` on the struct, the grammar of
+/// `where`, and the rules the derive checks at compile time are on the derive macro's page,
+/// [`#[derive(Shaped)]`](derive.Shaped.html) (in the `shapes` crate).
 ///
 /// ```
 /// use shapes::{Bindings, Shape, Shaped};
@@ -67,32 +59,7 @@ use crate::source::ShapeSource;
 /// assert!(err.to_string().starts_with("Stack.blocks: axis 0 expected n_blocks = 4, found 3"));
 /// ```
 ///
-/// # Struct attributes
-///
-/// `#[shapes(…)]` on the struct takes these keys; each may be given several times (or in
-/// several `#[shapes(…)]` attributes), and every occurrence counts.
-///
-/// | key | meaning |
-/// |---|---|
-/// | `where = "…"` | constraints between variables: one or more comparisons `lhs op rhs`, separated by `,` or `&&` |
-/// | `given = "a, b"` | variables the caller binds through [`verify_with`](Shaped::verify_with) (a comma-separated list) |
-/// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`](crate::Checkpoint)'s `config.json`, then its metadata), as a given value whose origin names the key; `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. |
-/// | `crate = "path"` | the path generated code names the library by, when it is not `::shapes` |
-///
-/// A `where` comparison has the dim grammar of the patterns on both sides (`+ - * / // %`
-/// on names and numbers) and one of `=`, `!=` (`≠`), `<`, `<=` (`≤`), `>`, `>=` (`≥`): the
-/// comparisons of a `{ e | pred }` predicate. An equation (`=`) may determine a variable it
-/// has the only unknown of, like a dim does: `height = rows * window` determines `rows`, which
-/// may then appear in no field at all (it is read back from the bindings). Every other
-/// comparison is checked once its variables are bound, and a failure names the comparison and
-/// the field each variable was bound by. Divisibility is `heads % kv_heads = 0`.
-///
-/// A `where` may name any variable of the struct's scope (its fields' patterns, `count`
-/// keys, `given` names, nested structs sharing the scope) and new ones it determines. Every
-/// variable must be determined, by a dim of its own, by solving a dim or an equation once
-/// the others are known, or by `given`; otherwise the derive is a compile error naming it.
-/// A name used once beside a much-used name it is close to (`d_modle` beside `d_model`) is a
-/// compile error as a likely typo; write `_d_modle` if it is meant.
+/// # Struct attributes, `where`
 ///
 /// Arithmetic is computed over the integers, overflow-checked: a step may go below zero
 /// (`(h - k + 2 * p) // s + 1` with `h < k`); only a dim's final value (and a variable
@@ -159,6 +126,12 @@ use crate::source::ShapeSource;
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), shapes::CheckpointError>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `Shaped`: a `#[shape(nested)]` field holds structs whose tensors `shapes` can check",
+    label = "not `Shaped`",
+    note = "derive it: `#[derive(Shaped)]` on `{Self}`, with a `#[shape(\"(…)\")]` pattern on each tensor field",
+    note = "a single tensor takes a pattern, `#[shape(\"(d_out, d_in)\")]`, not `nested`"
+)]
 pub trait Shaped {
     /// Every variable of this struct's scope: its own, then its nested structs' (transitively).
     #[doc(hidden)]
@@ -172,6 +145,23 @@ pub trait Shaped {
     /// `verify_source` on a source that states keys.
     #[doc(hidden)]
     const CONFIG: &'static [ConfigKey] = &[];
+
+    /// The `given` names (`#[shapes(given = "…")]`): what `verify()` without them asks
+    /// the caller to pass.
+    #[doc(hidden)]
+    const GIVEN: &'static [&'static str] = &[];
+
+    /// The tensors `verify_source` neither needs nor reports (`#[shapes(ignore = "…")]`),
+    /// as globs of `*` and `?` over the names under the struct.
+    #[doc(hidden)]
+    const IGNORE: &'static [&'static str] = &[];
+
+    /// Appends the config keys of this struct and of the structs nested in its scope (their
+    /// variables renamed into it): what `verify_source` binds from a checkpoint's config.
+    #[doc(hidden)]
+    fn config_keys(out: &mut Vec<ConfigKey>) {
+        out.extend_from_slice(Self::CONFIG);
+    }
 
     /// Each variable's first binder on every run, by its index in [`VARS`](Self::VARS): what
     /// a method checked with `#[shapes::check(self)]` reads its variables through. The derive
@@ -326,6 +316,35 @@ pub trait Shaped {
     }
 }
 
+/// `errors` with each dim that waits for a `given` variable the caller did not pass
+/// (`pre` lacks it) said so: the caller is to pass it, not a field to bind it.
+#[cold]
+fn name_given(
+    mut errors: Vec<ShapeError>,
+    given: &[&str],
+    pre: Option<&Bindings>,
+) -> Vec<ShapeError> {
+    if given.is_empty() {
+        return errors;
+    }
+    for e in &mut errors {
+        if let ShapeErrorKind::Unsolved { expr, unknown } = &e.kind {
+            let names: Vec<String> = unknown
+                .iter()
+                .filter(|u| given.contains(&u.as_str()) && pre.is_none_or(|p| p.value(u).is_none()))
+                .cloned()
+                .collect();
+            if !names.is_empty() {
+                e.kind = ShapeErrorKind::NotGiven {
+                    expr: expr.clone(),
+                    names,
+                };
+            }
+        }
+    }
+    errors
+}
+
 #[cold]
 fn first_error(errors: Vec<ShapeError>) -> ShapeError {
     errors
@@ -358,9 +377,9 @@ fn run_with<S: Shaped + ?Sized, E>(
         if lean.is_done(S::BINDERS) {
             return Ok(lean.bindings(const { &S::VARS }, S::NAME, S::BINDERS));
         }
-        return checked_after_lean(s, pre, report).map_err(wrap);
+        return checked_after_lean(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)));
     }
-    checked(s, pre, report).map_err(wrap)
+    checked(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)))
 }
 
 /// What [`Shaped::verify`] returns, found by the general [`Checker`] alone, recording the path
@@ -470,11 +489,32 @@ pub fn isolated<C: ScopeChecks + ?Sized, S: Shaped + ?Sized>(cx: &mut C, nested:
 pub fn isolated_source<S: Shaped + ?Sized>(cx: &mut Checker, src: &mut SourceCx<'_>) {
     let report = cx.is_reporting();
     let mark = src.prefix_mark();
-    let result = run_source::<S>(src, &Bindings::new(), report);
+    // Its own scope has its own config keys.
+    let pre = match stated(&Bindings::new(), &config_of::<S>(), src.source(), S::NAME) {
+        Ok(pre) => pre,
+        Err(errors) => {
+            cx.absorb(errors.into_vec());
+            return;
+        }
+    };
+    let result = run_source::<S>(src, &pre, report);
     src.pop(mark);
     if let Err(errors) = result {
         cx.absorb(errors);
     }
+}
+
+/// The config keys of `S`'s scope, nested structs included, the first for each variable.
+fn config_of<S: Shaped + ?Sized>() -> Vec<ConfigKey> {
+    let mut keys = Vec::new();
+    S::config_keys(&mut keys);
+    let mut seen: Vec<&'static str> = Vec::new();
+    keys.retain(|k| {
+        let first = !seen.contains(&k.var);
+        seen.push(k.var);
+        first
+    });
+    keys
 }
 
 /// The checks of `S` with every shape read by name from `src`.
@@ -493,8 +533,33 @@ fn verify_source<S: Shaped + ?Sized>(
     src: &dyn ShapeSource,
     options: &SourceOptions,
 ) -> Result<Bindings, ShapeErrors> {
-    let pre = stated(options.pre(), S::CONFIG, src, S::NAME)?;
+    let pre = stated(options.pre(), &config_of::<S>(), src, S::NAME)?;
     let mut scx = SourceCx::new(src);
-    let result = run_source::<S>(&mut scx, &pre, true);
-    scx.report(S::NAME, result, options.is_strict())
+    let result =
+        run_source::<S>(&mut scx, &pre, true).map_err(|e| name_given(e, S::GIVEN, Some(&pre)));
+    let ignore: Vec<&str> = options.ignored().iter().map(String::as_str).collect();
+    let report = scx.report(S::NAME, result, options.is_strict(), &ignore);
+    if report.is_ok() {
+        return report;
+    }
+    // A framework's layers whose layout PyTorch's differs from (burn's): when the
+    // checkpoint read in the framework's layout matches, the layout is the one cause.
+    if let Some(view) = scx.torch_view() {
+        let mut again = SourceCx::new(&view);
+        let result = run_source::<S>(&mut again, &pre, false);
+        if again
+            .report(S::NAME, result, options.is_strict(), &ignore)
+            .is_ok()
+        {
+            return Err(ShapeErrors::from(ShapeError::from(ShapeErrorDetails::new(
+                FieldPath::new(S::NAME, &[]),
+                ShapeErrorKind::Layout {
+                    framework: "burn".into(),
+                    transposed: view.transposed.clone(),
+                    renamed: view.renamed.clone(),
+                },
+            ))));
+        }
+    }
+    report
 }

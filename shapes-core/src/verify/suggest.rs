@@ -1,9 +1,18 @@
-//! "Did you mean": the closest of some names to a name that is not among them.
+//! "Did you mean": the closest of some names to a name that is not among them, and when two
+//! names are close enough that one is likely a typo of the other.
+//!
+//! Distances count an insertion, a deletion, a substitution and a swap of two neighbouring
+//! characters as one edit each (the optimal string alignment distance), so `d_modle` is one
+//! edit from `d_model`. The typo predicates are `const fn`s: `#[derive(Shaped)]` evaluates
+//! them over a struct's whole scope, nested structs included, in a `const` (see
+//! [`VarTable::likely_typo`](super::VarTable::likely_typo)), and the static analysis of one
+//! scope calls the same functions.
 
 /// The candidate closest to `name` by edit distance, when it is close enough to be a typo.
 ///
 /// ```
 /// assert_eq!(shapes::__private::closest("head", &["heads"]), Some("heads".into()));
+/// assert_eq!(shapes::__private::closest("d_modle", &["d_model", "n"]), Some("d_model".into()));
 /// ```
 pub fn closest(name: &str, candidates: &[&str]) -> Option<String> {
     let best = candidates
@@ -14,19 +23,140 @@ pub fn closest(name: &str, candidates: &[&str]) -> Option<String> {
     (best.0 <= limit).then(|| best.1.to_owned())
 }
 
+/// The optimal string alignment distance between `a` and `b`, by characters.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Three rows: the one before the previous (for swaps), the previous, the current.
+    let mut before = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for i in 0..a.len() {
         let mut cur = vec![i + 1; b.len() + 1];
-        // ok: `prev` and `cur` have `b.len() + 1` entries and `j < b.len()`.
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        for j in 0..b.len() {
+            // ok: `i < a.len()`, `j < b.len()`, and the rows have `b.len() + 1` entries.
+            let sub = prev[j] + usize::from(a[i] != b[j]);
+            let mut best = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                best = best.min(before[j - 1] + 1);
+            }
+            cur[j + 1] = best;
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()] // ok: `prev` always has `b.len() + 1` entries.
+}
+
+/// The optimal string alignment distance between `a` and `b` by bytes, in `const` context;
+/// `usize::MAX` when either is longer than 48 bytes (see [`crate::text`]).
+pub const fn const_distance(a: &str, b: &str) -> usize {
+    crate::text::const_distance(a, b)
+}
+
+const fn char_count(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while i < b.len() {
+        // ok: `i < b.len()`. A UTF-8 continuation byte is 0b10xx_xxxx.
+        if b[i] & 0xC0 != 0x80 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Whether `a` may be a typo of `b` when `b` is used more: distinct, both of three
+/// characters or more (`n`, `h`, `w` are distinct variables, not typos of each other), within
+/// a third of the longer's length in edits (at least one). What "did you mean" suggests.
+///
+/// ```
+/// use shapes::__private::close_names;
+/// assert!(close_names("d_modle", "d_model"));
+/// assert!(!close_names("h_wins", "d_model"));
+/// assert!(!close_names("n", "m"));
+/// ```
+pub const fn close_names(a: &str, b: &str) -> bool {
+    let (na, nb) = (char_count(a), char_count(b));
+    if na < 3 || nb < 3 {
+        return false;
+    }
+    let d = const_distance(a, b);
+    let longer = if na > nb { na } else { nb };
+    let limit = if longer / 3 > 1 { longer / 3 } else { 1 };
+    d > 0 && d <= limit
+}
+
+const fn starts_with(s: &[u8], prefix: &[u8]) -> bool {
+    if prefix.len() > s.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < prefix.len() {
+        // ok: `i < prefix.len() <= s.len()`.
+        if s[i] != prefix[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `a` and `b` are one edit apart (a swap, a dropped, added or changed character),
+/// both of three characters or more, and neither starts with the other (`head` and
+/// `heads`): how close a name used once must be to a name used more for the likely-typo
+/// check of a whole derived scope, nested structs included, which sees names written far
+/// apart and so asks for more than [`close_names`] does.
+///
+/// ```
+/// use shapes::__private::one_slip;
+/// assert!(one_slip("intermediate_sise", "intermediate_size"));
+/// assert!(!one_slip("head_fc_layers", "head_layers"));
+/// assert!(!one_slip("n_layer", "n_layers"));
+/// ```
+pub const fn one_slip(a: &str, b: &str) -> bool {
+    if char_count(a) < 3 || char_count(b) < 3 || const_distance(a, b) != 1 {
+        return false;
+    }
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    !(starts_with(x, y) || starts_with(y, x))
+}
+
+/// Whether `a` and `b` differ the way a slip of the fingers makes names differ: two
+/// neighbouring characters swapped (`sqe`, `seq`), or one character dropped or added inside
+/// the name (`d_mdel`, `d_model`), both of three characters or more. A substitution is not
+/// one (`seq_q` and `seq_k` are two variables), nor a longer name that starts with the
+/// shorter (`head` and `heads`, `n_layer` and `n_layers`). Two names that each check nothing
+/// (each used once), or that never meet (each in its own nested struct), are a likely typo
+/// when they differ so.
+///
+/// ```
+/// use shapes::__private::typo_shaped;
+/// assert!(typo_shaped("sqe", "seq"));
+/// assert!(typo_shaped("d_mdel", "d_model"));
+/// assert!(!typo_shaped("seq_q", "seq_k"));
+/// assert!(!typo_shaped("head", "heads"));
+/// ```
+pub const fn typo_shaped(a: &str, b: &str) -> bool {
+    if char_count(a) < 3 || char_count(b) < 3 || const_distance(a, b) != 1 {
+        return false;
+    }
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    if x.len() == y.len() {
+        // One edit between names of one length: a substitution or a swap; count the bytes
+        // that differ (a swap differs in two).
+        let mut differ = 0;
+        let mut i = 0;
+        while i < x.len() {
+            // ok: `i < x.len() == y.len()`.
+            if x[i] != y[i] {
+                differ += 1;
+            }
+            i += 1;
+        }
+        return differ == 2;
+    }
+    !(starts_with(x, y) || starts_with(y, x))
 }
 
 #[cfg(test)]
@@ -40,9 +170,38 @@ mod tests {
     }
 
     #[test]
-    fn distance_counts_edits() {
-        assert_eq!(edit_distance("d_modle", "d_model"), 2);
+    fn distance_counts_edits_and_swaps() {
+        assert_eq!(edit_distance("d_modle", "d_model"), 1);
+        assert_eq!(edit_distance("sqe", "seq"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("héad", "head"), 1);
+        assert_eq!(edit_distance("intermediate_sise", "intermediate_size"), 1);
+    }
+
+    #[test]
+    fn the_const_distance_agrees_with_the_other_on_ascii() {
+        for (a, b) in [
+            ("d_modle", "d_model"),
+            ("sqe", "seq"),
+            ("", "abc"),
+            ("kitten", "sitting"),
+            ("heads", "head_dim"),
+            ("ca", "abc"),
+        ] {
+            assert_eq!(const_distance(a, b), edit_distance(a, b), "{a} {b}");
+        }
+        assert_eq!(const_distance(&"a".repeat(49), "a"), usize::MAX);
+    }
+
+    #[test]
+    fn typo_shapes_are_swaps_and_inner_drops() {
+        assert!(typo_shaped("d_modle", "d_model"));
+        assert!(typo_shaped("d_model", "d_mode_l"));
+        assert!(!typo_shaped("n_layer", "n_layers"));
+        assert!(!typo_shaped("heads", "head"));
+        assert!(!typo_shaped("seq_k", "seq_q"));
+        assert!(!typo_shaped("ab", "ba"));
+        assert!(!typo_shaped("d_model", "d_model"));
+        assert!(!typo_shaped("head_dim", "hidden_dim"));
     }
 }

@@ -8,6 +8,7 @@ use core::fmt;
 use super::error::{ShapeError, ShapeErrorKind, ShapeErrors};
 use super::fold::fold;
 use super::names::{MAX_LINES, thousands};
+use super::path::Origin;
 
 /// The most errors whose texts are folded; the rest are counted. Folding needs each text once,
 /// so this bounds the memory a report takes to write.
@@ -15,12 +16,12 @@ const MAX_FOLDED: usize = 100_000;
 
 /// What several mismatches have in common when one binding explains them all: the variable,
 /// its value and where it was bound, and the size found instead.
-#[derive(PartialEq, Eq)]
-struct Cause {
-    name: String,
-    value: String,
-    origin: String,
-    found: usize,
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Cause {
+    pub name: String,
+    pub value: String,
+    pub origin: Origin,
+    pub found: usize,
 }
 
 fn cause_of(e: &ShapeError) -> Option<Cause> {
@@ -37,9 +38,30 @@ fn cause_of(e: &ShapeError) -> Option<Cause> {
     Some(Cause {
         name: p.name.clone(),
         value: p.value.clone(),
-        origin: p.origin.to_string(),
+        origin: p.origin.clone(),
         found: e.found()?,
     })
+}
+
+/// The causes among `all`, in order of first appearance, each with the indices of the
+/// mismatches it explains: one binding (from a tensor, the config, the metadata or the
+/// caller) that two mismatches or more differ from by the same size. At most
+/// [`MAX_LINES`] causes are gathered.
+pub(crate) fn causes<E: core::borrow::Borrow<ShapeError>>(all: &[E]) -> Vec<(Cause, Vec<usize>)> {
+    let mut causes: Vec<(Cause, Vec<usize>)> = Vec::new();
+    for (i, e) in all.iter().enumerate() {
+        if let Some(c) = cause_of(e.borrow()) {
+            let room = causes.len() < MAX_LINES;
+            match causes.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, members)) => members.push(i),
+                // Past the line budget a new cause could not be shown anyway.
+                None if room => causes.push((c, vec![i])),
+                None => {}
+            }
+        }
+    }
+    causes.retain(|(_, members)| members.len() > 1);
+    causes
 }
 
 /// Where a mismatch is, without what: `M.layers[3].up (tensor "layers.3.up") axis 0`.
@@ -69,19 +91,7 @@ pub(crate) fn write_errors(f: &mut fmt::Formatter<'_>, all: &[ShapeError]) -> fm
     write!(f, "{} shape errors:", thousands(all.len()))?;
     // The causes, in order of first appearance, with their members; a cause counts when it
     // explains two mismatches or more.
-    let mut causes: Vec<(Cause, Vec<usize>)> = Vec::new();
-    for (i, e) in all.iter().enumerate() {
-        if let Some(c) = cause_of(e) {
-            let room = causes.len() < MAX_LINES;
-            match causes.iter_mut().find(|(k, _)| *k == c) {
-                Some((_, members)) => members.push(i),
-                // Past the line budget a new cause could not be shown anyway.
-                None if room => causes.push((c, vec![i])),
-                None => {}
-            }
-        }
-    }
-    causes.retain(|(_, members)| members.len() > 1);
+    let causes = causes(all);
     let mut grouped = vec![false; all.len()];
     let mut lines = 0;
     let mut shown = 0;

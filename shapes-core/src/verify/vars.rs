@@ -70,11 +70,21 @@ const _: () = assert!(MAX_VARS.is_power_of_two() && MAX_VARS <= 64);
 /// ```
 #[derive(Clone, Copy)]
 pub struct VarTable {
-    names: [&'static str; MAX_VARS],
-    len: usize,
+    pub(super) names: [&'static str; MAX_VARS],
+    pub(super) len: usize,
+    /// How many times each name is written in the scope's patterns, `where` clauses and
+    /// `count` keys, nested structs included: what the likely-typo check of a whole scope
+    /// reads ([`likely_typo`](Self::likely_typo)).
+    pub(super) uses: [u16; MAX_VARS],
+    /// Who writes each name: bit 0 the struct itself, bit `k + 1` its `k`-th nested field
+    /// (see [`merge_field`](Self::merge_field)).
+    pub(super) owners: [u64; MAX_VARS],
+    /// The names the caller or the config gives (`given`, `config(…)`): checked by their
+    /// value, never a likely typo.
+    pub(super) declared: u64,
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+pub(super) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -96,6 +106,9 @@ impl VarTable {
         VarTable {
             names: [""; MAX_VARS],
             len: 0,
+            uses: [0; MAX_VARS],
+            owners: [0; MAX_VARS],
+            declared: 0,
         }
     }
 
@@ -134,12 +147,55 @@ impl VarTable {
         None
     }
 
-    /// The table with `name` appended, unless it is already there.
+    /// The table with `name` appended, unless it is already there: a name the struct writes
+    /// once ([`with_uses`](Self::with_uses) says how many times).
     ///
     /// # Panics
     /// At compile time (the derive evaluates this in a `const`), when the table is full.
-    pub const fn with(mut self, name: &'static str) -> Self {
-        if self.index_of(name).is_some() {
+    pub const fn with(self, name: &'static str) -> Self {
+        self.with_uses(name, 1)
+    }
+
+    /// [`with`](Self::with) for a name the struct itself writes `uses` times.
+    ///
+    /// ```
+    /// use shapes::__private::VarTable;
+    /// const T: VarTable = VarTable::new().with_uses("d_model", 3).with("d_modle");
+    /// assert_eq!(T.uses_of("d_model"), 3);
+    /// ```
+    pub const fn with_uses(self, name: &'static str, uses: u16) -> Self {
+        self.add(name, uses, 1)
+    }
+
+    /// How many times `name` is written in the scope (0 for a name not in it).
+    pub const fn uses_of(&self, name: &str) -> u16 {
+        match self.index_of(name) {
+            Some(i) => self.uses[i], // ok: `index_of` returns an index below `len`.
+            None => 0,
+        }
+    }
+
+    /// The table with `name` marked as given by the caller or bound from the config: its
+    /// value checks it, so it is never taken for a typo.
+    ///
+    /// ```
+    /// use shapes::__private::VarTable;
+    /// const T: VarTable = VarTable::new().with("heads").declare("heads");
+    /// assert!(T.likely_typo().is_none());
+    /// ```
+    pub const fn declare(mut self, name: &str) -> Self {
+        if let Some(i) = self.index_of(name) {
+            self.declared |= 1 << i;
+        }
+        self
+    }
+
+    /// Adds `uses` uses of `name` by `owners`, appending the name when it is new.
+    const fn add(mut self, name: &'static str, uses: u16, owners: u64) -> Self {
+        if let Some(i) = self.index_of(name) {
+            // ok: `index_of` returns an index below `len <= MAX_VARS`.
+            self.uses[i] = self.uses[i].saturating_add(uses);
+            self.owners[i] |= owners;
             return self;
         }
         // ok: only ever evaluated in a `const` the derive emits, so this is a compile error
@@ -149,20 +205,53 @@ impl VarTable {
             "shapes: more than 64 shape variables in one verification scope"
         );
         self.names[self.len] = name; // ok: `self.len < MAX_VARS`, asserted just above.
+        self.uses[self.len] = uses; // ok: as above.
+        self.owners[self.len] = owners; // ok: as above.
         self.len += 1;
         self
     }
 
     /// The table with every name of `other` appended (renamed through `renames`, pairs of
     /// `(inner, outer)`), skipping names already present.
-    pub const fn merge(
+    pub const fn merge(self, other: &VarTable, renames: &[(&'static str, &'static str)]) -> Self {
+        self.merge_owned(other, renames, 1)
+    }
+
+    /// [`merge`](Self::merge) for the struct's `field`-th nested field (counting its nested
+    /// fields only): the names it brings are that field's (owner bit `field + 1`, the last
+    /// bit for any past 62), so that two names that differ by a slip and that no one field
+    /// writes both of are seen to never meet ([`likely_typo`](Self::likely_typo)).
+    ///
+    /// ```
+    /// use shapes::__private::VarTable;
+    /// const BLOCK: VarTable = VarTable::new().with_uses("d_modle", 2);
+    /// const MODEL: VarTable = VarTable::new().with_uses("d_model", 2).merge_field(&BLOCK, &[], 0);
+    /// assert!(MODEL.likely_typo().is_some());
+    /// ```
+    pub const fn merge_field(
+        self,
+        other: &VarTable,
+        renames: &[(&'static str, &'static str)],
+        field: usize,
+    ) -> Self {
+        let bit = if field + 1 > 63 { 63 } else { field + 1 };
+        self.merge_owned(other, renames, 1 << bit)
+    }
+
+    const fn merge_owned(
         mut self,
         other: &VarTable,
         renames: &[(&'static str, &'static str)],
+        owners: u64,
     ) -> Self {
         let mut i = 0;
         while i < other.len {
-            self = self.with(rename(other.names[i], renames)); // ok: `i < other.len`.
+            // ok: `i < other.len <= MAX_VARS`.
+            let name = rename(other.names[i], renames);
+            self = self.add(name, other.uses[i], owners);
+            if other.declared & (1 << i) != 0 {
+                self = self.declare(name);
+            }
             i += 1;
         }
         self

@@ -91,6 +91,14 @@ impl CheckedFn {
             }
         }
 
+        // Rule: `panic` makes a `Result` function panic; any other function panics already,
+        // and the key would do nothing.
+        if let (Some(span), false) = (opts.panic, returns_result) {
+            cx.error_at(
+                span,
+                format!("`panic` makes a function that returns a `Result` panic on a mismatch; `{fname}` does not return a `Result`, so it panics already: remove `panic`"),
+            );
+        }
         // Rule: `map_err` and `panic` choose how a `Result` function fails, one of them.
         if let (Some(path), Some(_)) = (&opts.map_err, &opts.panic) {
             cx.error_spanned(path, "`map_err` and `panic` contradict each other: a mismatch either panics or returns the mapped error");

@@ -423,6 +423,16 @@ pub fn renames(f: &Field) -> TokenStream {
     quote!(#(#pairs),*)
 }
 
+/// `renames_at(level, …)` for a nested field in the shared scope that renames variables, so
+/// that an error under it writes its pattern in this struct's names; nothing otherwise.
+pub fn renames_call(p: &TokenStream, f: &Field, level: &TokenStream) -> TokenStream {
+    if f.attr.own_scope.is_some() || f.attr.renames.is_empty() {
+        return quote!();
+    }
+    let renames = renames(f);
+    quote!(#p::ScopeChecks::renames_at(__cx, #level, &[#renames]);)
+}
+
 /// For each `rename(inner = …)` of a nested field, a `const` assertion, at `inner`, that
 /// `inner` is a variable of the nested struct: a free `const _` item (`item`), checked by
 /// `cargo check`, for a nested type that names none of the struct's parameters; otherwise

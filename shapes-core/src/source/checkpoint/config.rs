@@ -101,6 +101,49 @@ pub(super) fn lookup(ckpt: &Checkpoint, key: &str) -> Option<ConfigEntry> {
     })
 }
 
+/// The most edits between a key and the key it is taken for a misspelling of: two, and no
+/// more than a quarter of the key's characters (at least one), so that `n_head` and
+/// `n_embd` stay two keys.
+fn near_limit(key: &str) -> usize {
+    (key.chars().count() / 4).clamp(1, 2)
+}
+
+/// For a `key` `ckpt` does not state, the key it states closest to it, within
+/// [`near_limit`] edits, with its value: see
+/// [`ShapeSource::config_near`](crate::ShapeSource::config_near). The candidates are the
+/// config's keys (top-level, and one level down as `outer.inner`), then the metadata's.
+pub(super) fn near(ckpt: &Checkpoint, key: &str) -> Option<ConfigEntry> {
+    if lookup(ckpt, key).is_some() {
+        return None;
+    }
+    let key = if key.contains("{arch}") {
+        key.replace("{arch}", ckpt.architecture()?)
+    } else {
+        key.to_owned()
+    };
+    let mut candidates: Vec<String> = Vec::new();
+    if let Some(serde_json::Value::Object(top)) = ckpt.config_json() {
+        for (k, v) in top {
+            candidates.push(k.clone());
+            if let serde_json::Value::Object(inner) = v {
+                candidates.extend(inner.keys().map(|i| format!("{k}.{i}")));
+            }
+        }
+    }
+    if let Some(h) = ckpt.gguf.as_ref() {
+        candidates.extend(h.metadata().iter().map(|(k, _)| k.clone()));
+    }
+    candidates.extend(ckpt.metadata.keys().cloned());
+    let limit = near_limit(&key);
+    let best = candidates
+        .iter()
+        .map(|c| (crate::text::const_distance(&key, c), c))
+        .filter(|(d, _)| *d >= 1 && *d <= limit)
+        .min_by_key(|(d, _)| *d)?
+        .1;
+    lookup(ckpt, best)
+}
+
 /// `key` in `config`: a top-level key as is, else a dotted path through nested objects.
 fn json_at<'a>(config: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
     if let Some(v) = config.get(key) {

@@ -358,6 +358,9 @@ impl ShapeSource for Checkpoint {
     fn dtype_of(&self, name: &str) -> Option<&str> {
         self.get(name).map(|t| t.dtype.as_str())
     }
+    fn config_near(&self, key: &str) -> Option<ConfigEntry> {
+        config::near(self, key)
+    }
 }
 
 impl fmt::Debug for Checkpoint {

@@ -79,6 +79,8 @@ pub(super) struct Expand<'a, 'i> {
     pub head: bool,
     /// The `dtype` of the innermost block use that states one.
     dtype: Option<Vec<String>>,
+    /// The blocks met so far, in order: an entry's owner is its block's position plus one.
+    owners: Vec<String>,
 }
 
 impl<'a, 'i> Expand<'a, 'i> {
@@ -93,6 +95,7 @@ impl<'a, 'i> Expand<'a, 'i> {
             expansions: 0,
             head: false,
             dtype: None,
+            owners: Vec::new(),
         }
     }
 
@@ -155,7 +158,8 @@ impl<'a, 'i> Expand<'a, 'i> {
                     return Err(cx.err(
                         &k.span(),
                         format!(
-                            "unknown key `{other}`: a tensor takes shape, optional, dtype, tied, tie_key; a block takes block (or one_of, first), rename, optional, dtype"
+                            "unknown key `{other}`{}: a tensor takes shape, optional, dtype, tied, tie_key; a block takes block (or one_of, first), rename, optional, dtype",
+                            super::near(other, super::super::ENTRY_KEYS)
                         ),
                     ));
                 }
@@ -296,6 +300,16 @@ impl<'a, 'i> Expand<'a, 'i> {
         } else {
             None
         };
+        let owner = match self.stack.last() {
+            None => 0,
+            Some(block) => match self.owners.iter().position(|b| b == block) {
+                Some(k) => k + 1,
+                None => {
+                    self.owners.push(block.clone());
+                    self.owners.len()
+                }
+            },
+        };
         self.spec.entries.push(Entry {
             name: name.to_owned(),
             pattern: rename(pattern, renames),
@@ -306,6 +320,7 @@ impl<'a, 'i> Expand<'a, 'i> {
             choices: self.choices.clone(),
             head: self.head,
             dtype: self.dtype.clone(),
+            owner,
         });
         Ok(())
     }

@@ -106,7 +106,23 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
             "config" => {
                 for (var, keys) in cx.table(v, "`config`")?.iter() {
                     identifier(&cx, var.get_ref(), &var.span(), "a variable")?;
-                    let keys = cx.strings(keys, "a config key")?;
+                    // A list of keys, or one string with `|` between them: the two spellings
+                    // `#[shapes(config(…))]` takes too.
+                    let keys: Vec<(String, Range<usize>)> = cx
+                        .strings(keys, "a config key")?
+                        .into_iter()
+                        .flat_map(|(k, span)| {
+                            k.split('|')
+                                .map(|part| (part.trim().to_owned(), span.clone()))
+                                .collect::<Vec<_>>()
+                        })
+                        .collect();
+                    if let Some((_, span)) = keys.iter().find(|(k, _)| k.is_empty()) {
+                        return Err(cx.err(
+                            span,
+                            "a config key cannot be empty: write keys as a list [\"hidden_size\", \"{arch}.embedding_length\"], or in one string separated by `|`",
+                        ));
+                    }
                     spec.config.push((
                         var.get_ref().to_string(),
                         keys.into_iter().map(|(k, _)| k).collect(),
@@ -125,6 +141,7 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
                     ));
                 }
             }
+            "ignore" => spec.ignore = cx.strings(v, "`ignore`")?,
             "prefixes" => spec.prefixes = cx.strings(v, "`prefixes`")?,
             "dtype" => spec.dtype = Some(dtypes(&cx, v)?),
             "tensors" => tensors = Some(cx.table(v, "`tensors`")?),
@@ -134,7 +151,9 @@ pub fn parse(src: &SpecText<'_>) -> Result<Parsed, SpecError> {
                 return Err(cx.err(
                     &k.span(),
                     format!(
-                        "unknown key `{other}`: a spec has name, given, where, config, repeat, prefixes, dtype, tensors, head_tensors, blocks"
+                        "unknown key `{other}`{}: a spec has {}",
+                        near(other, super::TOP_KEYS),
+                        super::TOP_KEYS.join(", ")
                     ),
                 ));
             }
@@ -186,6 +205,13 @@ pub(super) fn dtypes(cx: &Cx<'_>, v: &Spanned<DeValue<'_>>) -> Result<Vec<String
         }
     }
     Ok(list.into_iter().map(|(d, _)| d).collect())
+}
+
+/// ` (did you mean `key`?)` for an unknown key close to one of `keys`.
+pub(super) fn near(key: &str, keys: &[&str]) -> String {
+    crate::verify::closest(key, keys)
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
 }
 
 pub(super) fn identifier(

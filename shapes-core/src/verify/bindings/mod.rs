@@ -10,9 +10,9 @@ use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
 use super::plan::FieldInfo;
 use super::vars::VarTable;
 use crate::shape::Shape;
-use crate::text::{Padded, column_width};
 
 mod binding;
+mod table;
 
 pub use self::binding::{Binding, Tie, Value};
 
@@ -88,6 +88,8 @@ struct Extra {
     stated_named: Vec<(Cow<'static, str>, Origin)>,
     /// Tensors absent from a checkpoint because tied to another.
     tied: Vec<Tie>,
+    /// Tensors of a checkpoint nothing describes, allowed by non-strict mode.
+    allowed_unexpected: Vec<String>,
 }
 
 /// The table of a `Bindings` made by name.
@@ -185,6 +187,30 @@ impl Bindings {
     /// ```
     pub fn tied(&self) -> &[Tie] {
         self.extra.as_ref().map_or(&[], |x| &x.tied)
+    }
+
+    /// Records the source's tensors nothing describes that non-strict mode allows.
+    pub(crate) fn set_allowed_unexpected(&mut self, names: Vec<String>) {
+        if !names.is_empty() {
+            self.extra_mut().allowed_unexpected = names;
+        }
+    }
+
+    /// The source's tensors that nothing describes, allowed by non-strict `verify_source`
+    /// ([`SourceOptions::strict`](crate::SourceOptions::strict)): warnings, sorted; empty
+    /// after a strict check, which makes them errors.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// #[derive(Shaped)]
+    /// struct Norm { #[shape("(d,)")] weight: Shape }
+    /// let src = HashMap::from([("weight".to_string(), Shape::from([4])), ("step".to_string(), Shape::from([1]))]);
+    /// let b = Norm::verify_source_options(&src, SourceOptions::new().strict(false)).unwrap();
+    /// assert_eq!(b.allowed_unexpected(), ["step"]);
+    /// ```
+    pub fn allowed_unexpected(&self) -> &[String] {
+        self.extra.as_ref().map_or(&[], |x| &x.allowed_unexpected)
     }
 
     fn stated_origin(&self, slot: u8) -> Option<&Origin> {
@@ -656,30 +682,6 @@ impl NamedValue {
             NamedValue::Size(n) => Value::Size(*n),
             NamedValue::Shape(s) => Value::Shape(Shape::clone(s)),
         }
-    }
-}
-
-/// A table: one line per variable, `name  value  bound by …`.
-impl fmt::Display for Bindings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rows: Vec<Binding> = self.iter().collect();
-        let values: Vec<String> = rows.iter().map(|b| b.value.to_string()).collect();
-        // Padded by hand: a name can be longer than the formatter's width argument allows.
-        let name_w = column_width(rows.iter().map(|b| &*b.name));
-        let value_w = column_width(values.iter().map(String::as_str));
-        for (b, v) in rows.iter().zip(&values) {
-            writeln!(
-                f,
-                "{}  {}  bound by {}",
-                Padded::left(&b.name, name_w),
-                Padded::right(v, value_w),
-                b.origin
-            )?;
-        }
-        for t in self.tied() {
-            writeln!(f, "{t}")?;
-        }
-        Ok(())
     }
 }
 

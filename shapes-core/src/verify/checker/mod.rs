@@ -66,7 +66,13 @@ pub struct Checker {
     failed: bool,
     report: bool,
     errors: Vec<ShapeError>,
+    /// The renames of the nested fields entered, outermost first, each with its level: an
+    /// error's pattern is written in this scope's names (see `ScopeChecks::renames_at`).
+    renames: Vec<(usize, Renames)>,
 }
+
+/// A nested field's `rename(inner = "outer", …)` pairs.
+pub(crate) type Renames = &'static [(&'static str, &'static str)];
 
 impl Checker {
     /// A checker for the struct `root` whose scope holds `table`'s variables, with `pre`'s
@@ -102,6 +108,15 @@ impl Checker {
             failed: false,
             report: false,
             errors: Vec::new(),
+            renames: Vec::new(),
+        }
+    }
+
+    /// Forgets the renames of the levels at `level` and deeper.
+    #[inline(always)]
+    fn drop_renames(&mut self, level: usize) {
+        if !self.renames.is_empty() {
+            self.renames.retain(|(l, _)| *l < level);
         }
     }
 
@@ -617,10 +632,18 @@ impl ScopeChecks for Checker {
     #[inline(always)]
     fn leave_to(&mut self, level: usize) {
         self.depth = level;
+        self.drop_renames(level);
+    }
+
+    #[inline(always)]
+    fn renames_at(&mut self, level: usize, renames: Renames) {
+        self.drop_renames(level);
+        self.renames.push((level, renames));
     }
 
     #[inline(always)]
     fn name_at(&mut self, level: usize, segment: &'static Segment) {
+        self.drop_renames(level);
         match self.near.get_mut(level) {
             Some(s) => *s = segment,
             None => self.enter_far(level, segment),

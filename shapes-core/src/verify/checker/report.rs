@@ -27,7 +27,7 @@ impl Checker {
         kind: ShapeErrorKind,
         provenance: Vec<Provenance>,
     ) -> ShapeError {
-        let pattern = (!self.field.pattern.is_empty()).then_some(self.field.pattern);
+        let pattern = (!self.field.pattern.is_empty()).then(|| self.renamed(self.field.pattern));
         ShapeErrorDetails {
             path: self.current_path(),
             axis,
@@ -38,6 +38,36 @@ impl Checker {
             tensor: None,
         }
         .into()
+    }
+
+    /// `pattern` (written in the names of the struct that declares it) in this scope's names:
+    /// the renames of the nested fields entered, innermost first.
+    pub(super) fn renamed(&self, pattern: &'static str) -> std::borrow::Cow<'static, str> {
+        if self.renames.is_empty() {
+            return pattern.into();
+        }
+        let rename = |word: &str| -> String {
+            let mut name = word;
+            for (_, pairs) in self.renames.iter().rev() {
+                if let Some((_, outer)) = pairs.iter().find(|(inner, _)| *inner == name) {
+                    name = outer;
+                }
+            }
+            name.to_owned()
+        };
+        let mut out = String::with_capacity(pattern.len());
+        let mut word = String::new();
+        for c in pattern.chars() {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+            } else {
+                out.push_str(&rename(&word));
+                word.clear();
+                out.push(c);
+            }
+        }
+        out.push_str(&rename(&word));
+        out.into()
     }
 
     /// Records an error; in a quiet pass only notes that one exists.

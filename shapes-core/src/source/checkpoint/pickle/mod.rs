@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-mod flatten;
-
 use crate::shape::Shape;
+
+mod flatten;
 
 /// The most values on the stack.
 const MAX_STACK: usize = 1 << 20;

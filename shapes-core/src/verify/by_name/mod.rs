@@ -10,6 +10,9 @@
 //! PyTorch's `load_state_dict(strict=True)` does: missing keys, unexpected keys, and the shape
 //! mismatches.
 
+mod torch_layout;
+
+pub use self::torch_layout::TorchLayout;
 use super::bindings::{Bindings, Tie};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
@@ -30,9 +33,22 @@ pub struct ConfigKey {
     pub keys: &'static [&'static str],
 }
 
+/// `keys` (a nested struct's config keys) with their variables renamed into the scope of the
+/// struct that holds it (`rename(inner = "outer")` pairs): what a derived struct's
+/// `config_keys` does for each nested field in its scope.
+#[doc(hidden)]
+pub fn rename_config(keys: &mut [ConfigKey], renames: &[(&'static str, &'static str)]) {
+    for k in keys {
+        k.var = super::vars::rename(k.var, renames);
+    }
+}
+
 /// `pre` with every variable of `keys` that `pre` leaves unbound bound to the value `src`
 /// states under the first of its keys it has, with the key as the origin. A key whose value
-/// is not a size is an error about the struct `root`.
+/// is not a size is an error about the struct `root`, and so is a variable none of whose
+/// keys `src` states while it states a key a slip away from one of them (a misspelt key,
+/// which would leave the variable unchecked against the config): both before any tensor is
+/// checked.
 pub(crate) fn stated(
     pre: &Bindings,
     keys: &[ConfigKey],
@@ -46,6 +62,20 @@ pub(crate) fn stated(
             continue;
         }
         let Some(entry) = k.keys.iter().find_map(|key| src.config(key)) else {
+            let near = k
+                .keys
+                .iter()
+                .find_map(|key| Some((*key, src.config_near(key)?)));
+            if let Some((key, near)) = near {
+                errors.push(ShapeError::from(ShapeErrorDetails::new(
+                    FieldPath::new(root, &[]),
+                    ShapeErrorKind::ConfigKey {
+                        variable: k.var.to_owned(),
+                        key: key.to_owned(),
+                        near,
+                    },
+                )));
+            }
             continue;
         };
         match entry.value {
@@ -67,8 +97,8 @@ pub(crate) fn stated(
     }
 }
 
-/// How `verify_source_options` treats the checkpoint: pre-bound values, and whether tensors the
-/// struct does not describe are errors.
+/// How `verify_source_options` treats the checkpoint: pre-bound values, whether tensors the
+/// struct does not describe are errors, and which tensors to ignore.
 ///
 /// ```
 /// use shapes::{Bindings, SourceOptions};
@@ -80,6 +110,7 @@ pub(crate) fn stated(
 pub struct SourceOptions {
     pre: Bindings,
     strict: bool,
+    ignore: Vec<String>,
 }
 
 impl Default for SourceOptions {
@@ -87,6 +118,7 @@ impl Default for SourceOptions {
         SourceOptions {
             pre: Bindings::new(),
             strict: true,
+            ignore: Vec::new(),
         }
     }
 }
@@ -102,7 +134,10 @@ impl SourceOptions {
     }
 
     /// With `strict` false, tensors in the source that the struct does not describe are
-    /// ignored (PyTorch's `strict=False`); missing tensors and mismatches are still errors.
+    /// allowed (PyTorch's `strict=False`): not errors, but still reported, as warnings
+    /// ([`Bindings::allowed_unexpected`], [`ShapeErrors::allowed_unexpected`]). Missing
+    /// tensors and mismatches are still errors. To leave known extra tensors out of both,
+    /// [`ignore`](Self::ignore) them.
     ///
     /// ```
     /// assert!(!shapes::SourceOptions::new().strict(false).is_strict());
@@ -110,6 +145,47 @@ impl SourceOptions {
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
         self
+    }
+
+    /// Tensors of the source that the struct does not describe and that are neither errors
+    /// nor warnings: globs over the full names, where `*` matches any run of characters
+    /// (dots included) and `?` one character (Hugging Face's
+    /// `_keys_to_ignore_on_load_unexpected`). Strictness stays on for every other tensor.
+    /// Adds to the globs given before, and to the struct's own
+    /// (`#[shapes(ignore = "…")]`).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, Shaped, SourceOptions};
+    ///
+    /// #[derive(Shaped)]
+    /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
+    ///
+    /// let src = HashMap::from([
+    ///     ("weight".to_string(), Shape::from([4, 3])),
+    ///     ("position_ids".to_string(), Shape::from([1, 512])),
+    ///     ("scale".to_string(), Shape::from([4])),
+    /// ]);
+    /// let e = Linear::verify_source_options(&src, SourceOptions::new().ignore(["position_ids"])).unwrap_err();
+    /// assert_eq!(e.unexpected_tensors(), ["scale"]);
+    /// assert!(Linear::verify_source_options(&src, SourceOptions::new().ignore(["position_ids", "sc?le"])).is_ok());
+    /// ```
+    pub fn ignore<I, S>(mut self, globs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.ignore.extend(globs.into_iter().map(Into::into));
+        self
+    }
+
+    /// The globs of the tensors ignored.
+    ///
+    /// ```
+    /// assert_eq!(shapes::SourceOptions::new().ignore(["pooler.*"]).ignored(), ["pooler.*"]);
+    /// ```
+    pub fn ignored(&self) -> &[String] {
+        &self.ignore
     }
 
     /// Values bound before verifying (from a config), as in `verify_with`.
@@ -145,13 +221,18 @@ impl SourceOptions {
 /// The source side of one `verify_source` run: the source, the current name prefix, and which
 /// tensors were asked for. Generated code drives it; not a public API.
 pub struct SourceCx<'s> {
-    src: &'s dyn ShapeSource,
+    pub(super) src: &'s dyn ShapeSource,
     /// The source's names, sorted, so prefixes are ranges.
     names: Vec<&'s str>,
     /// Whether `names[i]` was asked for by the struct.
     used: Vec<bool>,
     /// The current name: the prefixes joined with `.`.
     prefix: String,
+    /// The tensors asked for whose PyTorch layout differs, by full name.
+    pub(super) torch: std::collections::BTreeMap<String, TorchLayout>,
+    /// The globs of the tensors to ignore that the structs checked registered, each under
+    /// the name the struct was read at ([`ignore_here`](Self::ignore_here)).
+    ignored: Vec<String>,
 }
 
 impl<'s> SourceCx<'s> {
@@ -169,6 +250,36 @@ impl<'s> SourceCx<'s> {
             names,
             used,
             prefix: String::new(),
+            torch: Default::default(),
+            ignored: Vec::new(),
+        }
+    }
+
+    /// The source being read.
+    pub(crate) fn source(&self) -> &'s dyn ShapeSource {
+        self.src
+    }
+
+    /// Registers a struct's `#[shapes(ignore = "…")]` globs, which are about the names under
+    /// the struct: under the current name (a nested struct's prefix) when there is one.
+    pub fn ignore_here(&mut self, globs: &'static [&'static str]) {
+        for g in globs {
+            let glob = if self.prefix.is_empty() {
+                (*g).to_owned()
+            } else {
+                format!("{}.{g}", self.prefix)
+            };
+            if !self.ignored.contains(&glob) {
+                self.ignored.push(glob);
+            }
+        }
+    }
+
+    /// Notes that the tensor named by the current name is saved by PyTorch as `torch` says.
+    #[inline]
+    pub fn note_torch(&mut self, torch: TorchLayout) {
+        if torch != TorchLayout::Same && !self.torch.contains_key(&self.prefix) {
+            self.torch.insert(self.prefix.clone(), torch);
         }
     }
 
@@ -403,29 +514,33 @@ impl<'s> SourceCx<'s> {
         }
     }
 
-    /// The outcome of checking the struct (or plan) `root` against this source: `result`, and
-    /// when `strict`, an error listing the source's tensors nobody asked for (PyTorch's
-    /// "unexpected keys").
+    /// The outcome of checking the struct (or plan) `root` against this source: `result`,
+    /// with the source's tensors nobody asked for and no glob of `ignore` matches (PyTorch's
+    /// "unexpected keys") an error listing them when `strict`, and warnings otherwise.
     pub(crate) fn report(
         &self,
         root: &'static str,
         result: Result<Bindings, Vec<ShapeError>>,
         strict: bool,
+        ignore: &[&str],
     ) -> Result<Bindings, ShapeErrors> {
         let mut result = result;
-        let missing = result.as_ref().err().is_some_and(|errors| {
-            errors
-                .iter()
-                .any(|e| matches!(e.kind, ShapeErrorKind::Missing { .. }))
-        });
-        if !strict && !missing {
-            return result.map_err(ShapeErrors::from);
-        }
-        let unexpected = self.unexpected();
+        let mut ignore = ignore.to_vec();
+        ignore.extend(self.ignored.iter().map(String::as_str));
+        let unexpected = self.unexpected(&ignore);
         if let Err(errors) = &mut result {
             suggest_for_missing(errors, &unexpected);
         }
-        if !strict || unexpected.is_empty() {
+        if !strict {
+            return match result {
+                Ok(mut b) => {
+                    b.set_allowed_unexpected(unexpected);
+                    Ok(b)
+                }
+                Err(errors) => Err(ShapeErrors::from(errors).with_allowed_unexpected(unexpected)),
+            };
+        }
+        if unexpected.is_empty() {
             return result.map_err(ShapeErrors::from);
         }
         let error = ShapeErrorDetails::new(
@@ -444,12 +559,12 @@ impl<'s> SourceCx<'s> {
         self.prefix.len()
     }
 
-    /// The names nobody asked for, in sorted order.
-    fn unexpected(&self) -> Vec<String> {
+    /// The names nobody asked for and no glob of `ignore` matches, in sorted order.
+    fn unexpected(&self, ignore: &[&str]) -> Vec<String> {
         self.names
             .iter()
             .zip(&self.used)
-            .filter(|(_, used)| !**used)
+            .filter(|(n, used)| !**used && !super::glob::ignored(ignore, n))
             .map(|(n, _)| (*n).to_owned())
             .collect()
     }

@@ -1,7 +1,14 @@
 //! [`ShapeError`] and [`ShapeErrors`]: what `verify` reports.
 
 use core::fmt;
+use std::borrow::Cow;
 
+mod words;
+
+pub(crate) use self::words::ErrorWords;
+#[cfg(feature = "spec")]
+pub(crate) use self::words::InWords;
+use self::words::{join_names, write_count, write_found, write_layout, write_not_given};
 use super::path::{FieldPath, Origin};
 use crate::shape::Shape;
 
@@ -60,6 +67,14 @@ pub enum ShapeErrorKind {
         expr: String,
         /// The variables that stay unknown.
         unknown: Vec<String>,
+    },
+    /// A dim cannot be checked because a variable the struct declares `given` was not
+    /// passed: the caller is to bind it.
+    NotGiven {
+        /// The expression that waits for it.
+        expr: String,
+        /// The `given` variables that were not passed.
+        names: Vec<String>,
     },
     /// A `where` equation of the struct does not hold.
     Where {
@@ -125,6 +140,30 @@ pub enum ShapeErrorKind {
     Source {
         /// The source's message.
         detail: String,
+    },
+    /// A variable is bound from config keys none of which the checkpoint states, but it
+    /// states a key a slip of the fingers away from one of them: a likely misspelling, which
+    /// would leave the variable unchecked against the config. Reported before any tensor is
+    /// checked.
+    ConfigKey {
+        /// The variable.
+        variable: String,
+        /// The key looked for.
+        key: String,
+        /// The key the checkpoint states instead, with its value.
+        near: crate::source::ConfigEntry,
+    },
+    /// The checkpoint is saved in PyTorch's layout, not the framework's: read in the
+    /// framework's layout (some tensors transposed, some renamed), it matches. Reported
+    /// alone, in place of the mismatches the layout makes.
+    Layout {
+        /// The framework (`burn`).
+        framework: String,
+        /// The tensors PyTorch stores transposed (a `Linear`'s weight).
+        transposed: Vec<String>,
+        /// `(PyTorch's name, the framework's)` of the renamed tensors (`norm.weight`,
+        /// `norm.gamma`).
+        renamed: Vec<(String, String)>,
     },
     /// A tensor that may be left out when tied to another is missing, but the checkpoint
     /// states the tie is off (`tie_word_embeddings = false`).
@@ -208,8 +247,10 @@ pub struct ShapeErrorDetails {
     pub path: FieldPath,
     /// The axis, when the error is about one dim.
     pub axis: Option<usize>,
-    /// The field's pattern as written, when there is one.
-    pub pattern: Option<&'static str>,
+    /// The field's pattern, when there is one, in the names of the scope the error is
+    /// about: as written, or under the renames of the nested fields it sits in
+    /// (`(d_ff, d_model)` for a `Linear`'s `(d_out, d_in)` renamed so).
+    pub pattern: Option<Cow<'static, str>>,
     /// The tensor's actual shape, when there is one.
     pub shape: Option<Shape>,
     /// What is wrong.
@@ -246,7 +287,7 @@ impl ShapeErrorDetails {
     /// ```
     /// use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind, Shape};
     /// let e = ShapeError::from(ShapeErrorDetails {
-    ///     path: FieldPath::new("M", &[]), axis: Some(1), pattern: Some("(a, 3)"),
+    ///     path: FieldPath::new("M", &[]), axis: Some(1), pattern: Some("(a, 3)".into()),
     ///     shape: Some(Shape::from([2, 4])), kind: ShapeErrorKind::Literal { expected: 3 },
     ///     provenance: vec![], tensor: None,
     /// });
@@ -265,10 +306,10 @@ impl fmt::Display for ShapeError {
     }
 }
 
-impl fmt::Display for ShapeErrorDetails {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ShapeErrorDetails {
+    pub(super) fn fmt_in(&self, f: &mut fmt::Formatter<'_>, words: &ErrorWords<'_>) -> fmt::Result {
         if let Some(stated) = self.stated_mismatch() {
-            return self.fmt_stated(f, stated);
+            return self.fmt_stated(f, stated, words);
         }
         match &self.tensor {
             Some(tensor) => write!(f, "{} (tensor {tensor:?}): ", self.path)?,
@@ -311,6 +352,10 @@ impl fmt::Display for ShapeErrorDetails {
                     join_names(unknown)
                 )?;
             }
+            ShapeErrorKind::NotGiven { expr, names } => {
+                write_axis(f, self.axis)?;
+                write_not_given(f, expr, names)?;
+            }
             ShapeErrorKind::Where { detail } => write!(f, "where clause fails: {detail}")?,
             ShapeErrorKind::UnknownBinding { name, suggestion } => {
                 write!(f, "pre-bound variable {name:?} is not used by any field")?;
@@ -349,22 +394,7 @@ impl fmt::Display for ShapeErrorDetails {
                     ": the elements must be numbered 0, 1, 2, … without gaps, so only the first {index} were checked"
                 )?
             }
-            ShapeErrorKind::Count {
-                prefix,
-                expected,
-                at_least,
-                variable,
-                found,
-                suggestion,
-            } => write_count(
-                f,
-                prefix,
-                *expected,
-                *at_least,
-                variable.as_deref(),
-                *found,
-                suggestion.as_deref(),
-            )?,
+            kind @ ShapeErrorKind::Count { .. } => write_count(f, kind, words.absent_list)?,
             ShapeErrorKind::Transposed { expected } => {
                 let found = self.shape.clone().unwrap_or_default();
                 write!(
@@ -373,16 +403,27 @@ impl fmt::Display for ShapeErrorDetails {
                 )?
             }
             ShapeErrorKind::Source { detail } => f.write_str(detail)?,
+            ShapeErrorKind::Layout {
+                framework,
+                transposed,
+                renamed,
+            } => write_layout(f, framework, transposed, renamed)?,
+            ShapeErrorKind::ConfigKey {
+                variable,
+                key,
+                near,
+            } => write!(
+                f,
+                "`{variable}` is bound from the key `{key}`, which the checkpoint does not state, but it states {near}: a misspelt key leaves `{variable}` unchecked against the {place}; correct the key",
+                place = near.place,
+            )?,
             ShapeErrorKind::Untied { tensor, to, stated } => write!(
                 f,
                 "tensor {tensor:?} is missing, and {stated} says it is not tied to {to:?}"
             )?,
         }
-        self.fmt_tail(f)
+        self.fmt_tail(f, words)
     }
-}
-
-impl ShapeErrorDetails {
     /// For a dim that differs from a variable a checkpoint states (its config), that one
     /// provenance: the error then leads with the key, the cause.
     fn stated_mismatch(&self) -> Option<&Provenance> {
@@ -398,7 +439,12 @@ impl ShapeErrorDetails {
     }
 
     /// `M.up: config `intermediate_size` = 4096, but "up.weight" axis 0 is 3072`.
-    fn fmt_stated(&self, f: &mut fmt::Formatter<'_>, p: &Provenance) -> fmt::Result {
+    fn fmt_stated(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        p: &Provenance,
+        words: &ErrorWords<'_>,
+    ) -> fmt::Result {
         write!(f, "{}: {} = {}, but ", self.path, p.origin, p.value)?;
         match &self.tensor {
             Some(tensor) => write!(f, "{tensor:?} ")?,
@@ -410,21 +456,26 @@ impl ShapeErrorDetails {
             self.axis.unwrap_or(0),
             self.found().unwrap_or(0)
         )?;
-        self.fmt_tail(f)
+        self.fmt_tail(f, words)
     }
 
     /// The provenance and shape lines that end every error.
-    fn fmt_tail(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn fmt_tail(&self, f: &mut fmt::Formatter<'_>, words: &ErrorWords<'_>) -> fmt::Result {
         if !self.provenance.is_empty() {
             f.write_str("\n  ")?;
             for (i, p) in self.provenance.iter().enumerate() {
                 if i > 0 {
                     f.write_str("; ")?;
                 }
-                write!(f, "{} = {} bound by {}", p.name, p.value, p.origin)?;
+                match &p.origin {
+                    Origin::Given => {
+                        write!(f, "{} = {} bound by {}", p.name, p.value, words.caller)?
+                    }
+                    o => write!(f, "{} = {} bound by {o}", p.name, p.value)?,
+                }
             }
         }
-        match (&self.shape, self.pattern) {
+        match (&self.shape, self.pattern.as_deref()) {
             (Some(shape), Some(pattern)) => write!(f, "\n  shape is {shape}, pattern {pattern}"),
             (Some(shape), None) => write!(f, "\n  shape is {shape}"),
             (None, Some(pattern)) => write!(f, "\n  pattern {pattern}"),
@@ -433,69 +484,10 @@ impl ShapeErrorDetails {
     }
 }
 
-/// `expected 6 elements (n_layers = 6), found 5: missing layers.5.*`, or
-/// `expected at least 1 element under "layers.", found none (did you mean "layer"?) …`.
-fn write_count(
-    f: &mut fmt::Formatter<'_>,
-    prefix: &str,
-    expected: usize,
-    at_least: bool,
-    variable: Option<&str>,
-    found: usize,
-    suggestion: Option<&str>,
-) -> fmt::Result {
-    let dot = if prefix.is_empty() { "" } else { "." };
-    let plural = if expected == 1 { "" } else { "s" };
-    let least = if at_least { "at least " } else { "" };
-    write!(
-        f,
-        "expected {least}{expected} element{plural} under {prefix}{dot}*"
-    )?;
-    if let Some(v) = variable {
-        write!(f, " ({v} = {expected})")?;
-    }
-    match found {
-        0 => f.write_str(", found none")?,
-        n => write!(f, ", found {n}")?,
-    }
-    if found < expected && !at_least {
-        write!(f, ": missing {prefix}{dot}{found}.*")?;
-        if expected - found > 1 {
-            write!(f, " to {prefix}{dot}{}.*", expected - 1)?;
-        }
-    } else if found > expected && !at_least {
-        write!(
-            f,
-            ": {prefix}{dot}{expected}.* and later are more than expected"
-        )?;
-    }
-    if let Some(s) = suggestion {
-        write!(f, " (did you mean {s:?}?)")?;
-    }
-    if at_least && found == 0 {
-        f.write_str("; if the list may be absent, declare it `Option<Vec<_>>` or `min = 0`")?;
-    }
-    Ok(())
-}
-
 fn write_axis(f: &mut fmt::Formatter<'_>, axis: Option<usize>) -> fmt::Result {
     match axis {
         Some(a) => write!(f, "axis {a} "),
         None => Ok(()),
-    }
-}
-
-fn write_found(f: &mut fmt::Formatter<'_>, found: Option<usize>) -> fmt::Result {
-    match found {
-        Some(v) => write!(f, ", found {v}"),
-        None => Ok(()),
-    }
-}
-
-fn join_names(names: &[String]) -> String {
-    match names {
-        [one] => format!("{one} is"),
-        _ => format!("{} are", names.join(", ")),
     }
 }
 
@@ -520,7 +512,7 @@ impl std::error::Error for ShapeError {}
 /// assert!(errs.to_string().starts_with("2 shape errors:"));
 /// ```
 #[derive(Clone, PartialEq, Eq)]
-pub struct ShapeErrors(Vec<ShapeError>);
+pub struct ShapeErrors(Vec<ShapeError>, Vec<String>);
 
 impl ShapeErrors {
     /// The most lines (an error, a folded group of errors, a cause) the `Display` of several
@@ -552,6 +544,29 @@ impl ShapeErrors {
     /// The errors by value.
     pub fn into_vec(self) -> Vec<ShapeError> {
         self.0
+    }
+
+    /// The source's tensors that nothing describes, allowed by a non-strict `verify_source`
+    /// ([`SourceOptions::strict`](crate::SourceOptions::strict)): warnings, sorted, beside
+    /// the errors; empty after a strict check, where they are
+    /// [`unexpected_tensors`](Self::unexpected_tensors).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// #[derive(Shaped)]
+    /// struct Norm { #[shape("(d,)")] weight: Shape, #[shape("(d,)")] bias: Shape }
+    /// let src = HashMap::from([("weight".to_string(), Shape::from([4])), ("step".to_string(), Shape::from([1]))]);
+    /// let e = Norm::verify_source_options(&src, SourceOptions::new().strict(false)).unwrap_err();
+    /// assert_eq!((e.missing_tensors(), e.allowed_unexpected()), (vec!["bias"], &["step".to_string()][..]));
+    /// ```
+    pub fn allowed_unexpected(&self) -> &[String] {
+        &self.1
+    }
+
+    pub(crate) fn with_allowed_unexpected(mut self, names: Vec<String>) -> Self {
+        self.1 = names;
+        self
     }
 }
 
@@ -650,13 +665,13 @@ impl ShapeErrors {
 
 impl From<Vec<ShapeError>> for ShapeErrors {
     fn from(errors: Vec<ShapeError>) -> Self {
-        ShapeErrors(errors)
+        ShapeErrors(errors, Vec::new())
     }
 }
 
 impl From<ShapeError> for ShapeErrors {
     fn from(error: ShapeError) -> Self {
-        ShapeErrors(vec![error])
+        ShapeErrors(vec![error], Vec::new())
     }
 }
 

@@ -1,0 +1,167 @@
+//! What an error's text says differently in each front end ([`ErrorWords`]: Rust's for the
+//! API, the command's for the report `shapes check` prints), and the longer texts of some
+//! error kinds.
+
+use core::fmt;
+
+use super::{ShapeErrorDetails, ShapeErrorKind};
+
+/// What an error's text says differently in each front end: Rust's words for the API, the
+/// command's for the report `shapes check` prints.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ErrorWords<'a> {
+    /// Who gives values before checking (an origin [`Origin::Given`]).
+    pub caller: &'a str,
+    /// How to let a list be absent.
+    pub absent_list: &'a str,
+}
+
+/// The Rust API's words.
+pub(crate) const RUST_WORDS: ErrorWords<'static> = ErrorWords {
+    caller: "the caller",
+    absent_list: "declare it `Option<Vec<_>>` or `min = 0`",
+};
+
+impl fmt::Display for ShapeErrorDetails {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_in(f, &RUST_WORDS)
+    }
+}
+
+/// A [`ShapeErrorDetails`] written in some front end's words.
+#[cfg(feature = "spec")]
+pub(crate) struct InWords<'e, 'w>(pub &'e ShapeErrorDetails, pub &'e ErrorWords<'w>);
+
+#[cfg(feature = "spec")]
+impl fmt::Display for InWords<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_in(f, self.1)
+    }
+}
+
+/// `cannot check heads * head_dim: `heads` is `given`: pass it with …`.
+pub(super) fn write_not_given(
+    f: &mut fmt::Formatter<'_>,
+    expr: &str,
+    names: &[String],
+) -> fmt::Result {
+    let binds: String = names.iter().map(|n| format!(".bind({n:?}, …)")).collect();
+    let (list, verb, it) = match names {
+        [one] => (format!("`{one}`"), "is", "it"),
+        _ => (
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            "are",
+            "them",
+        ),
+    };
+    write!(
+        f,
+        "cannot check {expr}: {list} {verb} `given`: pass {it} with `verify_with(Bindings::new(){binds})` (`verify_source_with` for a checkpoint)"
+    )?;
+    Ok(())
+}
+
+/// The layout of a checkpoint in PyTorch's layout checked against a framework's layers.
+pub(super) fn write_layout(
+    f: &mut fmt::Formatter<'_>,
+    framework: &str,
+    transposed: &[String],
+    renamed: &[(String, String)],
+) -> fmt::Result {
+    write!(
+        f,
+        "the checkpoint is in PyTorch's layout, not {framework}'s: read in {framework}'s layout, every tensor matches ("
+    )?;
+    let mut parts = Vec::new();
+    if let Some(first) = transposed.first() {
+        parts.push(format!(
+            "{} `Linear` weight{} transposed, PyTorch's (d_out, d_in) to {framework}'s (d_in, d_out), as `{first}`",
+            transposed.len(),
+            if transposed.len() == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some((from, to)) = renamed.first() {
+        parts.push(format!(
+            "{} norm parameter{} renamed, as `{from}` to `{to}`",
+            renamed.len(),
+            if renamed.len() == 1 { "" } else { "s" }
+        ));
+    }
+    write!(
+        f,
+        "{}); convert it as it is loaded (burn-import's `PyTorchFileRecorder` transposes and renames), or check it against structs in PyTorch's layout",
+        parts.join("; ")
+    )?;
+    Ok(())
+}
+
+/// `expected 6 elements (n_layers = 6), found 5: missing layers.5.*`, or
+/// `expected at least 1 element under "layers.", found none (did you mean "layer"?) …`.
+pub(super) fn write_count(
+    f: &mut fmt::Formatter<'_>,
+    kind: &ShapeErrorKind,
+    absent_list: &str,
+) -> fmt::Result {
+    let ShapeErrorKind::Count {
+        prefix,
+        expected,
+        at_least,
+        variable,
+        found,
+        suggestion,
+    } = kind
+    else {
+        return Ok(());
+    };
+    let (expected, at_least, found) = (*expected, *at_least, *found);
+    let dot = if prefix.is_empty() { "" } else { "." };
+    let plural = if expected == 1 { "" } else { "s" };
+    let least = if at_least { "at least " } else { "" };
+    write!(
+        f,
+        "expected {least}{expected} element{plural} under {prefix}{dot}*"
+    )?;
+    if let Some(v) = variable {
+        write!(f, " ({v} = {expected})")?;
+    }
+    match found {
+        0 => f.write_str(", found none")?,
+        n => write!(f, ", found {n}")?,
+    }
+    if found < expected && !at_least {
+        write!(f, ": missing {prefix}{dot}{found}.*")?;
+        if expected - found > 1 {
+            write!(f, " to {prefix}{dot}{}.*", expected - 1)?;
+        }
+    } else if found > expected && !at_least {
+        write!(
+            f,
+            ": {prefix}{dot}{expected}.* and later are more than expected"
+        )?;
+    }
+    if let Some(s) = suggestion {
+        write!(f, " (did you mean {s:?}?)")?;
+    }
+    if at_least && found == 0 {
+        write!(f, "; if the list may be absent, {absent_list}")?;
+    }
+    Ok(())
+}
+
+pub(super) fn write_found(f: &mut fmt::Formatter<'_>, found: Option<usize>) -> fmt::Result {
+    match found {
+        Some(v) => write!(f, ", found {v}"),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn join_names(names: &[String]) -> String {
+    match names {
+        [one] => format!("{one} is"),
+        _ => format!("{} are", names.join(", ")),
+    }
+}
