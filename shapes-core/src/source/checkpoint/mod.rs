@@ -173,6 +173,7 @@ impl Checkpoint {
     /// let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
     /// npy.extend((dict.len() as u16).to_le_bytes());
     /// npy.extend(dict.as_bytes());
+    /// npy.extend([0u8; 24]); // the data: 2 × 3 f32
     /// let c = Checkpoint::from_bytes(&npy)?;
     /// assert_eq!(c.shape_of("array"), Some(&[2, 3][..]));
     /// let e = Checkpoint::from_bytes(b"hello, world").unwrap_err();
