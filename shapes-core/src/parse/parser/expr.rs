@@ -212,8 +212,11 @@ impl<'a> Parser<'a> {
                 // atoms inside it are of no more use. Dropping them keeps the memo to
                 // disjoint spans, so its clones add up to the input's size, not to the input's
                 // size times its nesting depth.
-                let inner: SmallVec<[usize; 8]> =
-                    self.memo.range(key + 1..self.pos).map(|(k, _)| *k).collect();
+                let inner: SmallVec<[usize; 8]> = self
+                    .memo
+                    .range(key + 1..self.pos)
+                    .map(|(k, _)| *k)
+                    .collect();
                 for k in inner {
                     self.memo.remove(&k);
                 }
