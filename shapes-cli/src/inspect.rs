@@ -102,7 +102,7 @@ pub fn text(path: &std::path::Path, ckpt: &Checkpoint) -> String {
         s,
         "{}: {}, {} tensors",
         escape(&path.display().to_string()),
-        open::format(ckpt),
+        ckpt.format_and_files(),
         tensors.len()
     );
     let meta = open::metadata(ckpt);

@@ -16,14 +16,6 @@ pub fn open(path: &Path, config: Option<&Path>) -> Result<Checkpoint, String> {
     }
 }
 
-/// The format's name, and the number of files when there are several.
-pub fn format(ckpt: &Checkpoint) -> String {
-    match ckpt.files().len() {
-        0 | 1 => ckpt.format().to_string(),
-        n => format!("{}, {n} files", ckpt.format()),
-    }
-}
-
 /// The metadata worth showing: safetensors' `__metadata__`, GGUF's `general.*` and
 /// architecture keys (arrays by their length: a vocabulary is 50k strings).
 pub fn metadata(ckpt: &Checkpoint) -> Vec<(String, String)> {

@@ -128,13 +128,9 @@ impl Report {
         disagreements: Vec<Disagreement>,
         given_by: &str,
     ) -> Report {
-        let format = match ckpt.files().len() {
-            0 | 1 => ckpt.format().to_string(),
-            n => format!("{}, {n} files", ckpt.format()),
-        };
         Report {
             source: ckpt.path().display().to_string(),
-            format,
+            format: ckpt.format_and_files(),
             tensors: ckpt.tensors().len(),
             spec_name: spec.0.to_owned(),
             spec_file: spec.1.to_owned(),

@@ -213,6 +213,26 @@ impl Checkpoint {
         self.format
     }
 
+    /// The format, with the number of files when there are several (`sharded safetensors, 4
+    /// files`): how the report and `shapes inspect` name what was read.
+    ///
+    /// ```
+    /// # let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// # let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    /// # npy.extend((dict.len() as u16).to_le_bytes());
+    /// # npy.extend(dict.as_bytes());
+    /// # npy.extend([0u8; 8]);
+    /// let c = shapes::Checkpoint::from_bytes(&npy)?;
+    /// assert_eq!(c.format_and_files(), "numpy .npy");
+    /// # Ok::<(), shapes::CheckpointError>(())
+    /// ```
+    pub fn format_and_files(&self) -> String {
+        match self.files.len() {
+            0 | 1 => self.format.to_string(),
+            n => format!("{}, {n} files", self.format),
+        }
+    }
+
     /// The weights files read, in order (the shards, the parts of a split GGUF).
     ///
     /// ```no_run
