@@ -712,3 +712,54 @@ fn memo_memory_is_linear_in_the_input_not_in_its_depth() {
         "13 levels peak at {thirteen} bytes, 1 level at {one}"
     );
 }
+
+// ----- memory of a report of many mismatches (hostile input, third round, finding 6) ---------
+
+/// A safetensors file of `d_ref` `(3,)` and `n` tensors `layers.{i}.w` `(4,)`.
+fn many_layers(n: usize) -> Vec<u8> {
+    let mut entries =
+        vec![r#""d_ref":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}"#.to_owned()];
+    entries.extend((0..n).map(|i| {
+        let at = 12 + 16 * i;
+        format!(
+            r#""layers.{i}.w":{{"dtype":"F32","shape":[4],"data_offsets":[{at},{}]}}"#,
+            at + 16
+        )
+    }));
+    let header = format!("{{{}}}", entries.join(","));
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    file.resize(file.len() + 12 + 16 * n, 0);
+    file
+}
+
+#[test]
+fn a_recorded_mismatch_costs_a_bounded_few_hundred_bytes() {
+    let spec = shapes::Spec::from_toml(
+        "m.toml",
+        "name = \"M\"\n[repeat]\n\"layers\" = \"n\"\n[tensors]\n\"d_ref\" = \"(d,)\"\n\"layers.{i}.w\" = \"(d,)\"\n",
+    )
+    .unwrap();
+    let n = 20_000;
+    let ckpt = shapes::Checkpoint::from_bytes(&many_layers(n)).unwrap();
+    let (peak, report) = peak_bytes(|| spec.check(&ckpt));
+    assert_eq!(report.errors().map(|e| e.len()), Some(n));
+    // Each error once held a provenance list with room for four (a filtered `collect`): about
+    // 1.35 KB per error in all. Now the error, its one provenance entry and its strings.
+    let per_error = peak / n as u64;
+    assert!(per_error < 800, "{per_error} bytes per recorded mismatch");
+    // The text is bounded, and every mismatch is counted under its one cause and folded, not
+    // only the first hundred thousand.
+    let (text_peak, text) = peak_bytes(|| report.to_string());
+    assert!(text.len() < 2_000, "{} bytes of text:\n{text}", text.len());
+    assert!(text.contains("20,000 errors, one cause"), "{text}");
+    assert!(
+        text.contains("(20,000 errors) M.layers[{0..19999}].w"),
+        "{text}"
+    );
+    // Folding keeps the indices that vary, not the texts.
+    assert!(
+        text_peak / (n as u64) < 200,
+        "{text_peak} bytes to write the text"
+    );
+}

@@ -10,10 +10,6 @@ use crate::verify::{Bindings, Origin, ShapeErrorKind};
 /// How many mismatches are listed in full when one stated value explains them all.
 const SHOWN_WHEN_EXPLAINED: usize = 3;
 
-/// The most errors whose texts are folded; the rest are counted. Folding needs each text
-/// once, so this bounds the memory the text of a report takes.
-const MAX_FOLDED: usize = 100_000;
-
 /// Colours for a terminal (ANSI), or none.
 ///
 /// ```
@@ -256,8 +252,7 @@ impl Report {
         errors: &crate::verify::ShapeErrors,
         paint: Paint,
     ) -> usize {
-        let mismatches: Vec<&crate::verify::ShapeError> =
-            errors.mismatches().take(MAX_FOLDED).collect();
+        let mismatches: Vec<&crate::verify::ShapeError> = errors.mismatches().collect();
         let causes = crate::verify::causes(&mismatches);
         let mut explained = 0;
         for (c, members) in causes.iter().take(self.budget()) {
@@ -319,12 +314,9 @@ impl Report {
         } else {
             0
         };
-        let texts: Vec<String> = errors
-            .mismatches()
-            .take(MAX_FOLDED)
-            .map(|e| self.error_text(e))
-            .collect();
-        let (folded, _) = fold_by(texts.iter().map(|t| (t.as_str(), ())), usize::MAX);
+        // Each text is made, folded and dropped: the fold keeps only the indices that vary.
+        let texts = errors.mismatches().map(|e| (self.error_text(e), ()));
+        let (folded, _) = fold_by(texts, usize::MAX);
         let shown_max = if !self.disagreements.is_empty() || (explained == total && total > 0) {
             SHOWN_WHEN_EXPLAINED
         } else {

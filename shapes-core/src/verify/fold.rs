@@ -114,7 +114,7 @@ struct Group {
 
 /// Folds `texts`, in order of first appearance; past [`MAX_GROUPS`] shapes of text, the rest
 /// is returned as a count.
-pub(crate) fn fold<'a>(texts: impl IntoIterator<Item = &'a str>) -> (Vec<Folded>, usize) {
+pub(crate) fn fold<T: AsRef<str>>(texts: impl IntoIterator<Item = T>) -> (Vec<Folded>, usize) {
     fold_by(texts.into_iter().map(|t| (t, ())), MAX_GROUPS)
 }
 
@@ -122,7 +122,9 @@ pub(crate) fn fold<'a>(texts: impl IntoIterator<Item = &'a str>) -> (Vec<Folded>
 /// tensors of a dtype and shape), in order of first appearance, in time linear in the texts'
 /// length: texts fold when their indices vary together (`layers[3]` and `layers.3` in one
 /// text) or make a full grid (`experts.{0..7}` in `layers.{0..3}`). Past `max_groups` shapes of
-/// text, the rest is returned as a count.
+/// text, the rest is returned as a count. A text is read once and not kept, so texts made on
+/// the fly (`errors.map(|e| (e.to_string(), ()))`) cost the memory of one at a time, beside
+/// the indices each group keeps.
 ///
 /// ```
 /// use shapes::report::fold_by;
@@ -133,15 +135,15 @@ pub(crate) fn fold<'a>(texts: impl IntoIterator<Item = &'a str>) -> (Vec<Folded>
 /// assert_eq!(lines, [("emb", 1), ("l.{0..2}.w", 3), ("l.3.w", 1), ("e.{0..1}.x.{0..1}", 4)]);
 /// assert_eq!(rest, 0);
 /// ```
-pub fn fold_by<'a, K: Eq + Hash>(
-    texts: impl IntoIterator<Item = (&'a str, K)>,
+pub fn fold_by<T: AsRef<str>, K: Eq + Hash>(
+    texts: impl IntoIterator<Item = (T, K)>,
     max_groups: usize,
 ) -> (Vec<Folded>, usize) {
     let mut groups: Vec<Group> = Vec::new();
     let mut by_skeleton: HashMap<(String, K), usize> = HashMap::new();
     let mut rest = 0;
     for (i, (text, key)) in texts.into_iter().enumerate() {
-        let (skel, numbers) = skeleton(text);
+        let (skel, numbers) = skeleton(text.as_ref());
         let id = (skel, key);
         match by_skeleton.get(&id) {
             Some(&g) => groups[g].members.push(numbers), // ok: ids index `groups`.

@@ -10,10 +10,6 @@ use super::fold::fold;
 use super::names::{MAX_LINES, thousands};
 use super::path::Origin;
 
-/// The most errors whose texts are folded; the rest are counted. Folding needs each text once,
-/// so this bounds the memory a report takes to write.
-const MAX_FOLDED: usize = 100_000;
-
 /// What several mismatches have in common when one binding explains them all: the variable,
 /// its value and where it was bound, and the size found instead.
 #[derive(Debug, PartialEq, Eq)]
@@ -129,14 +125,13 @@ pub(crate) fn write_errors(f: &mut fmt::Formatter<'_>, all: &[ShapeError]) -> fm
             shown += g.count;
         }
     }
-    let texts: Vec<String> = all
+    // Each text is made, folded and dropped: the fold keeps only the indices that vary.
+    let texts = all
         .iter()
         .zip(&grouped)
         .filter(|(_, g)| !**g)
-        .take(MAX_FOLDED)
-        .map(|(e, _)| e.to_string())
-        .collect();
-    let (folded, _) = fold(texts.iter().map(String::as_str));
+        .map(|(e, _)| e.to_string());
+    let (folded, _) = fold(texts);
     for g in &folded {
         if lines >= MAX_LINES {
             break;
