@@ -1,9 +1,10 @@
-//! `shapes`: inspect a checkpoint, or check checkpoints against a spec file or a built-in
+//! `shapes`: inspect a checkpoint, diff two, or check checkpoints against a spec file or a built-in
 //! architecture, from their headers alone. Exit codes: 0 the checkpoints match, 1 one does
 //! not, 2 one could not be read or the command is wrong.
 
 #![forbid(unsafe_code)]
 
+mod diff;
 mod inspect;
 mod open;
 
@@ -88,6 +89,24 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// The tensors added, removed and changed (in shape or dtype) from checkpoint A to
+    /// checkpoint B, any two formats, repeated layers folded. Exit 0 when both have the same
+    /// names with the same shapes: a tensor whose dtype alone differs (a BF16 and an F16
+    /// export) is listed but does not change the exit code; 1 when a name or a shape differs;
+    /// 2 when a checkpoint cannot be read.
+    Diff {
+        /// The first checkpoint.
+        a: PathBuf,
+        /// The second checkpoint.
+        b: PathBuf,
+        /// Print the diff as JSON (every entry, whatever their number).
+        #[arg(long)]
+        json: bool,
+        /// List every difference (by default at most 50 lines of each kind, then a count of
+        /// the rest).
+        #[arg(long)]
+        all: bool,
+    },
 }
 
 fn parse_set(s: &str) -> Result<(String, usize), String> {
@@ -119,7 +138,11 @@ fn main() -> ExitCode {
             // reading stdout gets it in the report's schema.
             let _ = e.print();
             let message = e.render().to_string();
-            let v = shapes::report::failure_json(message.trim(), None, None);
+            let v = if args.get(1).is_some_and(|a| a == "diff") {
+                shapes::diff::failure_json(message.trim())
+            } else {
+                shapes::report::failure_json(message.trim(), None, None)
+            };
             let _ = write_out(&format!("{v:#}\n"));
             return ExitCode::from(2);
         }
@@ -138,7 +161,8 @@ fn main() -> ExitCode {
                 _ => None,
             },
         ),
-        Command::Inspect { .. } => (Format::Text, None),
+        // `shapes diff` prints its own failures.
+        Command::Inspect { .. } | Command::Diff { .. } => (Format::Text, None),
     };
     match run(cli.command) {
         Ok(verdict) => ExitCode::from(verdict as u8),
@@ -182,6 +206,7 @@ fn run(command: Command) -> Result<Verdict, Fail> {
             write_out(&inspect::text(&path, &ckpt))?;
             Ok(Verdict::Matches)
         }
+        Command::Diff { a, b, json, all } => diff::run(&a, &b, json, all),
         Command::Check {
             paths,
             spec,

@@ -20,6 +20,8 @@
 #![deny(missing_docs)]
 
 mod broadcast;
+#[cfg(feature = "checkpoint")]
+pub mod diff;
 mod expr;
 #[cfg(any(feature = "candle", feature = "burn"))]
 pub mod frameworks;

@@ -3,6 +3,7 @@
 //! BERT, each also corrupted in one way.
 
 mod decoders;
+mod diff;
 mod encoders;
 mod generic;
 mod gguf_archs;
