@@ -190,7 +190,11 @@ mod tests {
         f
     }
 
-    fn layers(n: usize, width: usize, dtype: &'static str) -> Vec<(String, Vec<usize>, &'static str)> {
+    fn layers(
+        n: usize,
+        width: usize,
+        dtype: &'static str,
+    ) -> Vec<(String, Vec<usize>, &'static str)> {
         (0..n)
             .map(|i| (format!("layers.{i}.w"), vec![width, 4], dtype))
             .collect()
@@ -216,7 +220,10 @@ mod tests {
         assert!(d.same_shapes() && !d.is_empty());
         let text = d.to_string();
         assert!(text.contains("SAME SHAPES: 3 tensors"), "{text}");
-        assert!(text.contains("  layers.{0..2}.w: F16 → F32 (8, 4)  ×3"), "{text}");
+        assert!(
+            text.contains("  layers.{0..2}.w: F16 → F32 (8, 4)  ×3"),
+            "{text}"
+        );
     }
 
     #[test]
