@@ -21,7 +21,9 @@ fn the_same_checkpoint_twice_is_the_same() {
     assert_eq!(code, 0, "{out}{err}");
     let n = SMOLLM_135M.hf().len();
     assert!(
-        out.contains(&format!("SAME: {n} tensors, the same names, shapes and dtypes")),
+        out.contains(&format!(
+            "SAME: {n} tensors, the same names, shapes and dtypes"
+        )),
         "{out}"
     );
 }
@@ -65,7 +67,10 @@ fn added_removed_and_reshaped_tensors_are_listed_and_layers_fold() {
     let (code, out, _) = shapes(&["diff", s(&b), s(&a)]);
     assert_eq!(code, 1);
     assert!(has_line(&out, "model.norm.weight: F16 (576,)"), "{out}");
-    assert!(out.contains("removed: only in a (1):\n  lm_head.weight"), "{out}");
+    assert!(
+        out.contains("removed: only in a (1):\n  lm_head.weight"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -75,7 +80,11 @@ fn a_dtype_only_change_is_listed_and_exits_0() {
     let d = dir("diff_dtype_b");
     let b = d.join("model.safetensors");
     write_safetensors_typed(&b, &t, &|n| {
-        if n.contains("layernorm") { "F32" } else { "F16" }
+        if n.contains("layernorm") {
+            "F32"
+        } else {
+            "F16"
+        }
     });
     let (code, out, err) = shapes(&["diff", s(&a), s(&b)]);
     assert_eq!(code, 0, "{out}{err}");
@@ -138,7 +147,11 @@ fn json_lists_every_difference() {
     let a = smollm("diff_json_a", &t);
     let b = smollm(
         "diff_json_b",
-        &reshaped(t.clone(), "model.layers.4.self_attn.q_proj.weight", &[576, 577]),
+        &reshaped(
+            t.clone(),
+            "model.layers.4.self_attn.q_proj.weight",
+            &[576, 577],
+        ),
     );
     let (code, out, err) = shapes(&["diff", s(&a), s(&b), "--json"]);
     assert_eq!(code, 1, "{err}");
@@ -188,7 +201,9 @@ fn an_unreadable_checkpoint_exits_2_and_json_says_why() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["exit"], 2);
     assert!(
-        v["error"].as_str().is_some_and(|e| e.contains("garbage.safetensors")),
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("garbage.safetensors")),
         "{v}"
     );
 }
