@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod adapter;
 mod diff;
 mod inspect;
 mod open;
@@ -71,6 +72,13 @@ enum Command {
         /// A config.json to read instead of the one beside the file.
         #[arg(long)]
         config: Option<PathBuf>,
+        /// The base checkpoint of a PEFT LoRA adapter: PATH is then the adapter's directory
+        /// (adapter_config.json, adapter_model.safetensors), checked against it: every
+        /// lora_A/lora_B against its base layer and r (rank_pattern included), every module
+        /// target_modules names, every adapted module. Without it, an adapter directory is
+        /// checked against the base_model_name_or_path of its config when that is a local path.
+        #[arg(long, value_name = "BASE_PATH", conflicts_with_all = ["spec", "arch"])]
+        base: Option<PathBuf>,
         /// Give a variable's value: `--set heads=9` (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
         sets: Vec<(String, usize)>,
@@ -192,6 +200,7 @@ enum Verdict {
 
 /// What `shapes check` was asked, for every path.
 struct CheckArgs {
+    base: Option<PathBuf>,
     spec: Option<Spec>,
     arch: Option<String>,
     config: Option<PathBuf>,
@@ -212,6 +221,7 @@ fn run(command: Command) -> Result<Verdict, Fail> {
             spec,
             arch,
             config,
+            base,
             sets,
             non_strict,
             json,
@@ -228,6 +238,7 @@ fn run(command: Command) -> Result<Verdict, Fail> {
                 |o, (var, value)| o.set(var, value),
             );
             let args = CheckArgs {
+                base,
                 spec,
                 arch,
                 config,
@@ -305,6 +316,13 @@ fn check_all(paths: &[PathBuf], args: &CheckArgs, format: Format) -> Result<Verd
 
 /// One checkpoint: opened, its spec found, checked.
 fn check_one(path: &Path, args: &CheckArgs) -> Result<Report, Fail> {
+    // An adapter directory is checked against its base unless a spec is asked for.
+    let spec_asked = args.spec.is_some() || args.arch.is_some();
+    if args.base.is_some() || (!spec_asked && shapes::adapter::Adapter::is_adapter_dir(path)) {
+        return Ok(
+            adapter::check(path, args.base.as_deref(), args.config.as_deref())?.all(args.all),
+        );
+    }
     let ckpt = open::open(path, args.config.as_deref()).map_err(Fail)?;
     let found;
     let spec = match &args.spec {

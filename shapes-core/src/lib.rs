@@ -19,6 +19,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "spec")]
+pub mod adapter;
 mod broadcast;
 #[cfg(feature = "checkpoint")]
 pub mod diff;
