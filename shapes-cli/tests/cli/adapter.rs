@@ -354,3 +354,37 @@ fn without_base_the_config_names_it_or_the_command_asks_for_it() {
         "{err}"
     );
 }
+
+#[test]
+fn sarif_locates_each_error_at_its_adapter_tensor_and_names_are_escaped() {
+    let mut t = reshaped(
+        lora(4),
+        "base_model.model.model.layers.1.self_attn.v_proj.lora_B.weight",
+        &[16, 5],
+    );
+    t.push((
+        "base_model.model.evil\\u001b[31m.lora_A.weight".into(),
+        vec![4, 32],
+    ));
+    let a = adapter("lora_sarif", CONFIG, &t);
+    let b = base("lora_sarif");
+    let (code, out, _) = check(&a, &b, &["--format", "sarif"]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("SARIF");
+    let names: Vec<&str> = v["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["locations"][0]["logicalLocations"][0]["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"base_model.model.model.layers.1.self_attn.v_proj.lora_B.weight"),
+        "{names:?}"
+    );
+    let (_, text, _) = check(&a, &b, &[]);
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(
+        text.contains("unknown base module evil\\u{1b}[31m"),
+        "{text}"
+    );
+}
