@@ -388,3 +388,103 @@ fn sarif_locates_each_error_at_its_adapter_tensor_and_names_are_escaped() {
         "{text}"
     );
 }
+
+#[test]
+fn a_regex_target_modules_is_matched_whole_and_one_past_the_subset_is_said_so() {
+    // Only layer 0's q_proj and v_proj are targeted; layer 1's tensors are then untargeted.
+    let t: Tensors = lora(4)
+        .into_iter()
+        .filter(|(n, _)| n.contains("layers.0."))
+        .collect();
+    let config = CONFIG.replace(
+        "[\"q_proj\", \"v_proj\"]",
+        r#""model\\.layers\\.0\\.self_attn\\.(q|v)_proj""#,
+    );
+    let (code, out, err) = check(
+        &adapter("lora_regex", &config, &t),
+        &base("lora_regex"),
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    // The same regex misses layer 1's modules, which the adapter also has.
+    let (code, out, _) = check(
+        &adapter("lora_regex_more", &config, &lora(4)),
+        &base("lora_regex_more"),
+        &[],
+    );
+    assert_eq!(code, 1, "{out}");
+    for m in ["q_proj", "v_proj"] {
+        assert!(
+            out.contains(&format!(
+                "module model.layers.1.self_attn.{m} is not among target_modules"
+            )),
+            "{out}"
+        );
+    }
+    assert!(
+        !out.contains("layers.0.self_attn.q_proj is not among"),
+        "{out}"
+    );
+    // A lookahead is past the subset: the report says what was not checked.
+    let look = CONFIG.replace(
+        "[\"q_proj\", \"v_proj\"]",
+        r#""^(?!.*vision).*(q_proj|v_proj)""#,
+    );
+    let (code, out, err) = check(
+        &adapter("lora_regex_look", &look, &lora(4)),
+        &base("lora_regex_look"),
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("which this checker does not read; checked only by the tensors present"),
+        "{out}"
+    );
+}
+
+#[test]
+fn dora_magnitude_vectors_and_fan_in_fan_out_are_checked() {
+    let mut t = lora(4);
+    t.push((
+        "base_model.model.model.layers.0.self_attn.q_proj.lora_magnitude_vector".into(),
+        vec![32],
+    ));
+    t.push((
+        "base_model.model.model.layers.0.self_attn.v_proj.lora_magnitude_vector".into(),
+        vec![32],
+    ));
+    let (code, out, _) = check(&adapter("lora_dora", CONFIG, &t), &base("lora_dora"), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("size mismatch for lora_magnitude_vector: (32,) where the base layer model.layers.0.self_attn.v_proj.weight is (16, 32), so lora_magnitude_vector must be (16,)"), "{out}");
+    // GPT-2's Conv1D stores (in, out): with fan_in_fan_out, lora_A is (r, in) all the same.
+    let d = dir("lora_gpt2_base");
+    let b = d.join("model.safetensors");
+    write_safetensors(
+        &b,
+        &[("transformer.h.0.attn.c_attn.weight".into(), vec![32, 96])],
+    );
+    let t: Tensors = vec![
+        (
+            "base_model.model.transformer.h.0.attn.c_attn.lora_A.weight".into(),
+            vec![4, 32],
+        ),
+        (
+            "base_model.model.transformer.h.0.attn.c_attn.lora_B.weight".into(),
+            vec![96, 4],
+        ),
+    ];
+    let config = r#"{"r": 4, "target_modules": ["c_attn"], "fan_in_fan_out": true}"#;
+    let (code, out, err) = check(&adapter("lora_gpt2", config, &t), &b, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, _) = check(
+        &adapter(
+            "lora_gpt2_no_fifo",
+            r#"{"r": 4, "target_modules": ["c_attn"]}"#,
+            &t,
+        ),
+        &b,
+        &[],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("so lora_A must be (4, 96)"), "{out}");
+}
