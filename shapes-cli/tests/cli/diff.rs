@@ -217,3 +217,18 @@ fn names_from_a_file_are_escaped() {
     assert!(!out.contains('\u{1b}'), "{out:?}");
     assert!(out.contains("evil\\u{1b}[31m.w"), "{out}");
 }
+
+#[test]
+fn a_wrong_command_line_with_json_is_a_diff_failure_in_json() {
+    let (code, out, err) = shapes(&["diff", "--json", "only-one.safetensors"]);
+    assert_eq!(code, 2, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        (v["exit"].clone(), v["same_shapes"].clone()),
+        (2.into(), false.into())
+    );
+    assert!(
+        v["error"].as_str().is_some_and(|e| e.contains("<B>")),
+        "{v}"
+    );
+}
