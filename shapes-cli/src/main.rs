@@ -1,9 +1,11 @@
-//! `shapes`: inspect a checkpoint, or check checkpoints against a spec file or a built-in
+//! `shapes`: inspect a checkpoint, diff two, or check checkpoints against a spec file or a built-in
 //! architecture, from their headers alone. Exit codes: 0 the checkpoints match, 1 one does
 //! not, 2 one could not be read or the command is wrong.
 
 #![forbid(unsafe_code)]
 
+mod adapter;
+mod diff;
 mod inspect;
 mod open;
 
@@ -70,6 +72,13 @@ enum Command {
         /// A config.json to read instead of the one beside the file.
         #[arg(long)]
         config: Option<PathBuf>,
+        /// The base checkpoint of a PEFT LoRA adapter: PATH is then the adapter's directory
+        /// (adapter_config.json, adapter_model.safetensors), checked against it: every
+        /// lora_A/lora_B against its base layer and r (rank_pattern included), every module
+        /// target_modules names, every adapted module. Without it, an adapter directory is
+        /// checked against the base_model_name_or_path of its config when that is a local path.
+        #[arg(long, value_name = "BASE_PATH", conflicts_with_all = ["spec", "arch"])]
+        base: Option<PathBuf>,
         /// Give a variable's value: `--set heads=9` (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
         sets: Vec<(String, usize)>,
@@ -85,6 +94,24 @@ enum Command {
         format: Format,
         /// List every mismatch, missing and unexpected tensor (by default at most 50 of each,
         /// then a count of the rest).
+        #[arg(long)]
+        all: bool,
+    },
+    /// The tensors added, removed and changed (in shape or dtype) from checkpoint A to
+    /// checkpoint B, any two formats, repeated layers folded. Exit 0 when both have the same
+    /// names with the same shapes: a tensor whose dtype alone differs (a BF16 and an F16
+    /// export) is listed but does not change the exit code; 1 when a name or a shape differs;
+    /// 2 when a checkpoint cannot be read.
+    Diff {
+        /// The first checkpoint.
+        a: PathBuf,
+        /// The second checkpoint.
+        b: PathBuf,
+        /// Print the diff as JSON (every entry, whatever their number).
+        #[arg(long)]
+        json: bool,
+        /// List every difference (by default at most 50 lines of each kind, then a count of
+        /// the rest).
         #[arg(long)]
         all: bool,
     },
@@ -119,7 +146,11 @@ fn main() -> ExitCode {
             // reading stdout gets it in the report's schema.
             let _ = e.print();
             let message = e.render().to_string();
-            let v = shapes::report::failure_json(message.trim(), None, None);
+            let v = if args.get(1).is_some_and(|a| a == "diff") {
+                shapes::diff::failure_json(message.trim())
+            } else {
+                shapes::report::failure_json(message.trim(), None, None)
+            };
             let _ = write_out(&format!("{v:#}\n"));
             return ExitCode::from(2);
         }
@@ -138,7 +169,8 @@ fn main() -> ExitCode {
                 _ => None,
             },
         ),
-        Command::Inspect { .. } => (Format::Text, None),
+        // `shapes diff` prints its own failures.
+        Command::Inspect { .. } | Command::Diff { .. } => (Format::Text, None),
     };
     match run(cli.command) {
         Ok(verdict) => ExitCode::from(verdict as u8),
@@ -168,6 +200,7 @@ enum Verdict {
 
 /// What `shapes check` was asked, for every path.
 struct CheckArgs {
+    base: Option<PathBuf>,
     spec: Option<Spec>,
     arch: Option<String>,
     config: Option<PathBuf>,
@@ -182,11 +215,13 @@ fn run(command: Command) -> Result<Verdict, Fail> {
             write_out(&inspect::text(&path, &ckpt))?;
             Ok(Verdict::Matches)
         }
+        Command::Diff { a, b, json, all } => diff::run(&a, &b, json, all),
         Command::Check {
             paths,
             spec,
             arch,
             config,
+            base,
             sets,
             non_strict,
             json,
@@ -203,6 +238,7 @@ fn run(command: Command) -> Result<Verdict, Fail> {
                 |o, (var, value)| o.set(var, value),
             );
             let args = CheckArgs {
+                base,
                 spec,
                 arch,
                 config,
@@ -280,6 +316,13 @@ fn check_all(paths: &[PathBuf], args: &CheckArgs, format: Format) -> Result<Verd
 
 /// One checkpoint: opened, its spec found, checked.
 fn check_one(path: &Path, args: &CheckArgs) -> Result<Report, Fail> {
+    // An adapter directory is checked against its base unless a spec is asked for.
+    let spec_asked = args.spec.is_some() || args.arch.is_some();
+    if args.base.is_some() || (!spec_asked && shapes::adapter::Adapter::is_adapter_dir(path)) {
+        return Ok(
+            adapter::check(path, args.base.as_deref(), args.config.as_deref())?.all(args.all),
+        );
+    }
     let ckpt = open::open(path, args.config.as_deref()).map_err(Fail)?;
     let found;
     let spec = match &args.spec {

@@ -19,7 +19,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "spec")]
+pub mod adapter;
 mod broadcast;
+#[cfg(feature = "checkpoint")]
+pub mod diff;
 mod expr;
 #[cfg(any(feature = "candle", feature = "burn"))]
 pub mod frameworks;

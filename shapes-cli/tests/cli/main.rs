@@ -2,7 +2,9 @@
 //! tests write with the published shapes of a Llama-family model (GQA), Qwen2, GPT-2 and
 //! BERT, each also corrupted in one way.
 
+mod adapter;
 mod decoders;
+mod diff;
 mod encoders;
 mod generic;
 mod gguf_archs;

@@ -40,7 +40,7 @@ mod scope_checks;
 mod scope_typos;
 mod shaped;
 mod static_check;
-mod suggest;
+pub(crate) mod suggest;
 mod summary;
 mod vars;
 

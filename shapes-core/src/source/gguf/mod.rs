@@ -48,6 +48,8 @@ use super::ShapeSource;
 use super::header::{Indexed, Named, TensorInfo};
 use crate::shape::{INLINE_RANK, Shape};
 
+#[cfg(test)]
+mod block_tests;
 mod error;
 mod file_buf;
 mod ggml_type;
