@@ -70,9 +70,9 @@ fn a_correct_adapter_passes() {
     let b = base("lora_ok");
     let (code, out, err) = check(&a, &b, &[]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("OK: the checkpoint matches the spec"), "{out}");
+    assert!(out.contains("OK: the adapter fits its base"), "{out}");
     assert!(out.contains("spec: LoRA adapter of "), "{out}");
-    assert!(has_line(&out, "r 4 config `r`"), "{out}");
+    assert!(has_line(&out, "r 4 adapter_config.json `r`"), "{out}");
     let (code, out, _) = check(&a, &b, &["--json"]);
     assert_eq!(code, 0, "{out}");
 }
@@ -144,7 +144,10 @@ fn rank_pattern_overrides_r_for_the_modules_it_matches() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        has_line(&out, "r[v_proj] 8 config `rank_pattern.v_proj`"),
+        has_line(
+            &out,
+            "r[v_proj] 8 adapter_config.json `rank_pattern.v_proj`"
+        ),
         "{out}"
     );
     // Without the override, the v_proj tensors are wrong, and the message names `r`.

@@ -247,5 +247,6 @@ impl Adapter {
             disagreements,
             "adapter_config.json",
         )
+        .with_words("the adapter fits its base", "adapter_config.json")
     }
 }

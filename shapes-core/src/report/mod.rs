@@ -115,6 +115,10 @@ pub struct Report {
     /// The variables bound from keys the checkpoint states none of, with the keys.
     not_found: Vec<(String, Vec<String>)>,
     all: bool,
+    /// What was checked against what, in the verdict: `the checkpoint matches the spec`.
+    pub(crate) matches: &'static str,
+    /// The file config keys are read from, when not config.json: `adapter_config.json`.
+    pub(crate) config_file: Option<&'static str>,
 }
 
 impl Report {
@@ -142,7 +146,17 @@ impl Report {
             dtypes: Vec::new(),
             not_found: Vec::new(),
             all: false,
+            matches: "the checkpoint matches the spec",
+            config_file: None,
         }
+    }
+
+    /// The verdict's words and the file config keys come from, for a report that is not of
+    /// a checkpoint against a spec (an adapter against its base).
+    pub(crate) fn with_words(mut self, matches: &'static str, config_file: &'static str) -> Report {
+        self.matches = matches;
+        self.config_file = Some(config_file);
+        self
     }
 
     pub(crate) fn with_dtypes(mut self, dtypes: Vec<WrongDtype>) -> Report {

@@ -87,8 +87,9 @@ impl Report {
     /// Where a value came from, in the words of the report's reader: a value given by the
     /// caller is named as the options named it (`--set`).
     fn origin_text(&self, o: &Origin) -> String {
-        match o {
-            Origin::Given => self.given_by.clone(),
+        match (o, self.config_file) {
+            (Origin::Given, _) => self.given_by.clone(),
+            (Origin::Config { key }, Some(file)) => format!("{file} `{}`", escape(key)),
             _ => escape(&o.to_string()).into_owned(),
         }
     }
@@ -209,7 +210,7 @@ impl Report {
                 self.render_dtypes(&mut s, paint);
             }
             Ok(b) => {
-                let _ = writeln!(s, "{}: the checkpoint matches the spec", paint.ok("OK"));
+                let _ = writeln!(s, "{}: {}", paint.ok("OK"), self.matches);
                 for t in b.tied() {
                     let _ = writeln!(s, "{}", paint.dim(&escape(&t.to_string())));
                 }
