@@ -24,12 +24,16 @@ use shapes::{
 mod npy;
 #[path = "fuzz_checks/pickle.rs"]
 mod pickle;
+#[path = "fuzz_checks/spec.rs"]
+mod spec;
 
 // Each fuzz target uses one of them.
 #[allow(unused_imports)]
 pub use npy::check_npy;
 #[allow(unused_imports)]
 pub use pickle::check_pickle;
+#[allow(unused_imports)]
+pub use spec::check_spec;
 
 // ----- a byte reader --------------------------------------------------------------------------
 

@@ -81,3 +81,8 @@ fn pickle_seeds() {
 fn npy_seeds() {
     replay("npy", 5, fuzz_checks::check_npy);
 }
+
+#[test]
+fn spec_seeds() {
+    replay("spec", 20, fuzz_checks::check_spec);
+}
