@@ -19,7 +19,7 @@ pub(crate) enum Targets {
     List(Vec<String>),
     /// A string: a regular expression the whole module name matches.
     Regex(Regex),
-    /// A string past the subset `regex.rs` reads, or `all-linear` (which depends on the model's
+    /// A string that does not compile as a regular expression, or `all-linear` (which depends on the model's
     /// classes, not its tensors): which modules it names is not known.
     Unknown(String, String),
 }
@@ -35,7 +35,7 @@ impl Targets {
                         .strip_suffix(t.as_str())
                         .is_some_and(|rest| rest.ends_with('.'))
             })),
-            Targets::Regex(re) => Some(re.full_match(module)),
+            Targets::Regex(re) => re.full_match(module),
             Targets::Unknown(..) => None,
         }
     }
@@ -51,7 +51,7 @@ impl Targets {
                 Ok(re) => Targets::Regex(re),
                 Err(e) => Targets::Unknown(
                     s.clone(),
-                    format!("the regular expression uses {}, which this checker does not read", e.0),
+                    format!("the regular expression has {}, which this checker does not read", e.0),
                 ),
             }),
             Some(Value::Array(items)) => items
@@ -69,7 +69,7 @@ impl Targets {
 }
 
 /// One `rank_pattern` entry: its key (a regular expression PEFT matches against the end of a
-/// module's name, after a `.`), compiled when the subset reads it, and its rank.
+/// module's name, after a `.`), compiled when it compiles, and its rank.
 #[derive(Debug, Clone)]
 pub(crate) struct RankPattern {
     pub(crate) key: String,
@@ -187,12 +187,11 @@ impl Config {
     /// it, as PEFT picks it, else `r`. `None` when a key this checker cannot read might match.
     pub(crate) fn rank_of(&self, module: &str) -> Option<(usize, String)> {
         for p in &self.rank_pattern {
-            match &p.regex {
-                Some(re) if re.full_match(module) => {
-                    return Some((p.r, format!("rank_pattern {:?}", p.key)));
-                }
-                Some(_) => {}
-                None => return None,
+            match p.regex.as_ref().map(|re| re.full_match(module)) {
+                Some(Some(true)) => return Some((p.r, format!("rank_pattern {:?}", p.key))),
+                Some(Some(false)) => {}
+                // A key that cannot be read, or that took too long on this name.
+                Some(None) | None => return None,
             }
         }
         Some((self.r, "`r`".into()))

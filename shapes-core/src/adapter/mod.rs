@@ -13,9 +13,9 @@
 //! `r` is `rank_pattern`'s for a module one of its keys matches (a regular expression matched
 //! against the end of the module's name after a `.`, as PEFT matches it), else `r`.
 //! `target_modules` is a list (a module whose name is one of them or ends with `.` and one of
-//! them) or a regular expression the whole name matches, of the subset `regex.rs` documents;
-//! past that subset, and for `all-linear`, modules are checked only by the tensors present,
-//! and the report says so.
+//! them) or a regular expression the whole name matches, read as Python's `re` reads it
+//! (look-ahead included); for a pattern that does not compile, and for `all-linear`, modules
+//! are checked only by the tensors present, and the report says so.
 
 mod check;
 mod config;
