@@ -30,7 +30,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::blocks::{Folded, Role};
-use super::keys::{Keys, conventional, plain_name};
+use super::keys::{Keys, conventional};
 use super::{BlockOut, Dim, ListOut, TensorOut};
 
 /// `text` as a variable or field name: lowercase ASCII letters, digits and `_`, starting
@@ -51,6 +51,11 @@ pub(crate) fn identifier(text: &str) -> String {
         Some(c) if c.is_ascii_digit() => format!("d_{out}"),
         Some(_) => out,
     }
+}
+
+/// A variable name for `key` when no built-in names it: its last segment, as an identifier.
+fn plain_name(key: &str) -> String {
+    identifier(key.rsplit('.').next().unwrap_or(key))
 }
 
 /// `layers` → `layer`, `experts` → `expert`; a name of three letters or fewer is kept.
@@ -174,7 +179,6 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys) -> Decided {
             placeholder: placeholder(d),
             block: i,
             count_var,
-            count: l.count,
         });
         blocks.push(BlockOut {
             name: block,
@@ -390,6 +394,7 @@ mod tests {
         assert_eq!(identifier("LayerNorm"), "layernorm");
         assert_eq!(identifier("0.weight"), "d_0_weight");
         assert_eq!(identifier("--"), "d");
+        assert_eq!(plain_name("model.kernel_size"), "kernel_size");
         assert_eq!(singular("layers"), "layer");
         assert_eq!(singular("experts"), "expert");
         assert_eq!(singular("h"), "h");

@@ -131,12 +131,6 @@ pub(super) fn conventional(key: &str) -> Option<String> {
         .cloned()
 }
 
-/// A variable name for `key` when no built-in names it: its last segment, as an identifier.
-pub(super) fn plain_name(key: &str) -> String {
-    let last = key.rsplit('.').next().unwrap_or(key);
-    super::dims::identifier(last)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +149,5 @@ mod tests {
             Some("d_model")
         );
         assert_eq!(conventional("no_such_key"), None);
-        assert_eq!(plain_name("model.kernel_size"), "kernel_size");
     }
 }

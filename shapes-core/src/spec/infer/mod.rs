@@ -59,7 +59,6 @@ pub(crate) struct ListOut {
     /// Its block, an index into [`InferredSpec::blocks`].
     pub block: usize,
     pub count_var: Option<String>,
-    pub count: Option<usize>,
 }
 
 /// A spec written from a checkpoint by [`Spec::infer`]: as a spec file

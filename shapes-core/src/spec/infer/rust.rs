@@ -82,7 +82,8 @@ impl InferredSpec {
             taken.insert(name.clone());
             name
         };
-        let mut out = vec![fresh(camel(&self.name))];
+        // The name is CamelCase already (an identifier's words, or `Model`).
+        let mut out = vec![fresh(self.name.clone())];
         out.extend(self.blocks.iter().map(|b| fresh(camel(&b.name))));
         out
     }
@@ -108,7 +109,7 @@ impl InferredSpec {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "// Written by `shapes spec --rust` from a {}.",
+            "// Written by `shapes spec --rust` from a checkpoint ({}).",
             self.source.replace('\n', " ")
         );
         let mut dtypes: BTreeSet<&str> = self.dtype.iter().map(String::as_str).collect();

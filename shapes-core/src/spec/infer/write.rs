@@ -114,7 +114,7 @@ impl InferredSpec {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "# Written by `shapes spec` from a {}: every tensor's shape, repeated blocks\n# folded, sizes named from the config keys that state them.",
+            "# Written by `shapes spec` from a checkpoint ({}): every tensor's shape,\n# repeated blocks folded, sizes named from the config keys that state them.",
             self.source.replace('\n', " ")
         );
         let _ = writeln!(out, "name = {}", quoted(&self.name));

@@ -1,0 +1,78 @@
+//! `Spec::infer(…).to_rust()`: the `#[derive(Shaped)]` structs written for a checkpoint
+//! compile and verify the checkpoint they were written from. They are
+//! `spec_infer_written.rs` beside this file, compiled into this binary; the test holds that
+//! file equal to what the writer writes now (`SHAPES_BLESS=1` rewrites it).
+
+use std::path::Path;
+
+use shapes::{Checkpoint, Shape, Shaped, Spec};
+
+use crate::common::ckpt_files::{self, TempDir, Tensor};
+
+/// A mixture-of-experts decoder: `layers` layers with 2 key/value heads of 6 and 4 experts
+/// of d_ff 24,
+/// a q bias in the first layer only (so an `Option`), a LayerNorm with a bias.
+fn moe(layers: usize, d_ff: usize) -> Vec<Tensor> {
+    let mut t: Vec<Tensor> = vec![("model.embed_tokens.weight".into(), vec![50, 16])];
+    for l in 0..layers {
+        let p = format!("model.layers.{l}");
+        t.push((format!("{p}.self_attn.q_proj.weight"), vec![16, 16]));
+        if l == 0 {
+            t.push((format!("{p}.self_attn.q_proj.bias"), vec![16]));
+        }
+        t.push((format!("{p}.self_attn.k_proj.weight"), vec![12, 16]));
+        t.push((format!("{p}.mlp.gate.weight"), vec![4, 16]));
+        for e in 0..4 {
+            t.push((format!("{p}.mlp.experts.{e}.up.weight"), vec![d_ff, 16]));
+            t.push((format!("{p}.mlp.experts.{e}.down.weight"), vec![16, d_ff]));
+        }
+        t.push((format!("{p}.norm.weight"), vec![16]));
+        t.push((format!("{p}.norm.bias"), vec![16]));
+    }
+    t.push(("lm_head.weight".into(), vec![50, 16]));
+    t
+}
+
+const CONFIG: &str = r#"{"model_type":"tiny_moe","hidden_size":16,"num_key_value_heads":2,"head_dim":6,"num_hidden_layers":3,"num_experts":4,"intermediate_size":24,"vocab_size":50}"#;
+
+fn open(dir: &TempDir, tensors: &[Tensor]) -> Checkpoint {
+    let path = dir.join("model.safetensors");
+    ckpt_files::safetensors(&path, tensors, &[]);
+    std::fs::write(dir.join("config.json"), CONFIG).expect("config");
+    Checkpoint::open(&path).expect("the checkpoint opens")
+}
+
+#[test]
+fn the_written_structs_are_what_the_writer_writes() {
+    let dir = TempDir::new("spec-infer-rust");
+    let ckpt = open(&dir, &moe(3, 24));
+    let rust = Spec::infer(&ckpt).expect("a spec").to_rust();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/spec_infer_written.rs");
+    if std::env::var_os("SHAPES_BLESS").is_some() {
+        std::fs::write(&file, &rust).expect("blessed");
+    }
+    let committed = std::fs::read_to_string(&file).expect("the committed structs");
+    assert_eq!(committed, rust, "rerun with SHAPES_BLESS=1 to rewrite {}", file.display());
+}
+
+/// The structs, compiled.
+#[allow(dead_code)]
+mod written {
+    include!("spec_infer_written.rs");
+}
+
+#[test]
+fn the_written_structs_verify_their_checkpoint_and_reject_changes() {
+    let dir = TempDir::new("spec-infer-verify");
+    let ckpt = open(&dir, &moe(3, 24));
+    let b = written::TinyMoe::<Shape>::verify_source(&ckpt).expect("the checkpoint passes");
+    assert_eq!((b.get("n_layers"), b.get("n_experts"), b.get("d_ff")), (Some(3), Some(4), Some(24)));
+    // Experts of another width than the config states.
+    let other = TempDir::new("spec-infer-verify-other");
+    let e = written::TinyMoe::<Shape>::verify_source(&open(&other, &moe(3, 20))).unwrap_err();
+    assert!(e.to_string().contains("intermediate_size"), "{e}");
+    // A layer missing.
+    let fewer = TempDir::new("spec-infer-verify-fewer");
+    let e = written::TinyMoe::<Shape>::verify_source(&open(&fewer, &moe(2, 24))).unwrap_err();
+    assert!(e.to_string().contains("n_layers"), "{e}");
+}
