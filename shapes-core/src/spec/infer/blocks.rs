@@ -9,7 +9,8 @@
 //! - a list is folded when every element of its parent (the whole checkpoint for an outermost
 //!   list) holds it, with the indices `0..n` and no gap; a list inside a list that is not
 //!   folded is not folded either, and its indices stay in the names;
-//! - a list's count is known when every element of its parent holds as many elements.
+//! - a list's count is known when every element of its parent holds as many elements;
+//! - at most 8 lists nest: deeper indices stay in the names.
 //!
 //! One pass over the names and one over the roles, with hash maps: linear in the tensor count.
 
@@ -64,10 +65,18 @@ fn is_index(segment: &str) -> bool {
         && segment.parse::<usize>().is_ok()
 }
 
-/// The positions of a name's candidate indices.
+/// The most lists nested in one another that are folded: deeper indices stay in the names
+/// (real checkpoints nest two: experts in layers), so that a name of a million `.0`
+/// segments costs no more than a short one.
+const MAX_DEPTH: usize = 8;
+
+/// The positions of a name's candidate indices, the first [`MAX_DEPTH`].
 fn candidates(segments: &[&str]) -> Vec<usize> {
     let last = segments.len().saturating_sub(1);
-    (1..last).filter(|&i| is_index(segments[i])).collect()
+    (1..last)
+        .filter(|&i| is_index(segments[i]))
+        .take(MAX_DEPTH)
+        .collect()
 }
 
 /// What is seen of one candidate list: for each element of its parent (by the indices of
@@ -154,8 +163,12 @@ pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
         let count = counts.all(|n| n == first).then_some(first);
         let elements = s.by_parent.values().map(HashSet::len).sum();
         let rel = match &s.parent {
-            // The segments after the parent's blank.
-            Some(p) => key[p.len() + 1 + BLANK.len() + 1..].to_owned(),
+            // The segments after the parent's blank: none for an index right after another
+            // (`x.0.1.w`), which is not folded (a list needs a name).
+            Some(p) => match key.get(p.len() + 1 + BLANK.len() + 1..) {
+                Some(rel) if !rel.is_empty() => rel.to_owned(),
+                _ => continue,
+            },
             None => key.clone(),
         };
         folded.insert(key.clone(), lists.len());
@@ -278,12 +291,13 @@ mod tests {
             t("b.0.x.0.w", &[2]),
             t("b.1.y", &[2]),
             t("c.01.w", &[2]),
+            t("d.0.1.w", &[2]),
         ];
         let f = fold(&ts);
         let lists: Vec<&str> = f.lists.iter().map(|l| l.rel.as_str()).collect();
-        assert_eq!(lists, ["b"]);
+        assert_eq!(lists, ["b", "d"]);
         let rels: Vec<&str> = f.roles.iter().map(|r| r.rel.as_str()).collect();
-        assert_eq!(rels, ["a.0.w", "a.2.w", "c.01.w", "x.0.w", "y"]);
+        assert_eq!(rels, ["a.0.w", "a.2.w", "c.01.w", "x.0.w", "y", "1.w"]);
     }
 
     #[test]

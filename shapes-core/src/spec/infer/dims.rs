@@ -10,7 +10,7 @@
 //!    the tensor's block (a router's rows: `n_experts`);
 //! 4. else a size that exactly one pair of keys multiplies to, each key the only one stating
 //!    its value, is their product (`kv_heads * head_dim`), both bound in `[config]` and the
-//!    ones used only in products `given`;
+//!    ones used only in products `given` (a config of more than 1024 such keys gets none);
 //! 5. else a bias whose length is its module's weight's first axis (PyTorch's `(out, in)`),
 //!    or else its last (GPT-2's Conv1D `(in, out)`), shares one variable with it, named after
 //!    the module;
@@ -27,7 +27,7 @@
 //! no key states is pinned to its value by a `where` equation (`n_layer = 4`), as rule 6
 //! pins a size: a checkpoint that lost its last layer is then rejected.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::blocks::{Folded, Role};
 use super::keys::{Keys, conventional};
@@ -66,24 +66,30 @@ pub(crate) fn singular(segment: &str) -> &str {
     }
 }
 
-/// Names handed out once each.
+/// Names handed out once each: `base`, then `base_2`, `base_3`, … (the next suffix of each
+/// base remembered, so that many keys of one name cost linear time).
 #[derive(Default)]
 struct Names {
-    taken: BTreeSet<String>,
+    taken: HashSet<String>,
+    next: HashMap<String, usize>,
 }
 
 impl Names {
     fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_owned();
-        let mut n = 2usize;
+        let n = self.next.entry(base.to_owned()).or_insert(2);
         while self.taken.contains(&name) {
             name = format!("{base}_{n}");
-            n = n.saturating_add(1);
+            *n = n.saturating_add(1);
         }
         self.taken.insert(name.clone());
         name
     }
 }
+
+/// The most keys whose products are tried (pairs: half a million at most); a config stating
+/// more sizes gets no products.
+const MAX_PRODUCT_KEYS: usize = 1024;
 
 /// What the decisions make: the blocks, lists and the variables the config binds.
 pub(super) struct Decided {
@@ -134,9 +140,10 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys) -> Decided {
         var_of.insert(k.clone(), names.fresh(&base));
     }
     let mut used: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    let value_of: HashMap<&str, usize> = all.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let use_key = |key: &str, used: &mut BTreeMap<String, (String, usize)>| -> String {
         let var = var_of.get(key).cloned().unwrap_or_else(|| identifier(key));
-        let value = all.iter().find(|(k, _)| k == key).map_or(0, |(_, v)| *v);
+        let value = value_of.get(key).copied().unwrap_or(0);
         used.insert(var.clone(), (key.to_owned(), value));
         var
     };
@@ -221,10 +228,13 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys) -> Decided {
     }
 
     // Products of two keys, each the only one stating its value.
-    let unique: Vec<(&str, usize)> = keys
+    let mut unique: Vec<(&str, usize)> = keys
         .all()
         .filter(|(_, v)| keys.stating(*v).len() == 1)
         .collect();
+    if unique.len() > MAX_PRODUCT_KEYS {
+        unique.clear();
+    }
     let mut products: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
     for (a, (_, va)) in unique.iter().enumerate() {
         for (b, (_, vb)) in unique.iter().enumerate().skip(a + 1) {

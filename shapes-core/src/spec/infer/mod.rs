@@ -214,3 +214,86 @@ impl Spec {
         Ok(inferred)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A safetensors file of `tensors` (name, dtype, dims) in memory.
+    fn ckpt(tensors: &[(&str, &str, &[usize])]) -> Checkpoint {
+        let mut entries = Vec::new();
+        let mut offset = 0usize;
+        for (name, dtype, dims) in tensors {
+            let size = match *dtype {
+                "F16" => 2,
+                "I64" => 8,
+                _ => 4,
+            };
+            let bytes = dims.iter().product::<usize>() * size;
+            let d: Vec<String> = dims.iter().map(ToString::to_string).collect();
+            entries.push(format!(
+                r#"{}:{{"dtype":"{dtype}","shape":[{}],"data_offsets":[{offset},{}]}}"#,
+                serde_json::Value::from(*name),
+                d.join(","),
+                offset + bytes
+            ));
+            offset += bytes;
+        }
+        let json = format!("{{{}}}", entries.join(","));
+        let mut file = (json.len() as u64).to_le_bytes().to_vec();
+        file.extend_from_slice(json.as_bytes());
+        file.resize(file.len() + offset, 0);
+        Checkpoint::from_bytes(&file).expect("a checkpoint")
+    }
+
+    #[test]
+    fn an_empty_checkpoint_is_an_error() {
+        assert_eq!(Spec::infer(&ckpt(&[])).unwrap_err(), InferSpecError::Empty);
+    }
+
+    #[test]
+    fn ranks_and_sizes_that_vary_and_odd_names_still_pass() {
+        let c = ckpt(&[
+            ("l.0.w", "F16", &[2, 3]),
+            ("l.1.w", "F32", &[5, 3]),
+            ("l.0.v", "F16", &[2]),
+            ("l.1.v", "F16", &[2, 2]),
+            ("l.1.only", "F16", &[7]),
+            ("scalar", "I64", &[]),
+            ("we\"ird\\name\n", "F16", &[1]),
+            ("type", "F16", &[3]),
+            ("0.x", "F16", &[3]),
+        ]);
+        let inferred = Spec::infer(&c).expect("a spec");
+        let toml = inferred.to_toml();
+        for line in [
+            "\"w\" = { shape = \"(_, 3)\", dtype = [\"F16\", \"F32\"] }",
+            "\"v\" = \"(...)\"",
+            "\"only\" = { shape = \"(7,)\", optional = true }",
+            "\"scalar\" = { shape = \"()\", dtype = \"I64\" }",
+            "\"we\\\"ird\\\\name\\u000A\" = \"(1,)\"",
+        ] {
+            assert!(toml.lines().any(|l| l == line), "no {line:?} in\n{toml}");
+        }
+        let rust = inferred.to_rust();
+        assert!(rust.contains("    pub type_: T,\n"), "{rust}");
+        assert!(rust.contains("name = \"we\\\"ird\\\\name\\n\""), "{rust}");
+        assert!(rust.contains("    pub only: Option<T>,\n"), "{rust}");
+    }
+
+    #[test]
+    fn a_name_a_spec_reads_as_a_placeholder_is_an_error_not_a_wrong_spec() {
+        let c = ckpt(&[("a.{x}.w", "F16", &[2]), ("b", "F16", &[2])]);
+        let e = Spec::infer(&c).unwrap_err();
+        assert!(matches!(e, InferSpecError::NotSelfConsistent(_)), "{e}");
+        assert!(e.to_string().contains("placeholder"), "{e}");
+    }
+
+    #[test]
+    fn deep_indices_are_bounded() {
+        let deep = format!("a{}.w", ".0.b".repeat(10_000));
+        let c = ckpt(&[(deep.as_str(), "F16", &[2])]);
+        let toml = Spec::infer(&c).expect("a spec").to_toml();
+        assert_eq!(toml.matches("[blocks.").count(), 8, "{toml}");
+    }
+}
