@@ -52,7 +52,12 @@ fn the_written_structs_are_what_the_writer_writes() {
         std::fs::write(&file, &rust).expect("blessed");
     }
     let committed = std::fs::read_to_string(&file).expect("the committed structs");
-    assert_eq!(committed, rust, "rerun with SHAPES_BLESS=1 to rewrite {}", file.display());
+    assert_eq!(
+        committed,
+        rust,
+        "rerun with SHAPES_BLESS=1 to rewrite {}",
+        file.display()
+    );
 }
 
 /// The structs, compiled.
@@ -66,7 +71,10 @@ fn the_written_structs_verify_their_checkpoint_and_reject_changes() {
     let dir = TempDir::new("spec-infer-verify");
     let ckpt = open(&dir, &moe(3, 24));
     let b = written::TinyMoe::<Shape>::verify_source(&ckpt).expect("the checkpoint passes");
-    assert_eq!((b.get("n_layers"), b.get("n_experts"), b.get("d_ff")), (Some(3), Some(4), Some(24)));
+    assert_eq!(
+        (b.get("n_layers"), b.get("n_experts"), b.get("d_ff")),
+        (Some(3), Some(4), Some(24))
+    );
     // Experts of another width than the config states.
     let other = TempDir::new("spec-infer-verify-other");
     let e = written::TinyMoe::<Shape>::verify_source(&open(&other, &moe(3, 20))).unwrap_err();

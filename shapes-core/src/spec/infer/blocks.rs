@@ -118,16 +118,26 @@ pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
             let Ok(index) = segments[at].parse::<usize>() else {
                 break;
             };
-            let entry = seen.entry(key.clone()).or_insert_with(|| Seen {
-                parent: parent.clone(),
-                depth,
-                ..Seen::default()
-            });
-            entry
-                .by_parent
-                .entry(indices.clone())
-                .or_default()
-                .insert(index);
+            if !seen.contains_key(&key) {
+                let fresh = Seen {
+                    parent: parent.clone(),
+                    depth,
+                    ..Seen::default()
+                };
+                seen.insert(key.clone(), fresh);
+            }
+            if let Some(entry) = seen.get_mut(&key) {
+                match entry.by_parent.get_mut(&indices) {
+                    Some(set) => {
+                        set.insert(index);
+                    }
+                    None => {
+                        entry
+                            .by_parent
+                            .insert(indices.clone(), HashSet::from([index]));
+                    }
+                }
+            }
             indices.push(index);
             parent = Some(key);
         }
@@ -181,7 +191,7 @@ pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
     }
     // Pass 2: each tensor's role.
     let mut roles: Vec<Role> = Vec::new();
-    let mut by_key: HashMap<(Option<usize>, String), usize> = HashMap::new();
+    let mut by_key: HashMap<Option<usize>, HashMap<String, usize>> = HashMap::new();
     for t in tensors {
         let segments: Vec<&str> = t.name.split('.').collect();
         let cands = if t.name.contains(BLANK) {
@@ -205,24 +215,33 @@ pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
         } else {
             t.name.clone()
         };
-        let dims: Vec<Option<usize>> = t.shape.dims().iter().map(|d| Some(*d)).collect();
-        let at = *by_key.entry((list, rel.clone())).or_insert_with(|| {
-            roles.push(Role {
-                list,
-                rel,
-                dims: Some(dims.clone()),
-                dtypes: BTreeSet::new(),
-                instances: 0,
-            });
-            roles.len() - 1
-        });
-        let role = &mut roles[at];
+        let dims = t.shape.dims();
+        let here = by_key.entry(list).or_default();
+        let at = match here.get(&rel) {
+            Some(&at) => at,
+            None => {
+                here.insert(rel.clone(), roles.len());
+                roles.push(Role {
+                    list,
+                    rel,
+                    dims: Some(dims.iter().map(|d| Some(*d)).collect()),
+                    dtypes: BTreeSet::new(),
+                    instances: 0,
+                });
+                roles.len() - 1
+            }
+        };
+        let Some(role) = roles.get_mut(at) else {
+            continue;
+        };
         role.instances += 1;
-        role.dtypes.insert(t.dtype.clone());
+        if !role.dtypes.contains(&t.dtype) {
+            role.dtypes.insert(t.dtype.clone());
+        }
         if let Some(have) = &mut role.dims {
             if have.len() == dims.len() {
-                for (h, d) in have.iter_mut().zip(&dims) {
-                    if h != d {
+                for (h, d) in have.iter_mut().zip(dims) {
+                    if *h != Some(*d) {
                         *h = None;
                     }
                 }
