@@ -92,6 +92,17 @@ pub struct InferredSpec {
 }
 
 /// Why [`Spec::infer`] wrote no spec.
+///
+/// ```
+/// let json = br#"{}"#;
+/// let mut file = (json.len() as u64).to_le_bytes().to_vec();
+/// file.extend_from_slice(json);
+/// let ckpt = shapes::Checkpoint::from_bytes(&file)?;
+/// let e = shapes::Spec::infer(&ckpt).unwrap_err();
+/// assert_eq!(e, shapes::InferSpecError::Empty);
+/// assert!(e.to_string().contains("nothing to write a spec for"));
+/// # Ok::<(), shapes::CheckpointError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum InferSpecError {
