@@ -13,7 +13,8 @@
 //!    ones used only in products `given` (a config of more than 1024 such keys gets none);
 //! 5. else a bias whose length is its module's weight's first axis (PyTorch's `(out, in)`),
 //!    or else its last (GPT-2's Conv1D `(in, out)`), shares one variable with it, named after
-//!    the module;
+//!    the module (when two such names would read as a typo of each other to the spec
+//!    reader, `Spec::infer` writes them all as numbers instead);
 //! 6. else the size is written as its number: equal sizes the config does not explain are
 //!    never taken for one variable (two widths of 64 may be a coincidence), and a size only
 //!    one pattern holds is checked as well by its number as by a name.
@@ -130,7 +131,9 @@ fn counts(key: &str, rel: &str, depth: usize) -> bool {
         .any(|w| w.len() >= 3 && key.contains(w.as_str()))
 }
 
-pub(super) fn decide(folded: &Folded, mut keys: Keys) -> Decided {
+/// Names every dim of `folded` from `keys`; without `share_biases`, rule 5 is off (its
+/// names are written as numbers).
+pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Decided {
     let mut names = Names::default();
     // Every candidate key's variable, decided up front (in key order) so names are stable.
     let mut var_of: BTreeMap<String, String> = BTreeMap::new();
@@ -335,7 +338,7 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys) -> Decided {
                         in_products.insert(vb.clone());
                         return Dim::Product(va, vb);
                     }
-                    if let Some((module, wax, len)) = share {
+                    if let Some((module, wax, len)) = share.filter(|_| share_biases) {
                         let is_bias = r.rel.ends_with("bias");
                         if (is_bias && axis == 0) || (!is_bias && axis == *wax && v == *len) {
                             let key = (r.list, module.clone());

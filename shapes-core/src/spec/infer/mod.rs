@@ -160,17 +160,22 @@ impl InferredSpec {
     }
 }
 
-/// `llama` → `Llama`, `qwen3_moe` → `Qwen3Moe`.
+/// `llama` → `Llama`, `qwen3_moe` → `Qwen3Moe`, `LlamaForCausalLM` as it is: ASCII letters
+/// and digits, each word capitalised, starting with a letter (`M` before a digit).
 pub(crate) fn camel(text: &str) -> String {
     let mut out = String::new();
-    for part in dims::identifier(text).split('_') {
+    for part in text.split(|c: char| !c.is_ascii_alphanumeric()) {
         let mut chars = part.chars();
         if let Some(c) = chars.next() {
             out.push(c.to_ascii_uppercase());
             out.extend(chars);
         }
     }
-    out
+    match out.chars().next() {
+        None => "Model".into(),
+        Some(c) if c.is_ascii_digit() => format!("M{out}"),
+        Some(_) => out,
+    }
 }
 
 impl Spec {
@@ -197,7 +202,21 @@ impl Spec {
             return Err(InferSpecError::Empty);
         }
         let folded = blocks::fold(ckpt.tensors());
-        let decided = dims::decide(&folded, keys::Keys::of(ckpt));
+        // The names rule 5 makes from module names could, in a rare checkpoint, look like a
+        // typo of one another to the spec reader: then they are written as numbers.
+        match Self::infer_with(ckpt, &folded, true) {
+            Err(InferSpecError::NotSelfConsistent(_)) => Self::infer_with(ckpt, &folded, false),
+            done => done,
+        }
+    }
+
+    /// [`infer`](Self::infer) from the folded tensors, the written spec read back and checked.
+    fn infer_with(
+        ckpt: &Checkpoint,
+        folded: &blocks::Folded,
+        share_biases: bool,
+    ) -> Result<InferredSpec, InferSpecError> {
+        let decided = dims::decide(folded, keys::Keys::of(ckpt), share_biases);
         let inferred = InferredSpec {
             name: ckpt
                 .architecture()
@@ -258,6 +277,14 @@ mod tests {
     }
 
     #[test]
+    fn names_in_camel_case() {
+        assert_eq!(camel("qwen3_moe"), "Qwen3Moe");
+        assert_eq!(camel("LlamaForCausalLM"), "LlamaForCausalLM");
+        assert_eq!(camel("3d-unet"), "M3dUnet");
+        assert_eq!(camel("--"), "Model");
+    }
+
+    #[test]
     fn an_empty_checkpoint_is_an_error() {
         assert_eq!(Spec::infer(&ckpt(&[])).unwrap_err(), InferSpecError::Empty);
     }
@@ -298,6 +325,27 @@ mod tests {
         let e = Spec::infer(&c).unwrap_err();
         assert!(matches!(e, InferSpecError::NotSelfConsistent(_)), "{e}");
         assert!(e.to_string().contains("placeholder"), "{e}");
+    }
+
+    #[test]
+    fn module_names_the_reader_takes_for_typos_are_written_as_numbers() {
+        // `proj` and `porj` differ by a swap and never meet: the spec reader would take one
+        // for a typo of the other.
+        let c = ckpt(&[
+            ("proj.weight", "F16", &[5, 3]),
+            ("proj.bias", "F16", &[5]),
+            ("l.0.porj.weight", "F16", &[7, 3]),
+            ("l.0.porj.bias", "F16", &[7]),
+            ("l.1.porj.weight", "F16", &[7, 3]),
+            ("l.1.porj.bias", "F16", &[7]),
+        ]);
+        let toml = Spec::infer(&c).expect("a spec").to_toml();
+        assert!(toml.contains("\"porj.bias\" = \"(7,)\""), "{toml}");
+        assert!(toml.contains("\"proj.bias\" = \"(5,)\""), "{toml}");
+        // Apart, each keeps its variable.
+        let c = ckpt(&[("proj.weight", "F16", &[5, 3]), ("proj.bias", "F16", &[5])]);
+        let toml = Spec::infer(&c).expect("a spec").to_toml();
+        assert!(toml.contains("\"proj.bias\" = \"(proj,)\""), "{toml}");
     }
 
     #[test]
