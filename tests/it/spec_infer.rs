@@ -11,7 +11,8 @@ use crate::common::ckpt_files::{self, TempDir, Tensor};
 
 /// A mixture-of-experts decoder: `layers` layers with 2 key/value heads of 6 and 4 experts
 /// of d_ff 24,
-/// a q bias in the first layer only (so an `Option`), a LayerNorm with a bias.
+/// a q bias in the first layer only (so an `Option`), a LayerNorm with a bias, and two
+/// draft blocks.
 fn moe(layers: usize, d_ff: usize) -> Vec<Tensor> {
     let mut t: Vec<Tensor> = vec![("model.embed_tokens.weight".into(), vec![50, 16])];
     for l in 0..layers {
@@ -28,6 +29,12 @@ fn moe(layers: usize, d_ff: usize) -> Vec<Tensor> {
         }
         t.push((format!("{p}.norm.weight"), vec![16]));
         t.push((format!("{p}.norm.bias"), vec![16]));
+    }
+    // Two draft blocks with attention alone: a block without nested lists, its key/value
+    // rows a product, its count stated by no key.
+    for i in 0..2 {
+        t.push((format!("model.draft.{i}.k_proj.weight"), vec![12, 16]));
+        t.push((format!("model.draft.{i}.norm.weight"), vec![16]));
     }
     t.push(("lm_head.weight".into(), vec![50, 16]));
     t
@@ -75,6 +82,7 @@ fn the_written_structs_verify_their_checkpoint_and_reject_changes() {
         (b.get("n_layers"), b.get("n_experts"), b.get("d_ff")),
         (Some(3), Some(4), Some(24))
     );
+    assert_eq!((b.get("kv_heads"), b.get("n_draft")), (Some(2), Some(2)));
     // Experts of another width than the config states.
     let other = TempDir::new("spec-infer-verify-other");
     let e = written::TinyMoe::<Shape>::verify_source(&open(&other, &moe(3, 20))).unwrap_err();

@@ -3,13 +3,25 @@
 
 #[derive(shapes::Shaped)]
 #[shapes(config(d_ff = "intermediate_size", d_model = "hidden_size", head_dim = "head_dim", kv_heads = "num_key_value_heads", n_experts = "num_experts", n_layers = "num_hidden_layers", vocab = "vocab_size"))]
+#[shapes(where = "n_draft = 2")]
 pub struct TinyMoe<T> {
     #[shape("(vocab, d_model)", name = "lm_head.weight")]
     pub lm_head_weight: T,
+    #[shape(nested, prefix = "model.draft", count = "n_draft")]
+    pub model_draft: Vec<Draft<T>>,
     #[shape("(vocab, d_model)", name = "model.embed_tokens.weight")]
     pub model_embed_tokens_weight: T,
     #[shape(nested, prefix = "model.layers", count = "n_layers")]
     pub model_layers: Vec<Layer<T>>,
+}
+
+#[derive(shapes::Shaped)]
+#[shapes(given = "head_dim, kv_heads")]
+pub struct Draft<T> {
+    #[shape("(kv_heads * head_dim, d_model)", name = "k_proj.weight")]
+    pub k_proj_weight: T,
+    #[shape("(d_model,)", name = "norm.weight")]
+    pub norm_weight: T,
 }
 
 #[derive(shapes::Shaped)]
