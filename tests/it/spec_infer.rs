@@ -92,3 +92,43 @@ fn the_written_structs_verify_their_checkpoint_and_reject_changes() {
     let e = written::TinyMoe::<Shape>::verify_source(&open(&fewer, &moe(2, 24))).unwrap_err();
     assert!(e.to_string().contains("n_layers"), "{e}");
 }
+
+/// 16 layers of 128 experts (18,500 tensors) beside a config of 5,000 more keys: the spec is
+/// written (the pairs of so many keys are not tried) and folds to two blocks.
+#[test]
+fn many_tensors_and_many_keys() {
+    let dir = TempDir::new("spec-infer-scale");
+    let mut t: Vec<Tensor> = vec![("embed.weight".into(), vec![50, 16])];
+    for l in 0..16 {
+        t.push((format!("layers.{l}.gate.weight"), vec![128, 16]));
+        for e in 0..128 {
+            for (w, dims) in [("up", [24, 16]), ("down", [16, 24]), ("gate_up", [24, 16])] {
+                t.push((format!("layers.{l}.experts.{e}.{w}.weight"), dims.to_vec()));
+                t.push((format!("layers.{l}.experts.{e}.{w}.scale"), vec![dims[0]]));
+                t.push((format!("layers.{l}.experts.{e}.{w}.zero"), vec![1]));
+            }
+        }
+    }
+    let path = dir.join("model.safetensors");
+    ckpt_files::safetensors(&path, &t, &[]);
+    let mut config = serde_json::json!({
+        "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 16,
+        "num_experts": 128, "vocab_size": 50,
+    });
+    for i in 0..5000 {
+        config[format!("extra_{i}")] = serde_json::json!(1_000_000 + i);
+    }
+    std::fs::write(dir.join("config.json"), config.to_string()).expect("config");
+    let ckpt = Checkpoint::open(&path).expect("the checkpoint opens");
+    let toml = Spec::infer(&ckpt).expect("a spec").to_toml();
+    assert_eq!(toml.matches("[blocks.").count(), 2, "{toml}");
+    for line in [
+        "\"layers.{i}.experts\" = \"n_experts\"",
+        "\"gate.weight\" = \"(n_experts, d_model)\"",
+        "\"up.scale\" = \"(d_ff,)\"",
+        "\"up.zero\" = \"(1,)\"",
+    ] {
+        assert!(toml.lines().any(|l| l == line), "no {line:?} in\n{toml}");
+    }
+    assert!(!toml.contains("extra_"), "{toml}");
+}
