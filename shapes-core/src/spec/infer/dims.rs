@@ -2,10 +2,11 @@
 //!
 //! The rules, in order, for a dim whose size is the same in every instance of its role:
 //! 1. a size below 2 is written as its number;
-//! 2. a size exactly one candidate config key states is that key's variable (`hidden_size`
-//!    → `d_model`, the name most built-in specs give the key; else the key's last segment),
-//!    bound in `[config]`, so every dim the key explains is one variable and the config is
-//!    checked against it;
+//! 2. a size exactly one candidate config key states (a limit such as
+//!    `max_position_embeddings` left out when a width states it too) is that key's variable
+//!    (`hidden_size` → `d_model`, the name most built-in specs give the key; else the key's
+//!    last segment), bound in `[config]`, so every dim the key explains is one variable and
+//!    the config is checked against it;
 //! 3. else, when several keys state it, the key bound to the count of a list directly inside
 //!    the tensor's block (a router's rows: `n_experts`);
 //! 4. else a size that exactly one pair of keys multiplies to, each key the only one stating
@@ -233,7 +234,7 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
     // Products of two keys, each the only one stating its value.
     let mut unique: Vec<(&str, usize)> = keys
         .all()
-        .filter(|(_, v)| keys.stating(*v).len() == 1)
+        .filter(|(k, v)| keys.explaining(*v) == [*k])
         .collect();
     if unique.len() > MAX_PRODUCT_KEYS {
         unique.clear();
@@ -309,7 +310,7 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
                     if v < 2 {
                         return Dim::Size(v);
                     }
-                    if let [key] = keys.stating(v) {
+                    if let [key] = keys.explaining(v)[..] {
                         let var = use_key(key, &mut used);
                         alone.insert(var.clone());
                         return Dim::Var(var);

@@ -4,7 +4,8 @@
 //! A key is a candidate when it states a whole number of at least 2: a `config.json` key at
 //! the top level or one object down (`text_config.hidden_size`), a GGUF `{arch}.*` key (a
 //! scalar), and GGUF's token list (`tokenizer.ggml.tokens`, the vocabulary's length). Token
-//! ids (`…_id`, `…_ids`) are left out: they are not sizes.
+//! ids (`…_id`, `…_ids`) are left out: they are not sizes. A key naming a limit (a context
+//! or position length, a window) explains a size only when no other key states it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
@@ -24,6 +25,17 @@ pub(super) struct Keys {
 
 fn is_id(key: &str) -> bool {
     key.ends_with("_id") || key.ends_with("_ids")
+}
+
+/// Whether `key` names a limit rather than a width: a context or position length, a window,
+/// a RoPE parameter (`max_position_embeddings`, `sliding_window`, `{arch}.context_length`).
+pub(super) fn is_limit(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    [
+        "max_", "position", "window", "context", "rope", "seq_len", "ctx",
+    ]
+    .iter()
+    .any(|w| key.contains(w))
 }
 
 impl Keys {
@@ -75,6 +87,23 @@ impl Keys {
     /// The keys stating `value`, sorted.
     pub fn stating(&self, value: usize) -> &[String] {
         self.by_value.get(&value).map_or(&[], Vec::as_slice)
+    }
+
+    /// The keys that explain a size of `value`: those stating it, less the limits
+    /// ([`is_limit`]) when another key states it too (Llama-2's `hidden_size` and
+    /// `max_position_embeddings` are both 4096: the width is the first).
+    pub fn explaining(&self, value: usize) -> Vec<&str> {
+        let all = self.stating(value);
+        let widths: Vec<&str> = all
+            .iter()
+            .filter(|k| !is_limit(k))
+            .map(String::as_str)
+            .collect();
+        if widths.is_empty() {
+            all.iter().map(String::as_str).collect()
+        } else {
+            widths
+        }
     }
 
     /// Each key with its value, sorted by key.
@@ -149,5 +178,7 @@ mod tests {
             Some("d_model")
         );
         assert_eq!(conventional("no_such_key"), None);
+        assert!(is_limit("max_position_embeddings") && is_limit("{arch}.context_length"));
+        assert!(!is_limit("hidden_size"));
     }
 }
