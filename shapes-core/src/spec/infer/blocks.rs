@@ -10,6 +10,8 @@
 //!   list) holds it, with the indices `0..n` and no gap; a list inside a list that is not
 //!   folded is not folded either, and its indices stay in the names;
 //! - a list's count is known when every element of its parent holds as many elements;
+//! - a list whose elements share no tensor or list is not folded (T5's `layer.0` attention,
+//!   `layer.1` feed-forward);
 //! - at most 8 lists nest: deeper indices stay in the names.
 //!
 //! One pass over the names and one over the roles, with hash maps: linear in the tensor count.
@@ -48,6 +50,8 @@ pub(super) struct List {
     pub elements: usize,
     /// How many elements each element of its parent holds, when that is the same for all.
     pub count: Option<usize>,
+    /// Its key while folding (its name, the indices above blanked).
+    key: String,
 }
 
 /// The checkpoint's tensors as roles and lists.
@@ -101,8 +105,44 @@ fn list_key(segments: &[&str], cands: &[usize], at: usize) -> String {
     out
 }
 
-/// Folds `tensors` into roles and lists.
+/// Folds `tensors` into roles and lists. A list whose elements share no tensor and no list
+/// (T5's `layer.0` is attention, `layer.1` the feed-forward) would make every tensor of its
+/// block optional: it is not folded, and the names are folded again without it (once: the
+/// lists inside it are then not folded either).
 pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
+    let first = fold_except(tensors, &HashSet::new());
+    let mut shared: HashSet<usize> = HashSet::new();
+    for r in &first.roles {
+        if let Some(l) = r.list
+            && first
+                .lists
+                .get(l)
+                .is_some_and(|l| l.elements == r.instances)
+        {
+            shared.insert(l);
+        }
+    }
+    for l in &first.lists {
+        if let Some(p) = l.parent {
+            shared.insert(p);
+        }
+    }
+    let unshared: HashSet<String> = first
+        .lists
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !shared.contains(i))
+        .map(|(_, l)| l.key.clone())
+        .collect();
+    if unshared.is_empty() {
+        first
+    } else {
+        fold_except(tensors, &unshared)
+    }
+}
+
+/// Folds `tensors`, leaving the lists keyed in `except` unfolded.
+fn fold_except(tensors: &[CheckpointTensor], except: &HashSet<String>) -> Folded {
     // Pass 1: every candidate list and the indices each parent element holds.
     let mut seen: HashMap<String, Seen> = HashMap::new();
     for t in tensors {
@@ -149,6 +189,9 @@ pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
     let mut lists: Vec<List> = Vec::new();
     for key in keys {
         let s = &seen[key];
+        if except.contains(key) {
+            continue;
+        }
         let parent = match &s.parent {
             None => None,
             Some(p) => match folded.get(p) {
@@ -187,6 +230,7 @@ pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
             rel,
             elements,
             count,
+            key: key.clone(),
         });
     }
     // Pass 2: each tensor's role.
@@ -279,6 +323,18 @@ mod tests {
         }
         let f = fold(&ts);
         assert_eq!(f.lists.len(), 2);
+        // T5's sub-layers: attention in `layer.0`, the feed-forward in `layer.1`.
+        let ts = vec![
+            t("block.0.layer.0.q.weight", &[4, 4]),
+            t("block.0.layer.1.wi.weight", &[8, 4]),
+            t("block.1.layer.0.q.weight", &[4, 4]),
+            t("block.1.layer.1.wi.weight", &[8, 4]),
+        ];
+        let t5 = fold(&ts);
+        let lists: Vec<&str> = t5.lists.iter().map(|l| l.rel.as_str()).collect();
+        assert_eq!(lists, ["block"]);
+        let rels: Vec<&str> = t5.roles.iter().map(|r| r.rel.as_str()).collect();
+        assert_eq!(rels, ["layer.0.q.weight", "layer.1.wi.weight"]);
         assert_eq!(
             (f.lists[0].rel.as_str(), f.lists[0].count),
             ("layers", Some(3))
@@ -314,9 +370,13 @@ mod tests {
         ];
         let f = fold(&ts);
         let lists: Vec<&str> = f.lists.iter().map(|l| l.rel.as_str()).collect();
-        assert_eq!(lists, ["b", "d"]);
+        // `b.0` and `b.1` share nothing either.
+        assert_eq!(lists, ["d"]);
         let rels: Vec<&str> = f.roles.iter().map(|r| r.rel.as_str()).collect();
-        assert_eq!(rels, ["a.0.w", "a.2.w", "c.01.w", "x.0.w", "y", "1.w"]);
+        assert_eq!(
+            rels,
+            ["a.0.w", "a.2.w", "b.0.x.0.w", "b.1.y", "c.01.w", "1.w"]
+        );
     }
 
     #[test]
