@@ -132,3 +132,25 @@ fn many_tensors_and_many_keys() {
     }
     assert!(!toml.contains("extra_"), "{toml}");
 }
+
+/// 20,000 config keys of one value, which is also a list's count: none is told apart, each
+/// is looked at once, and the count is pinned as found.
+#[test]
+fn many_keys_of_one_value() {
+    let dir = TempDir::new("spec-infer-one-value");
+    let t: Vec<Tensor> = (0..2)
+        .map(|l| (format!("layers.{l}.w"), vec![5, 7]))
+        .collect();
+    let path = dir.join("model.safetensors");
+    ckpt_files::safetensors(&path, &t, &[]);
+    let mut config = serde_json::json!({ "num_layers": 2 });
+    for i in 0..20_000 {
+        config[format!("layer_thing_{i}")] = serde_json::json!(2);
+    }
+    std::fs::write(dir.join("config.json"), config.to_string()).expect("config");
+    let ckpt = Checkpoint::open(&path).expect("the checkpoint opens");
+    let toml = Spec::infer(&ckpt).expect("a spec").to_toml();
+    assert!(toml.contains("where = [\"n_layer = 2\"]"), "{toml}");
+    assert!(toml.contains("\"w\" = \"(5, 7)\""), "{toml}");
+    assert!(!toml.contains("[config]"), "{toml}");
+}

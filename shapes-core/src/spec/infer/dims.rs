@@ -89,6 +89,9 @@ impl Names {
     }
 }
 
+/// The most keys stating one value among which a list's count key is looked for.
+const MAX_KEYS_OF_ONE_VALUE: usize = 64;
+
 /// The most keys whose products are tried (pairs: half a million at most); a config stating
 /// more sizes gets no products.
 const MAX_PRODUCT_KEYS: usize = 1024;
@@ -169,11 +172,14 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
         let last = l.rel.rsplit('.').next().unwrap_or(&l.rel);
         let block = block_names.fresh(&identifier(singular(last)));
         let count_var = l.count.map(|n| {
-            let stating: Vec<&String> = keys
-                .stating(n)
-                .iter()
-                .filter(|k| counts(k, &l.rel, d))
-                .collect();
+            // More keys stating it than a config has sizes of one value: none is told apart.
+            let all = keys.stating(n);
+            let all = if all.len() > MAX_KEYS_OF_ONE_VALUE {
+                &[]
+            } else {
+                all
+            };
+            let stating: Vec<&String> = all.iter().filter(|k| counts(k, &l.rel, d)).collect();
             match stating.as_slice() {
                 [one] => use_key(one, &mut used),
                 _ => {
@@ -208,11 +214,10 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
             .collect(),
     };
     // A key counting layers or blocks explains no dim.
+    let count_vars: HashSet<&String> = lists.iter().filter_map(|l| l.count_var.as_ref()).collect();
     for (var, (key, _)) in &used {
         let k = key.to_ascii_lowercase();
-        if lists.iter().any(|l| l.count_var.as_ref() == Some(var))
-            && (k.contains("layer") || k.contains("block"))
-        {
+        if count_vars.contains(var) && (k.contains("layer") || k.contains("block")) {
             keys.remove(key);
         }
     }
@@ -232,10 +237,22 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
     }
 
     // Products of two keys, each the only one stating its value.
-    let mut unique: Vec<(&str, usize)> = keys
+    // The keys that explain each value (once per value: many keys may share one).
+    let explaining: HashMap<usize, Vec<&str>> = keys
         .all()
-        .filter(|(k, v)| keys.explaining(*v) == [*k])
+        .map(|(_, v)| v)
+        .collect::<BTreeSet<usize>>()
+        .into_iter()
+        .map(|v| (v, keys.explaining(v)))
         .collect();
+    let mut unique: Vec<(&str, usize)> = explaining
+        .iter()
+        .filter_map(|(v, ks)| match ks[..] {
+            [k] => Some((k, *v)),
+            _ => None,
+        })
+        .collect();
+    unique.sort_unstable();
     if unique.len() > MAX_PRODUCT_KEYS {
         unique.clear();
     }
@@ -310,7 +327,7 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
                     if v < 2 {
                         return Dim::Size(v);
                     }
-                    if let [key] = keys.explaining(v)[..] {
+                    if let Some([key]) = explaining.get(&v).map(Vec::as_slice) {
                         let var = use_key(key, &mut used);
                         alone.insert(var.clone());
                         return Dim::Var(var);
