@@ -8,6 +8,7 @@ mod adapter;
 mod diff;
 mod inspect;
 mod open;
+mod spec_cmd;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -115,6 +116,22 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// Write a spec for a checkpoint (TOML, or `#[derive(Shaped)]` structs with --rust):
+    /// repeated blocks folded, sizes named from the config keys that state them, the dtypes
+    /// seen. It passes `shapes check --spec` on the checkpoint it was written from.
+    Spec {
+        /// The checkpoint.
+        path: PathBuf,
+        /// A config.json to read instead of the one beside the file.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Write `#[derive(Shaped)]` structs instead of a spec file.
+        #[arg(long)]
+        rust: bool,
+    },
 }
 
 fn parse_set(s: &str) -> Result<(String, usize), String> {
@@ -170,7 +187,9 @@ fn main() -> ExitCode {
             },
         ),
         // `shapes diff` prints its own failures.
-        Command::Inspect { .. } | Command::Diff { .. } => (Format::Text, None),
+        Command::Inspect { .. } | Command::Diff { .. } | Command::Spec { .. } => {
+            (Format::Text, None)
+        }
     };
     match run(cli.command) {
         Ok(verdict) => ExitCode::from(verdict as u8),
@@ -216,6 +235,23 @@ fn run(command: Command) -> Result<Verdict, Fail> {
             Ok(Verdict::Matches)
         }
         Command::Diff { a, b, json, all } => diff::run(&a, &b, json, all),
+        Command::Spec {
+            path,
+            config,
+            output,
+            rust,
+        } => {
+            let args = spec_cmd::SpecArgs {
+                path: &path,
+                config: config.as_deref(),
+                out: output.as_deref(),
+                rust,
+            };
+            if let Some(text) = spec_cmd::run(&args).map_err(Fail)? {
+                write_out(&text)?;
+            }
+            Ok(Verdict::Matches)
+        }
         Command::Check {
             paths,
             spec,

@@ -77,7 +77,10 @@ pub use verify::{
 pub use verify::{Plan, PlanError, PlanErrorKind, PlanNode, SourceOptions};
 
 #[cfg(feature = "spec")]
-pub use spec::{CheckError, CheckOptions, Naming, Spec, SpecError, UnknownArchitecture};
+pub use spec::{
+    CheckError, CheckOptions, InferSpecError, InferredSpec, Naming, Spec, SpecError,
+    UnknownArchitecture,
+};
 
 /// The former name of [`SafetensorsError`], kept so that code written against it still
 /// compiles: the two names are one type.

@@ -44,4 +44,5 @@ mod semantics;
 mod silence;
 mod solve_conformance;
 mod spec;
+mod spec_infer;
 mod verify_source;

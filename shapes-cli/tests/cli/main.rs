@@ -15,6 +15,7 @@ mod parity;
 mod schema;
 mod several;
 mod silence;
+mod spec_infer;
 mod support;
 
 use std::path::{Path, PathBuf};

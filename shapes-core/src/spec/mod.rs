@@ -41,6 +41,7 @@ mod check;
 mod error;
 mod generic;
 mod guess;
+mod infer;
 mod toml_in;
 
 use std::ops::Range;
@@ -49,6 +50,7 @@ use std::path::Path;
 pub use self::builtin::{Naming, UnknownArchitecture};
 pub use self::check::{CheckError, CheckOptions};
 pub use self::error::SpecError;
+pub use self::infer::{InferSpecError, InferredSpec};
 use crate::verify::Plan;
 
 /// A spec file's text and the name it is shown by.

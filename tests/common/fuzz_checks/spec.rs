@@ -100,7 +100,11 @@ fn pattern_text(atoms: &[Atom]) -> String {
         [one] => format!("({},)", one.text()),
         _ => format!(
             "({})",
-            atoms.iter().map(|a| a.text()).collect::<Vec<_>>().join(", ")
+            atoms
+                .iter()
+                .map(|a| a.text())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -358,9 +362,8 @@ fn pinned(atoms: &[Option<Vec<Atom>>], i: usize) -> bool {
     };
     // Only a dim that determines its variable pins it: `d`, `d + 1`, `2 * d`; not `d // 2`
     // (4 and 5 both halve to 2) nor `heads * d` (the other factor follows).
-    let fixes = |x: &Atom, v: usize| {
-        matches!(*x, Atom::Var(u) | Atom::Plus1(u) | Atom::Twice(u) if u == v)
-    };
+    let fixes =
+        |x: &Atom, v: usize| matches!(*x, Atom::Var(u) | Atom::Plus1(u) | Atom::Twice(u) if u == v);
     first.vars().into_iter().all(|v| {
         let elsewhere = atoms
             .iter()
@@ -381,7 +384,10 @@ fn check_spec_error(text: &str, e: &shapes::SpecError) {
     assert!(e.column() >= 1, "column {}: {e}", e.column());
     let shown = e.to_string();
     let head = format!("f.toml:{}:{}: ", e.line(), e.column());
-    assert!(shown.starts_with(&head), "{shown:?} does not start with {head:?}");
+    assert!(
+        shown.starts_with(&head),
+        "{shown:?} does not start with {head:?}"
+    );
     assert_eq!(format!("{e:?}"), shown, "Debug reads like Display");
     // The excerpt quotes at most 60 characters on each side of the caret.
     for line in shown.lines().skip(1) {
@@ -473,7 +479,10 @@ pub fn check_spec(data: &[u8]) {
     // The analysis may refuse a spec whose variables show once; one that loads and is plain
     // describes the checkpoint written from it.
     if plain && let Some(passed) = passed {
-        assert!(passed, "the uncorrupted checkpoint fails its plain spec:\n{toml}");
+        assert!(
+            passed,
+            "the uncorrupted checkpoint fails its plain spec:\n{toml}"
+        );
     }
     // One corruption.
     let what = b.byte() % 4;
@@ -499,7 +508,10 @@ pub fn check_spec(data: &[u8]) {
     let ckpt = Checkpoint::from_bytes(&safetensors(&tensors, &written.metadata))
         .expect("a header the target wrote");
     let passed = check_report(&spec, &ckpt, &options);
-    if must_fail && changed_dim && let Some(passed) = passed {
+    if must_fail
+        && changed_dim
+        && let Some(passed) = passed
+    {
         assert!(!passed, "a changed dim passes its plain spec:\n{toml}");
     }
 }

@@ -1,0 +1,184 @@
+//! The sizes a checkpoint's config states, as the keys a spec's `[config]` binds, and the
+//! variable names the built-in specs give those keys.
+//!
+//! A key is a candidate when it states a whole number of at least 2: a `config.json` key at
+//! the top level or one object down (`text_config.hidden_size`), a GGUF `{arch}.*` key (a
+//! scalar), and GGUF's token list (`tokenizer.ggml.tokens`, the vocabulary's length). Token
+//! ids (`…_id`, `…_ids`) are left out: they are not sizes. A key naming a limit (a context
+//! or position length, a window) explains a size only when no other key states it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
+
+use crate::Spec;
+use crate::source::Checkpoint;
+use crate::spec::Naming;
+
+/// The candidate keys of one checkpoint.
+#[derive(Debug, Default)]
+pub(super) struct Keys {
+    /// Each key, as a spec writes it, with its value.
+    values: BTreeMap<String, usize>,
+    /// The keys stating each value, sorted.
+    by_value: HashMap<usize, Vec<String>>,
+}
+
+fn is_id(key: &str) -> bool {
+    key.ends_with("_id") || key.ends_with("_ids")
+}
+
+/// Whether `key` names a limit rather than a width: a context or position length, a window,
+/// a RoPE parameter (`max_position_embeddings`, `sliding_window`, `{arch}.context_length`).
+pub(super) fn is_limit(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    [
+        "max_", "position", "window", "context", "rope", "seq_len", "ctx",
+    ]
+    .iter()
+    .any(|w| key.contains(w))
+}
+
+impl Keys {
+    /// The keys `ckpt` states.
+    pub fn of(ckpt: &Checkpoint) -> Keys {
+        let mut values = BTreeMap::new();
+        if let Some(serde_json::Value::Object(top)) = ckpt.config_json() {
+            for (k, v) in top {
+                match v {
+                    serde_json::Value::Object(inner) => {
+                        for (i, v) in inner {
+                            if let Some(n) = size(v) {
+                                values.insert(format!("{k}.{i}"), n);
+                            }
+                        }
+                    }
+                    v => {
+                        if let Some(n) = size(v) {
+                            values.insert(k.clone(), n);
+                        }
+                    }
+                }
+            }
+        }
+        let arch = ckpt.architecture().map(|a| format!("{a}."));
+        for (k, v) in ckpt.gguf_metadata() {
+            let key = match &arch {
+                Some(a) if k.starts_with(a.as_str()) => format!("{{arch}}.{}", &k[a.len()..]),
+                _ if k == "tokenizer.ggml.tokens" => k.clone(),
+                _ => continue,
+            };
+            let n = match v.as_array() {
+                Some(a) if k == "tokenizer.ggml.tokens" => usize::try_from(a.len()).ok(),
+                Some(_) => None,
+                None => v.as_usize(),
+            };
+            if let Some(n) = n.filter(|n| *n >= 2) {
+                values.insert(key, n);
+            }
+        }
+        values.retain(|k, _| !is_id(k));
+        let mut by_value: HashMap<usize, Vec<String>> = HashMap::new();
+        for (k, v) in &values {
+            by_value.entry(*v).or_default().push(k.clone());
+        }
+        Keys { values, by_value }
+    }
+
+    /// The keys stating `value`, sorted.
+    pub fn stating(&self, value: usize) -> &[String] {
+        self.by_value.get(&value).map_or(&[], Vec::as_slice)
+    }
+
+    /// The keys that explain a size of `value`: those stating it, less the limits
+    /// ([`is_limit`]) when another key states it too (Llama-2's `hidden_size` and
+    /// `max_position_embeddings` are both 4096: the width is the first).
+    pub fn explaining(&self, value: usize) -> Vec<&str> {
+        let all = self.stating(value);
+        let widths: Vec<&str> = all
+            .iter()
+            .filter(|k| !is_limit(k))
+            .map(String::as_str)
+            .collect();
+        if widths.is_empty() {
+            all.iter().map(String::as_str).collect()
+        } else {
+            widths
+        }
+    }
+
+    /// Each key with its value, sorted by key.
+    pub fn all(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    /// Drops `key` (a list's count: it explains no dim).
+    pub fn remove(&mut self, key: &str) {
+        if let Some(v) = self.values.remove(key)
+            && let Some(keys) = self.by_value.get_mut(&v)
+        {
+            keys.retain(|k| k != key);
+        }
+    }
+}
+
+/// A JSON size: a whole number of at least 2.
+fn size(v: &serde_json::Value) -> Option<usize> {
+    v.as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| *n >= 2)
+}
+
+/// The variable the built-in specs bind from `key` (`hidden_size` → `d_model`), the one most
+/// of them use (the first in alphabetical order on a tie).
+pub(super) fn conventional(key: &str) -> Option<String> {
+    static TABLE: OnceLock<HashMap<String, String>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut votes: BTreeMap<(String, String), usize> = BTreeMap::new();
+            for family in Spec::builtin_families() {
+                for naming in [Naming::HuggingFace, Naming::Gguf] {
+                    let Some(spec) = Spec::builtin(family, naming) else {
+                        continue;
+                    };
+                    for (var, keys) in spec.config_keys() {
+                        for k in keys {
+                            *votes.entry((k.clone(), var.clone())).or_insert(0) += 1;
+                        }
+                    }
+                }
+            }
+            let mut best: HashMap<String, (usize, String)> = HashMap::new();
+            for ((key, var), n) in votes {
+                let e = best.entry(key).or_insert((0, String::new()));
+                if n > e.0 {
+                    *e = (n, var);
+                }
+            }
+            best.into_iter().map(|(k, (_, v))| (k, v)).collect()
+        })
+        .get(key)
+        .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_ins_name_the_common_keys() {
+        assert_eq!(conventional("hidden_size").as_deref(), Some("d_model"));
+        assert_eq!(conventional("intermediate_size").as_deref(), Some("d_ff"));
+        assert_eq!(conventional("vocab_size").as_deref(), Some("vocab"));
+        assert_eq!(
+            conventional("num_hidden_layers").as_deref(),
+            Some("n_layers")
+        );
+        assert_eq!(
+            conventional("{arch}.embedding_length").as_deref(),
+            Some("d_model")
+        );
+        assert_eq!(conventional("no_such_key"), None);
+        assert!(is_limit("max_position_embeddings") && is_limit("{arch}.context_length"));
+        assert!(!is_limit("hidden_size"));
+    }
+}
