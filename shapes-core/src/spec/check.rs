@@ -423,14 +423,23 @@ impl Spec {
 /// A name with each list index (a placeholder, or a number) written `{}`: a spec's name
 /// and the names of a checkpoint it stands for read the same.
 fn skeleton(name: &str) -> String {
-    name.split('.')
-        .map(|s| {
-            let index = s.starts_with('{') && s.ends_with('}')
-                || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
-            if index { "{}" } else { s }
-        })
-        .collect::<Vec<_>>()
-        .join(".")
+    let mut out = String::with_capacity(name.len());
+    skeleton_into(name, &mut out);
+    out
+}
+
+/// [`skeleton`] written into `out` (cleared first), so that a loop over many names reuses one
+/// buffer.
+fn skeleton_into(name: &str, out: &mut String) {
+    out.clear();
+    for (i, s) in name.split('.').enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        let index = s.starts_with('{') && s.ends_with('}')
+            || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+        out.push_str(if index { "{}" } else { s });
+    }
 }
 
 /// The tensors of `src` whose dtype is not one the spec allows for them (`rules`: each
@@ -443,10 +452,12 @@ fn wrong_dtypes(rules: &[(String, Vec<String>)], src: &dyn ShapeSource) -> Vec<W
     for (name, allowed) in rules {
         by_name.entry(skeleton(name)).or_insert(allowed);
     }
+    let mut buf = String::new();
     src.tensor_names()
         .into_iter()
         .filter_map(|name| {
-            let allowed = by_name.get(&skeleton(name))?;
+            skeleton_into(name, &mut buf);
+            let allowed = by_name.get(buf.as_str())?;
             let dtype = src.dtype_of(name)?;
             (!allowed.iter().any(|a| a == dtype)).then(|| WrongDtype {
                 tensor: name.to_owned(),
