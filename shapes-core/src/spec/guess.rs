@@ -2,8 +2,8 @@
 //! `shapes inspect` says of a bare safetensors file without its `config.json`.
 
 use super::{Naming, Spec};
-use crate::source::Checkpoint;
-use crate::verify::{ShapeErrorKind, SourceOptions};
+use crate::source::{Checkpoint, ConfigEntry, ShapeSource};
+use crate::verify::Fit;
 
 impl Spec {
     /// The built-in architecture whose tensors `ckpt` has, when it names none itself (no
@@ -49,6 +49,8 @@ impl Spec {
     /// ```
     pub fn guess(ckpt: &Checkpoint) -> Option<&'static str> {
         let naming = Naming::of(ckpt);
+        // The names sorted once for every spec tried (each check would sort them again).
+        let src = Sorted::new(ckpt);
         let mut best: Option<(&'static str, usize)> = None;
         // Aliases share a spec (`mistral` is `llama`'s): each spec is tried once.
         let mut tried: Vec<String> = Vec::new();
@@ -60,26 +62,51 @@ impl Spec {
                 continue;
             }
             tried.push(spec.file().to_owned());
-            let errors = match spec
-                .plan_for(ckpt)
-                .verify_source_options(ckpt, SourceOptions::new())
-            {
-                Ok(_) => return Some(name),
-                Err(e) => e,
-            };
-            let absent = errors.errors().iter().any(|e| {
-                matches!(
-                    e.kind,
-                    ShapeErrorKind::Missing { .. }
-                        | ShapeErrorKind::Untied { .. }
-                        | ShapeErrorKind::Count { found: 0, .. }
-                )
-            });
-            let undescribed = errors.unexpected_tensors().len();
-            if !absent && best.is_none_or(|(_, u)| undescribed < u) {
-                best = Some((name, undescribed));
+            // A strict check's verdict without its report (no did-you-mean, no list of
+            // the undescribed tensors): the guess only counts them.
+            match spec.plan_for(&src).fit(&src) {
+                Fit::Passes => return Some(name),
+                Fit::Absent => {}
+                Fit::Partly(undescribed) => {
+                    if best.is_none_or(|(_, u)| undescribed < u) {
+                        best = Some((name, undescribed));
+                    }
+                }
             }
         }
         best.map(|(name, _)| name)
+    }
+}
+
+/// A checkpoint whose names come sorted and without repeats.
+struct Sorted<'a> {
+    ckpt: &'a Checkpoint,
+    names: Vec<&'a str>,
+}
+
+impl<'a> Sorted<'a> {
+    fn new(ckpt: &'a Checkpoint) -> Self {
+        let mut names = ckpt.tensor_names();
+        names.sort_unstable();
+        names.dedup();
+        Sorted { ckpt, names }
+    }
+}
+
+impl ShapeSource for Sorted<'_> {
+    fn shape_of(&self, name: &str) -> Option<&[usize]> {
+        self.ckpt.shape_of(name)
+    }
+    fn tensor_names(&self) -> Vec<&str> {
+        self.names.clone()
+    }
+    fn config(&self, key: &str) -> Option<ConfigEntry> {
+        self.ckpt.config(key)
+    }
+    fn dtype_of(&self, name: &str) -> Option<&str> {
+        self.ckpt.dtype_of(name)
+    }
+    fn config_near(&self, key: &str) -> Option<ConfigEntry> {
+        self.ckpt.config_near(key)
     }
 }
