@@ -20,12 +20,14 @@ mod opened;
 mod prefixed;
 #[cfg(feature = "safetensors")]
 mod safetensors;
+mod sorted;
 mod stated;
 
 pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
 #[cfg(feature = "safetensors")]
 pub use self::opened::ShapeIndex;
 pub use self::prefixed::Prefixed;
+pub(crate) use self::sorted::SortedNames;
 pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 
 #[cfg(feature = "safetensors")]

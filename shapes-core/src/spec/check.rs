@@ -8,7 +8,7 @@ use super::Spec;
 use std::collections::HashMap;
 
 use crate::report::{Disagreement, Given, Report, WrongDtype};
-use crate::source::{Checkpoint, ConfigValue, ShapeSource};
+use crate::source::{Checkpoint, ConfigValue, ShapeSource, SortedNames};
 use crate::verify::{Bindings, SourceOptions, closest};
 
 /// How [`Spec::check_with`] checks: values given before checking, whether tensors the spec
@@ -348,19 +348,18 @@ impl Spec {
             });
         let layout = self.layout(Some(ckpt));
         let plan = &layout.plan;
-        let check = |src: &dyn ShapeSource| {
-            plan.verify_source_options(
-                src,
-                SourceOptions::new()
-                    .strict(options.strict && !self.lenient)
-                    .bindings(pre.clone()),
-            )
-        };
-        let result = check(ckpt);
+        let result = plan.verify_source_options(
+            ckpt,
+            SourceOptions::new()
+                .strict(options.strict && !self.lenient)
+                .bindings(pre.clone()),
+        );
         let mut disagreements = Vec::new();
         if let Err(errors) = &result {
             // A value given before checking that the checkpoint contradicts: checking without
             // it passes. A stated value is hidden from the source; the caller's is not set.
+            // Only the verdict counts (no report), and the names are sorted once for all.
+            let sorted = SortedNames::new(ckpt);
             for g in &given {
                 let by_caller = g.keys.is_empty();
                 let again = if by_caller {
@@ -371,19 +370,25 @@ impl Spec {
                         .fold(Bindings::new(), |b, (var, value)| {
                             b.bind(var.clone(), *value)
                         });
-                    plan.verify_source_options(
-                        ckpt,
-                        SourceOptions::new()
+                    plan.passes(
+                        &sorted,
+                        &SourceOptions::new()
                             .strict(options.strict && !self.lenient)
                             .bindings(pre),
                     )
                 } else {
-                    check(&Hiding {
-                        src: ckpt,
+                    let hiding = Hiding {
+                        src: &sorted,
                         keys: &g.keys,
-                    })
+                    };
+                    plan.passes(
+                        &hiding,
+                        &SourceOptions::new()
+                            .strict(options.strict && !self.lenient)
+                            .bindings(pre.clone()),
+                    )
                 };
-                if let Ok(b) = again
+                if let Some(b) = again
                     && let Some(found) = b.get(&g.var)
                     && found != g.value
                 {

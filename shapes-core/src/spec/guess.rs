@@ -2,7 +2,7 @@
 //! `shapes inspect` says of a bare safetensors file without its `config.json`.
 
 use super::{Naming, Spec};
-use crate::source::{Checkpoint, ConfigEntry, ShapeSource};
+use crate::source::{Checkpoint, SortedNames};
 use crate::verify::Fit;
 
 impl Spec {
@@ -50,7 +50,7 @@ impl Spec {
     pub fn guess(ckpt: &Checkpoint) -> Option<&'static str> {
         let naming = Naming::of(ckpt);
         // The names sorted once for every spec tried (each check would sort them again).
-        let src = Sorted::new(ckpt);
+        let src = SortedNames::new(ckpt);
         let mut best: Option<(&'static str, usize)> = None;
         // Aliases share a spec (`mistral` is `llama`'s): each spec is tried once.
         let mut tried: Vec<String> = Vec::new();
@@ -75,38 +75,5 @@ impl Spec {
             }
         }
         best.map(|(name, _)| name)
-    }
-}
-
-/// A checkpoint whose names come sorted and without repeats.
-struct Sorted<'a> {
-    ckpt: &'a Checkpoint,
-    names: Vec<&'a str>,
-}
-
-impl<'a> Sorted<'a> {
-    fn new(ckpt: &'a Checkpoint) -> Self {
-        let mut names = ckpt.tensor_names();
-        names.sort_unstable();
-        names.dedup();
-        Sorted { ckpt, names }
-    }
-}
-
-impl ShapeSource for Sorted<'_> {
-    fn shape_of(&self, name: &str) -> Option<&[usize]> {
-        self.ckpt.shape_of(name)
-    }
-    fn tensor_names(&self) -> Vec<&str> {
-        self.names.clone()
-    }
-    fn config(&self, key: &str) -> Option<ConfigEntry> {
-        self.ckpt.config(key)
-    }
-    fn dtype_of(&self, name: &str) -> Option<&str> {
-        self.ckpt.dtype_of(name)
-    }
-    fn config_near(&self, key: &str) -> Option<ConfigEntry> {
-        self.ckpt.config_near(key)
     }
 }

@@ -17,7 +17,7 @@ use core::fmt;
 use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
-use super::error::{ShapeErrorKind, ShapeErrors};
+use super::error::ShapeErrors;
 use super::item_checks::ItemChecks;
 use super::item_ops::{ItemOp, run_items};
 use super::path::{NO_FIELD, Segment};
@@ -29,10 +29,12 @@ use crate::parse::{parse_constraints, parse_pattern};
 use crate::source::ShapeSource;
 
 mod error;
+mod fit;
 mod node;
 
 pub use self::error::{PlanError, PlanErrorKind};
 pub use self::node::PlanNode;
+pub(crate) use self::fit::Fit;
 
 /// A compiled pattern: its items and, when it has a `...`/`*name`, where.
 #[derive(Debug)]
@@ -506,35 +508,6 @@ impl Plan {
         scx.report(self.root, result, options.is_strict(), &ignore)
     }
 
-    /// How `src` fits the plan, checked strictly with nothing pre-bound but without the
-    /// report: no did-you-mean, no list of the tensors it leaves undescribed, only their
-    /// count. What [`Spec::guess`](crate::Spec::guess) asks of each built-in.
-    pub(crate) fn fit<S: ShapeSource + ?Sized>(&self, src: &S) -> Fit {
-        let src = &src;
-        let Ok(pre) = stated(&Bindings::new(), &self.keys, src, self.root) else {
-            return Fit::Partly(0);
-        };
-        let mut scx = SourceCx::new(src);
-        let result = Checker::new(self.table, self.root, &pre)
-            .run(true, |cx| self.check_source_in(cx, &mut scx, &pre));
-        let absent = result.as_ref().err().is_some_and(|errors| {
-            errors.iter().any(|e| {
-                matches!(
-                    e.kind,
-                    ShapeErrorKind::Missing { .. }
-                        | ShapeErrorKind::Untied { .. }
-                        | ShapeErrorKind::Count { found: 0, .. }
-                )
-            })
-        });
-        let ignore: Vec<&str> = self.ignore.iter().map(String::as_str).collect();
-        match (absent, result.is_ok(), scx.unexpected_count(&ignore)) {
-            (true, _, _) => Fit::Absent,
-            (false, true, 0) => Fit::Passes,
-            (false, _, n) => Fit::Partly(n),
-        }
-    }
-
     /// One pass over the plan: what a derived `check_source_in` does.
     fn check_source_in(&self, cx: &mut Checker, src: &mut SourceCx<'_>, pre: &Bindings) {
         let walk = Walk { pre, index: None };
@@ -694,15 +667,4 @@ impl Plan {
     fn items(&self, checks: &Checks, cx: &mut Checker, d: &[usize]) {
         run_items(cx, &checks.ops, checks.rest, &self.map, d);
     }
-}
-
-/// How a source fits a plan ([`Plan::fit`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fit {
-    /// A strict check passes.
-    Passes,
-    /// A tensor or a list the plan needs is absent, or a tie it needs is off.
-    Absent,
-    /// Nothing is absent; this many of the source's tensors are undescribed.
-    Partly(usize),
 }
