@@ -20,6 +20,7 @@ mod opened;
 mod prefixed;
 #[cfg(feature = "safetensors")]
 mod safetensors;
+#[cfg(feature = "spec")]
 mod sorted;
 mod stated;
 
@@ -27,6 +28,7 @@ pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
 #[cfg(feature = "safetensors")]
 pub use self::opened::ShapeIndex;
 pub use self::prefixed::Prefixed;
+#[cfg(feature = "spec")]
 pub(crate) use self::sorted::SortedNames;
 pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 

@@ -63,6 +63,7 @@ pub use path::NO_FIELD;
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
 pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};
+#[cfg(feature = "spec")]
 pub(crate) use runtime_plan::Fit;
 pub use scope_checks::ScopeChecks;
 pub use scope_typos::message_str;

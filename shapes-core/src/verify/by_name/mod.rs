@@ -574,6 +574,7 @@ impl<'s> SourceCx<'s> {
     }
 
     /// How many names [`unexpected`](Self::unexpected) lists, without listing them.
+    #[cfg(feature = "spec")]
     pub(crate) fn unexpected_count(&self, ignore: &[&str]) -> usize {
         let mut ignore = ignore.to_vec();
         ignore.extend(self.ignored.iter().map(String::as_str));
