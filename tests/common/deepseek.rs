@@ -65,16 +65,35 @@ impl Layout {
             norm(&mut t, "input_layernorm", D);
             fp8(&mut t, &format!("{p}.self_attn.q_a_proj"), Q_LORA, D);
             norm(&mut t, "self_attn.q_a_layernorm", Q_LORA);
-            fp8(&mut t, &format!("{p}.self_attn.q_b_proj"), HEADS * (NOPE + ROPE), Q_LORA);
-            fp8(&mut t, &format!("{p}.self_attn.kv_a_proj_with_mqa"), KV_LORA + ROPE, D);
+            fp8(
+                &mut t,
+                &format!("{p}.self_attn.q_b_proj"),
+                HEADS * (NOPE + ROPE),
+                Q_LORA,
+            );
+            fp8(
+                &mut t,
+                &format!("{p}.self_attn.kv_a_proj_with_mqa"),
+                KV_LORA + ROPE,
+                D,
+            );
             norm(&mut t, "self_attn.kv_a_layernorm", KV_LORA);
-            fp8(&mut t, &format!("{p}.self_attn.kv_b_proj"), HEADS * (NOPE + V_HEAD), KV_LORA);
+            fp8(
+                &mut t,
+                &format!("{p}.self_attn.kv_b_proj"),
+                HEADS * (NOPE + V_HEAD),
+                KV_LORA,
+            );
             fp8(&mut t, &format!("{p}.self_attn.o_proj"), D, HEADS * V_HEAD);
             norm(&mut t, "post_attention_layernorm", D);
             if i < K_DENSE {
                 mlp(&mut t, &format!("{p}.mlp"), FF);
             } else {
-                t.push((format!("{p}.mlp.gate.weight"), "BF16", vec![self.experts, D]));
+                t.push((
+                    format!("{p}.mlp.gate.weight"),
+                    "BF16",
+                    vec![self.experts, D],
+                ));
                 t.push((
                     format!("{p}.mlp.gate.e_score_correction_bias"),
                     "F32",
@@ -90,7 +109,11 @@ impl Layout {
                 norm(&mut t, "hnorm", D);
                 t.push((format!("{p}.eh_proj.weight"), "BF16", vec![D, 2 * D]));
                 norm(&mut t, "shared_head.norm", D);
-                t.push((format!("{p}.shared_head.head.weight"), "BF16", vec![VOCAB, D]));
+                t.push((
+                    format!("{p}.shared_head.head.weight"),
+                    "BF16",
+                    vec![VOCAB, D],
+                ));
                 t.push((format!("{p}.embed_tokens.weight"), "BF16", vec![VOCAB, D]));
             }
         }

@@ -34,9 +34,9 @@ mod fit;
 mod node;
 
 pub use self::error::{PlanError, PlanErrorKind};
-pub use self::node::PlanNode;
 #[cfg(feature = "spec")]
 pub(crate) use self::fit::Fit;
+pub use self::node::PlanNode;
 
 /// A compiled pattern: its items and, when it has a `...`/`*name`, where.
 #[derive(Debug)]

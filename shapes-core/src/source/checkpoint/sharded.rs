@@ -177,7 +177,9 @@ pub(super) fn from_index(index: &Path) -> Result<Checkpoint, CheckpointError> {
     let mut last: Option<(&str, usize)> = None;
     for &(tensor, shard) in &listed {
         let held = parts.tensors.get_position(tensor);
-        let file = held.and_then(|p| parts.tensors.items().get(p)).map(|t| t.file);
+        let file = held
+            .and_then(|p| parts.tensors.items().get(p))
+            .map(|t| t.file);
         // The file of `shard`, looked up once for each run of entries naming it.
         let want = match last {
             Some((s, f)) if s == shard => Some(f),
