@@ -404,7 +404,8 @@ impl Spec {
                 }
             }
         }
-        let dtypes = wrong_dtypes(&layout.dtypes, ckpt);
+        let typed = (ckpt.tensors().iter()).map(|t| (t.name.as_str(), t.dtype.as_str()));
+        let dtypes = wrong_dtypes(&layout.dtypes, typed);
         // The variables bound from keys the checkpoint states none of.
         let not_found = self
             .config
@@ -447,9 +448,13 @@ fn skeleton_into(name: &str, out: &mut String) {
     }
 }
 
-/// The tensors of `src` whose dtype is not one the spec allows for them (`rules`: each
-/// tensor's name, with placeholders, and its dtypes), in the source's order.
-fn wrong_dtypes(rules: &[(String, Vec<String>)], src: &dyn ShapeSource) -> Vec<WrongDtype> {
+/// The `tensors` (name, dtype) whose dtype is not one the spec allows for them (`rules`: each
+/// tensor's name, with placeholders, and its dtypes), in their order. A checkpoint's tensors
+/// are passed with their dtypes, not looked up again by name.
+fn wrong_dtypes<'a>(
+    rules: &[(String, Vec<String>)],
+    tensors: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<WrongDtype> {
     if rules.is_empty() {
         return Vec::new();
     }
@@ -458,12 +463,11 @@ fn wrong_dtypes(rules: &[(String, Vec<String>)], src: &dyn ShapeSource) -> Vec<W
         by_name.entry(skeleton(name)).or_insert(allowed);
     }
     let mut buf = String::new();
-    src.tensor_names()
+    tensors
         .into_iter()
-        .filter_map(|name| {
+        .filter_map(|(name, dtype)| {
             skeleton_into(name, &mut buf);
             let allowed = by_name.get(buf.as_str())?;
-            let dtype = src.dtype_of(name)?;
             (!allowed.iter().any(|a| a == dtype)).then(|| WrongDtype {
                 tensor: name.to_owned(),
                 dtype: dtype.to_owned(),
@@ -492,25 +496,9 @@ mod tests {
 
     #[test]
     fn only_tensors_of_a_dtype_not_allowed_are_reported() {
-        struct Typed(Vec<(String, Vec<usize>, &'static str)>);
-        impl ShapeSource for Typed {
-            fn shape_of(&self, name: &str) -> Option<&[usize]> {
-                self.0.iter().find(|t| t.0 == name).map(|t| t.1.as_slice())
-            }
-            fn tensor_names(&self) -> Vec<&str> {
-                self.0.iter().map(|t| t.0.as_str()).collect()
-            }
-            fn dtype_of(&self, name: &str) -> Option<&str> {
-                self.0.iter().find(|t| t.0 == name).map(|t| t.2)
-            }
-        }
-        let src = Typed(vec![
-            ("l.0.w".into(), vec![2], "BF16"),
-            ("l.1.w".into(), vec![2], "F32"),
-            ("other".into(), vec![2], "I8"),
-        ]);
+        let src = [("l.0.w", "BF16"), ("l.1.w", "F32"), ("other", "I8")];
         let rules = vec![("l.{i}.w".to_string(), vec!["BF16".to_string()])];
-        let wrong = wrong_dtypes(&rules, &src);
+        let wrong = wrong_dtypes(&rules, src);
         assert_eq!(
             wrong,
             [WrongDtype {
