@@ -5,6 +5,7 @@
 #[allow(dead_code)]
 pub mod bert;
 pub mod ckpt_files;
+pub mod deepseek;
 #[cfg(feature = "candle")]
 pub mod fracast;
 pub mod fuzz_checks;

@@ -40,6 +40,7 @@ mod parse_conformance;
 mod plan_parity;
 mod print_roundtrip;
 mod reports;
+mod scale;
 mod semantics;
 mod silence;
 mod solve_conformance;

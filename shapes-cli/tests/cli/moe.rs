@@ -365,3 +365,53 @@ fn deepseek_v3_with_latent_attention_dense_first_layers_and_fp8_scales() {
         "{out}"
     );
 }
+
+#[path = "../../../tests/common/deepseek.rs"]
+mod deepseek;
+
+/// The sharded layout `benches/scale.rs` times (tests/common/deepseek.rs: shards named by
+/// `model.safetensors.index.json`, FP8 weights with their block scales, the MTP layer), with
+/// 5 layers of 16 experts: it passes its built-in spec, one transposed expert is named, and
+/// checked as a Llama it gets a bounded report with did-you-means.
+#[test]
+fn a_sharded_deepseek_v3_layout_passes_and_a_transposed_expert_is_named() {
+    let layout = deepseek::Layout {
+        layers: 5,
+        experts: 16,
+        mtp: 1,
+    };
+    let tensors = layout.tensors();
+    let d = dir("deepseek_v3_sharded");
+    layout.write(&d, &tensors, 9);
+    let (code, out, err) = shapes(&["check", s(&d)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            ": sharded safetensors, 9 files, {} tensors",
+            layout.count()
+        )),
+        "{out}"
+    );
+    let (code, wrong, err) = shapes(&["check", s(&d), "--arch", "llama", "--set", "head_dim=128"]);
+    assert_eq!(code, 1, "{wrong}{err}");
+    assert!(wrong.lines().count() < 200, "{wrong}");
+    assert!(
+        wrong.contains("hint: `model.layers.0.self_attn.q_proj.weight` is missing: did you mean `model.layers.0.self_attn.q_a_proj.weight`?"),
+        "{wrong}"
+    );
+    let name = "model.layers.3.mlp.experts.11.up_proj.weight";
+    let mut bad = tensors;
+    if let Some(t) = bad.iter_mut().find(|t| t.0 == name) {
+        t.2.reverse();
+    }
+    let d = dir("deepseek_v3_sharded_transposed");
+    layout.write(&d, &bad, 9);
+    let (code, out, _) = shapes(&["check", s(&d)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "(tensor \"{name}\"): looks transposed: expected (2048, 7168), found (7168, 2048)"
+        )),
+        "{out}"
+    );
+}

@@ -1,6 +1,7 @@
 //! What the two header readers (safetensors, GGUF) share: reading a fixed-size prefix that may
 //! arrive in pieces, and a list of named entries in file order with an index by name.
 
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read};
 
 use super::ShapeSource;
@@ -51,14 +52,24 @@ impl<V> Named for (String, V) {
 /// A header's entries in file order, with an index from each name to its entry. Names are
 /// unique: [`new`](Self::new) refuses a second entry of one name.
 ///
-/// The index is the entries' positions sorted by name (4 bytes an entry, found by binary
-/// search), not a map from a copy of every name: a header of a million short-named tensors
-/// would otherwise hold each name twice, with a hash table on top.
+/// The index is an open-addressed hash table of the entries' positions (at most 8 bytes an
+/// entry, no copy of any name): a header of a million short-named tensors would otherwise hold
+/// each name twice. A name is found in a probe or two, where a binary search over a sorted
+/// index compared ~17 long names sharing their prefix (`model.layers.12.mlp.experts.`) per
+/// lookup. The hash is keyed per table (std's `RandomState`), so crafted names cannot make the
+/// probes long.
 #[derive(Clone)]
 pub(super) struct Indexed<T> {
     items: Vec<T>,
-    by_name: Vec<u32>,
+    /// Positions in `items`, [`EMPTY`] for a free slot; its length a power of two, at least
+    /// twice the entries.
+    slots: Vec<u32>,
+    hasher: RandomState,
 }
+
+/// A free slot of [`Indexed::slots`]: no position (there are at most `u32::MAX` entries, so
+/// positions are below it).
+const EMPTY: u32 = u32::MAX;
 
 impl<T: Named> Indexed<T> {
     /// Indexes `items`, or hands back the first entry (in file order) whose name an earlier
@@ -72,26 +83,53 @@ impl<T: Named> Indexed<T> {
     /// failure, so that a caller can name the entry it repeats.
     pub(super) fn new_or_repeat(items: Vec<T>) -> Result<Self, (Vec<T>, usize)> {
         let Ok(len) = u32::try_from(items.len()) else {
-            return Err((items, u32::MAX as usize));
+            return Err((items, EMPTY as usize));
         };
-        let mut by_name: Vec<u32> = (0..len).collect();
-        // ok: every position in `by_name` is below `len == items.len()`.
-        by_name.sort_unstable_by(|&a, &b| {
-            items[a as usize]
-                .name()
-                .cmp(items[b as usize].name())
-                .then(a.cmp(&b))
-        });
-        // Within a run of one name, positions ascend: the second is that name's first repeat.
-        let repeat = by_name
-            .windows(2)
-            .filter(|w| items[w[0] as usize].name() == items[w[1] as usize].name())
-            .map(|w| w[1])
-            .min();
-        match repeat {
-            Some(i) => Err((items, i as usize)),
-            None => Ok(Indexed { items, by_name }),
+        let size = items
+            .len()
+            .saturating_mul(2)
+            .max(8)
+            .checked_next_power_of_two()
+            .unwrap_or(usize::MAX);
+        let mut index = Indexed {
+            items: Vec::new(),
+            slots: vec![EMPTY; size],
+            hasher: RandomState::new(),
+        };
+        // In file order: the first name found already present is the first repeat.
+        for (pos, item) in (0..len).zip(&items) {
+            match index.probe(&items, item.name()) {
+                Err(slot) => {
+                    if let Some(s) = index.slots.get_mut(slot) {
+                        *s = pos;
+                    }
+                }
+                Ok(_) => return Err((items, pos as usize)),
+            }
         }
+        index.items = items;
+        Ok(index)
+    }
+
+    /// The slot of `name` among `items`: `Ok` with its position when present, else `Err` with
+    /// the free slot where it would go.
+    fn probe(&self, items: &[T], name: &str) -> Result<usize, usize> {
+        let mask = self.slots.len().wrapping_sub(1);
+        // Truncated on a 32-bit target: the mask keeps the low bits only anyway.
+        let mut slot = self.hasher.hash_one(name) as usize & mask;
+        // The table is never more than half full, so a free slot ends every probe; the bound
+        // only makes that evident.
+        for _ in 0..self.slots.len() {
+            let at = *self.slots.get(slot).unwrap_or(&EMPTY);
+            if at == EMPTY {
+                return Err(slot);
+            }
+            if items.get(at as usize).is_some_and(|t| t.name() == name) {
+                return Ok(at as usize);
+            }
+            slot = slot.wrapping_add(1) & mask;
+        }
+        Err(slot)
     }
 
     /// Every entry, in file order.
@@ -101,15 +139,12 @@ impl<T: Named> Indexed<T> {
 
     /// The entry called `name`.
     pub(super) fn get(&self, name: &str) -> Option<&T> {
-        let k = self
-            .by_name
-            .binary_search_by(|&i| {
-                self.items
-                    .get(i as usize)
-                    .map_or(std::cmp::Ordering::Less, |t| t.name().cmp(name))
-            })
-            .ok()?;
-        self.items.get(*self.by_name.get(k)? as usize)
+        self.items.get(self.get_position(name)?)
+    }
+
+    /// The position in [`items`](Self::items) of the entry called `name`.
+    pub(super) fn get_position(&self, name: &str) -> Option<usize> {
+        self.probe(&self.items, name).ok()
     }
 }
 

@@ -20,12 +20,16 @@ mod opened;
 mod prefixed;
 #[cfg(feature = "safetensors")]
 mod safetensors;
+#[cfg(feature = "spec")]
+mod sorted;
 mod stated;
 
 pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
 #[cfg(feature = "safetensors")]
 pub use self::opened::ShapeIndex;
 pub use self::prefixed::Prefixed;
+#[cfg(feature = "spec")]
+pub(crate) use self::sorted::SortedNames;
 pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 
 #[cfg(feature = "safetensors")]

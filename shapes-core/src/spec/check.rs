@@ -8,7 +8,7 @@ use super::Spec;
 use std::collections::HashMap;
 
 use crate::report::{Disagreement, Given, Report, WrongDtype};
-use crate::source::{Checkpoint, ConfigValue, ShapeSource};
+use crate::source::{Checkpoint, ConfigValue, ShapeSource, SortedNames};
 use crate::verify::{Bindings, SourceOptions, closest};
 
 /// How [`Spec::check_with`] checks: values given before checking, whether tensors the spec
@@ -348,19 +348,18 @@ impl Spec {
             });
         let layout = self.layout(Some(ckpt));
         let plan = &layout.plan;
-        let check = |src: &dyn ShapeSource| {
-            plan.verify_source_options(
-                src,
-                SourceOptions::new()
-                    .strict(options.strict && !self.lenient)
-                    .bindings(pre.clone()),
-            )
-        };
-        let result = check(ckpt);
+        let result = plan.verify_source_options(
+            ckpt,
+            SourceOptions::new()
+                .strict(options.strict && !self.lenient)
+                .bindings(pre.clone()),
+        );
         let mut disagreements = Vec::new();
         if let Err(errors) = &result {
             // A value given before checking that the checkpoint contradicts: checking without
             // it passes. A stated value is hidden from the source; the caller's is not set.
+            // Only the verdict counts (no report), and the names are sorted once for all.
+            let sorted = SortedNames::new(ckpt);
             for g in &given {
                 let by_caller = g.keys.is_empty();
                 let again = if by_caller {
@@ -371,19 +370,25 @@ impl Spec {
                         .fold(Bindings::new(), |b, (var, value)| {
                             b.bind(var.clone(), *value)
                         });
-                    plan.verify_source_options(
-                        ckpt,
-                        SourceOptions::new()
+                    plan.passes(
+                        &sorted,
+                        &SourceOptions::new()
                             .strict(options.strict && !self.lenient)
                             .bindings(pre),
                     )
                 } else {
-                    check(&Hiding {
-                        src: ckpt,
+                    let hiding = Hiding {
+                        src: &sorted,
                         keys: &g.keys,
-                    })
+                    };
+                    plan.passes(
+                        &hiding,
+                        &SourceOptions::new()
+                            .strict(options.strict && !self.lenient)
+                            .bindings(pre.clone()),
+                    )
                 };
-                if let Ok(b) = again
+                if let Some(b) = again
                     && let Some(found) = b.get(&g.var)
                     && found != g.value
                 {
@@ -399,7 +404,8 @@ impl Spec {
                 }
             }
         }
-        let dtypes = wrong_dtypes(&layout.dtypes, ckpt);
+        let typed = (ckpt.tensors().iter()).map(|t| (t.name.as_str(), t.dtype.as_str()));
+        let dtypes = wrong_dtypes(&layout.dtypes, typed);
         // The variables bound from keys the checkpoint states none of.
         let not_found = self
             .config
@@ -423,19 +429,32 @@ impl Spec {
 /// A name with each list index (a placeholder, or a number) written `{}`: a spec's name
 /// and the names of a checkpoint it stands for read the same.
 fn skeleton(name: &str) -> String {
-    name.split('.')
-        .map(|s| {
-            let index = s.starts_with('{') && s.ends_with('}')
-                || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
-            if index { "{}" } else { s }
-        })
-        .collect::<Vec<_>>()
-        .join(".")
+    let mut out = String::with_capacity(name.len());
+    skeleton_into(name, &mut out);
+    out
 }
 
-/// The tensors of `src` whose dtype is not one the spec allows for them (`rules`: each
-/// tensor's name, with placeholders, and its dtypes), in the source's order.
-fn wrong_dtypes(rules: &[(String, Vec<String>)], src: &dyn ShapeSource) -> Vec<WrongDtype> {
+/// [`skeleton`] written into `out` (cleared first), so that a loop over many names reuses one
+/// buffer.
+fn skeleton_into(name: &str, out: &mut String) {
+    out.clear();
+    for (i, s) in name.split('.').enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        let index = s.starts_with('{') && s.ends_with('}')
+            || (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+        out.push_str(if index { "{}" } else { s });
+    }
+}
+
+/// The `tensors` (name, dtype) whose dtype is not one the spec allows for them (`rules`: each
+/// tensor's name, with placeholders, and its dtypes), in their order. A checkpoint's tensors
+/// are passed with their dtypes, not looked up again by name.
+fn wrong_dtypes<'a>(
+    rules: &[(String, Vec<String>)],
+    tensors: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<WrongDtype> {
     if rules.is_empty() {
         return Vec::new();
     }
@@ -443,11 +462,12 @@ fn wrong_dtypes(rules: &[(String, Vec<String>)], src: &dyn ShapeSource) -> Vec<W
     for (name, allowed) in rules {
         by_name.entry(skeleton(name)).or_insert(allowed);
     }
-    src.tensor_names()
+    let mut buf = String::new();
+    tensors
         .into_iter()
-        .filter_map(|name| {
-            let allowed = by_name.get(&skeleton(name))?;
-            let dtype = src.dtype_of(name)?;
+        .filter_map(|(name, dtype)| {
+            skeleton_into(name, &mut buf);
+            let allowed = by_name.get(buf.as_str())?;
             (!allowed.iter().any(|a| a == dtype)).then(|| WrongDtype {
                 tensor: name.to_owned(),
                 dtype: dtype.to_owned(),
@@ -476,25 +496,9 @@ mod tests {
 
     #[test]
     fn only_tensors_of_a_dtype_not_allowed_are_reported() {
-        struct Typed(Vec<(String, Vec<usize>, &'static str)>);
-        impl ShapeSource for Typed {
-            fn shape_of(&self, name: &str) -> Option<&[usize]> {
-                self.0.iter().find(|t| t.0 == name).map(|t| t.1.as_slice())
-            }
-            fn tensor_names(&self) -> Vec<&str> {
-                self.0.iter().map(|t| t.0.as_str()).collect()
-            }
-            fn dtype_of(&self, name: &str) -> Option<&str> {
-                self.0.iter().find(|t| t.0 == name).map(|t| t.2)
-            }
-        }
-        let src = Typed(vec![
-            ("l.0.w".into(), vec![2], "BF16"),
-            ("l.1.w".into(), vec![2], "F32"),
-            ("other".into(), vec![2], "I8"),
-        ]);
+        let src = [("l.0.w", "BF16"), ("l.1.w", "F32"), ("other", "I8")];
         let rules = vec![("l.{i}.w".to_string(), vec!["BF16".to_string()])];
-        let wrong = wrong_dtypes(&rules, &src);
+        let wrong = wrong_dtypes(&rules, src);
         assert_eq!(
             wrong,
             [WrongDtype {

@@ -2,8 +2,8 @@
 //! `shapes inspect` says of a bare safetensors file without its `config.json`.
 
 use super::{Naming, Spec};
-use crate::source::Checkpoint;
-use crate::verify::{ShapeErrorKind, SourceOptions};
+use crate::source::{Checkpoint, SortedNames};
+use crate::verify::Fit;
 
 impl Spec {
     /// The built-in architecture whose tensors `ckpt` has, when it names none itself (no
@@ -49,6 +49,8 @@ impl Spec {
     /// ```
     pub fn guess(ckpt: &Checkpoint) -> Option<&'static str> {
         let naming = Naming::of(ckpt);
+        // The names sorted once for every spec tried (each check would sort them again).
+        let src = SortedNames::new(ckpt);
         let mut best: Option<(&'static str, usize)> = None;
         // Aliases share a spec (`mistral` is `llama`'s): each spec is tried once.
         let mut tried: Vec<String> = Vec::new();
@@ -60,24 +62,16 @@ impl Spec {
                 continue;
             }
             tried.push(spec.file().to_owned());
-            let errors = match spec
-                .plan_for(ckpt)
-                .verify_source_options(ckpt, SourceOptions::new())
-            {
-                Ok(_) => return Some(name),
-                Err(e) => e,
-            };
-            let absent = errors.errors().iter().any(|e| {
-                matches!(
-                    e.kind,
-                    ShapeErrorKind::Missing { .. }
-                        | ShapeErrorKind::Untied { .. }
-                        | ShapeErrorKind::Count { found: 0, .. }
-                )
-            });
-            let undescribed = errors.unexpected_tensors().len();
-            if !absent && best.is_none_or(|(_, u)| undescribed < u) {
-                best = Some((name, undescribed));
+            // A strict check's verdict without its report (no did-you-mean, no list of
+            // the undescribed tensors): the guess only counts them.
+            match spec.plan_for(&src).fit(&src) {
+                Fit::Passes => return Some(name),
+                Fit::Absent => {}
+                Fit::Partly(undescribed) => {
+                    if best.is_none_or(|(_, u)| undescribed < u) {
+                        best = Some((name, undescribed));
+                    }
+                }
             }
         }
         best.map(|(name, _)| name)

@@ -62,6 +62,8 @@ pub use lean::Lean;
 pub use path::NO_FIELD;
 pub use path::{FieldPath, Origin, Segment};
 pub use plan::{FieldInfo, SlotExpr};
+#[cfg(feature = "spec")]
+pub(crate) use runtime_plan::Fit;
 pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};
 pub use scope_checks::ScopeChecks;
 pub use scope_typos::message_str;

@@ -29,9 +29,13 @@ use crate::parse::{parse_constraints, parse_pattern};
 use crate::source::ShapeSource;
 
 mod error;
+#[cfg(feature = "spec")]
+mod fit;
 mod node;
 
 pub use self::error::{PlanError, PlanErrorKind};
+#[cfg(feature = "spec")]
+pub(crate) use self::fit::Fit;
 pub use self::node::PlanNode;
 
 /// A compiled pattern: its items and, when it has a `...`/`*name`, where.

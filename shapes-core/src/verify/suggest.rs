@@ -15,23 +15,74 @@
 /// assert_eq!(shapes::__private::closest("d_modle", &["d_model", "n"]), Some("d_model".into()));
 /// ```
 pub fn closest(name: &str, candidates: &[&str]) -> Option<String> {
-    let best = candidates
-        .iter()
-        .map(|c| (edit_distance(name, c), *c))
-        .min_by_key(|&(d, _)| d)?;
-    let limit = (name.chars().count().max(best.1.chars().count()) / 3).max(1);
-    (best.0 <= limit).then(|| best.1.to_owned())
+    let a: Vec<char> = name.chars().collect();
+    let longest = candidates.iter().map(|c| c.chars().count()).max()?;
+    // No candidate further than this can be close enough, whichever is closest.
+    let cap = (a.len().max(longest) / 3).max(1);
+    let mut rows = Rows::default();
+    let mut b: Vec<char> = Vec::new();
+    // The first candidate at the least distance: each later one is measured only as far as
+    // it could still be closer.
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let cutoff = match best {
+            Some((0, _)) => break,
+            Some((d, _)) => d - 1,
+            None => cap,
+        };
+        b.clear();
+        b.extend(c.chars());
+        if let Some(d) = distance_within(&a, &b, cutoff, &mut rows) {
+            best = Some((d, c));
+        }
+    }
+    let (d, c) = best?;
+    let limit = (a.len().max(c.chars().count()) / 3).max(1);
+    (d <= limit).then(|| c.to_owned())
 }
 
 /// The optimal string alignment distance between `a` and `b`, by characters.
+#[cfg(test)]
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Three rows: the one before the previous (for swaps), the previous, the current.
-    let mut before = vec![0; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    distance_within(&a, &b, usize::MAX, &mut Rows::default()).unwrap_or(usize::MAX)
+}
+
+/// The three rows of [`distance_within`]'s table, kept between calls.
+#[derive(Default)]
+struct Rows {
+    before: Vec<usize>,
+    prev: Vec<usize>,
+    cur: Vec<usize>,
+}
+
+/// The optimal string alignment distance between `a` and `b` when it is at most `cutoff`.
+///
+/// A common prefix and suffix cost nothing and are skipped (an alignment may match them
+/// outright: a swap across their edge would swap two equal characters); names of one
+/// module share most of their length, so little is left to compare. The table stops once two
+/// rows in a row exceed `cutoff`: no later row can then come back under it.
+fn distance_within(a: &[char], b: &[char], cutoff: usize, rows: &mut Rows) -> Option<usize> {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (a.get(prefix..)?, b.get(prefix..)?);
+    let suffix = (a.iter().rev())
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (a.get(..a.len() - suffix)?, b.get(..b.len() - suffix)?);
+    if a.len().abs_diff(b.len()) > cutoff {
+        return None;
+    }
+    let Rows { before, prev, cur } = rows;
+    before.clear();
+    before.resize(b.len() + 1, usize::MAX);
+    prev.clear();
+    prev.extend(0..=b.len());
+    let mut min_prev = 0;
     for i in 0..a.len() {
-        let mut cur = vec![i + 1; b.len() + 1];
+        cur.clear();
+        cur.resize(b.len() + 1, i + 1);
+        let mut min_cur = i + 1;
         for j in 0..b.len() {
             // ok: `i < a.len()`, `j < b.len()`, and the rows have `b.len() + 1` entries.
             let sub = prev[j] + usize::from(a[i] != b[j]);
@@ -40,10 +91,19 @@ fn edit_distance(a: &str, b: &str) -> usize {
                 best = best.min(before[j - 1] + 1);
             }
             cur[j + 1] = best;
+            min_cur = min_cur.min(best);
         }
-        before = std::mem::replace(&mut prev, cur);
+        std::mem::swap(before, prev);
+        std::mem::swap(prev, cur);
+        let min_before = std::mem::replace(&mut min_prev, min_cur);
+        // Each cell is at least a cell of the previous row or one more than a cell of the
+        // row before it (or one more than its left neighbour, itself so bound).
+        if min_prev > cutoff && min_before.saturating_add(1) > cutoff {
+            return None;
+        }
     }
-    prev[b.len()] // ok: `prev` always has `b.len() + 1` entries.
+    let d = *prev.get(b.len())?;
+    (d <= cutoff).then_some(d)
 }
 
 /// The optimal string alignment distance between `a` and `b` by bytes, in `const` context;
@@ -167,6 +227,73 @@ mod tests {
     fn suggests_close_names_only() {
         assert_eq!(closest("head", &["heads", "d_model"]), Some("heads".into()));
         assert_eq!(closest("vocab", &["heads", "d_model"]), None);
+    }
+
+    /// The distance as it was first written: the whole table, no cutoff, no skipped ends.
+    fn full_table(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        let mut before = vec![0; b.len() + 1];
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for i in 0..a.len() {
+            let mut cur = vec![i + 1; b.len() + 1];
+            for j in 0..b.len() {
+                let sub = prev[j] + usize::from(a[i] != b[j]);
+                let mut best = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+                if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                    best = best.min(before[j - 1] + 1);
+                }
+                cur[j + 1] = best;
+            }
+            before = std::mem::replace(&mut prev, cur);
+        }
+        prev[b.len()]
+    }
+
+    /// Every string of up to `n` letters of "abc".
+    fn words(n: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..n {
+            last = (last.iter())
+                .flat_map(|w| ["a", "b", "c"].map(|c| format!("{w}{c}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    #[test]
+    fn the_bounded_distance_agrees_with_the_full_table() {
+        let words = words(5);
+        let mut rows = Rows::default();
+        for a in &words {
+            for b in &words {
+                let want = full_table(a, b);
+                let (x, y): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                for cutoff in 0..4 {
+                    let got = distance_within(&x, &y, cutoff, &mut rows);
+                    assert_eq!(got, (want <= cutoff).then_some(want), "{a} {b} {cutoff}");
+                }
+                assert_eq!(edit_distance(a, b), want, "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_closest_is_the_first_at_the_least_distance() {
+        let words = words(4);
+        let names: Vec<&str> = words.iter().map(String::as_str).collect();
+        for name in ["abcab", "cc", "abca", "bbbbbbb"] {
+            for window in names.windows(9).step_by(7) {
+                let best = (window.iter())
+                    .map(|c| (full_table(name, c), *c))
+                    .min_by_key(|&(d, _)| d)
+                    .filter(|(d, c)| *d <= (name.len().max(c.len()) / 3).max(1))
+                    .map(|(_, c)| c.to_owned());
+                assert_eq!(closest(name, window), best, "{name} {window:?}");
+            }
+        }
     }
 
     #[test]

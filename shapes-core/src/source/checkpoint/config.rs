@@ -23,6 +23,13 @@ pub(super) const MAX_CONFIG_LEN: u64 = 16 << 20;
 
 /// Reads a JSON file of at most `limit` bytes.
 pub(super) fn read_json(path: &Path, limit: u64) -> Result<serde_json::Value, CheckpointError> {
+    let bytes = read_limited(path, limit)?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| CheckpointError::malformed(path, format!("malformed JSON: {e}")))
+}
+
+/// The bytes of a file of at most `limit` bytes (a JSON file of a checkpoint).
+pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, CheckpointError> {
     let file = std::fs::File::open(path).map_err(|e| CheckpointError::io(path, e))?;
     let len = file
         .metadata()
@@ -38,8 +45,7 @@ pub(super) fn read_json(path: &Path, limit: u64) -> Result<serde_json::Value, Ch
     file.take(limit)
         .read_to_end(&mut bytes)
         .map_err(|e| CheckpointError::io(path, e))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| CheckpointError::malformed(path, format!("malformed JSON: {e}")))
+    Ok(bytes)
 }
 
 /// The `config.json` in `dir`, when there is one.

@@ -18,6 +18,7 @@ use crate::shape::Shape;
 mod config;
 mod detect;
 mod error;
+mod index_json;
 mod npy;
 mod npy_dtype;
 mod npy_literal;

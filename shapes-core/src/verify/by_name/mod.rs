@@ -375,9 +375,12 @@ impl<'s> SourceCx<'s> {
         } else {
             format!("{}.", self.prefix)
         };
-        for i in self.range(&start) {
-            // ok: `i` is from `range` over `self.names`, and that name starts with `start`, so
-            // `start.len()` is a char boundary within it.
+        let range = self.range(&start);
+        let mut i = range.start;
+        let mut run = String::new();
+        while i < range.end {
+            // ok: `i` is within `range`, over `self.names`, and that name starts with
+            // `start`, so `start.len()` is a char boundary within it.
             let rest = &self.names[i][start.len()..];
             let digits = rest.split('.').next().unwrap_or("");
             // Only canonical indices: `3`, not `03` or `+3`.
@@ -387,6 +390,17 @@ impl<'s> SourceCx<'s> {
             if let (true, Ok(index)) = (canonical, digits.parse::<usize>()) {
                 indices.push(index);
             }
+            // The names under `start` + `digits` + `.` are the next ones (sorted), with at
+            // most some whose part goes on past `digits` with a character before `.` (not
+            // an index): all below `start` + `digits` + `/` (`/` follows `.`), skipped in one
+            // search, so a list costs its length, not the number of tensors in it.
+            run.clear();
+            run.push_str(&start);
+            run.push_str(digits);
+            run.push('/');
+            // ok: `i < range.end <= self.names.len()`.
+            let after = self.names[i + 1..range.end].partition_point(|n| *n < run.as_str());
+            i = i + 1 + after;
         }
         indices.sort_unstable();
         indices.dedup();
@@ -557,6 +571,16 @@ impl<'s> SourceCx<'s> {
     /// The current name's length, which [`pop`](Self::pop) restores.
     pub fn prefix_mark(&self) -> usize {
         self.prefix.len()
+    }
+
+    /// How many names [`unexpected`](Self::unexpected) lists, without listing them.
+    #[cfg(feature = "spec")]
+    pub(crate) fn unexpected_count(&self, ignore: &[&str]) -> usize {
+        let mut ignore = ignore.to_vec();
+        ignore.extend(self.ignored.iter().map(String::as_str));
+        (self.names.iter().zip(&self.used))
+            .filter(|(n, used)| !**used && !super::glob::ignored(&ignore, n))
+            .count()
     }
 
     /// The names nobody asked for and no glob of `ignore` matches, in sorted order.
