@@ -20,7 +20,11 @@ pub(crate) struct Cause {
     pub found: usize,
 }
 
-fn cause_of(e: &ShapeError) -> Option<Cause> {
+/// The cause of a mismatch, borrowed from it: the variable, its value, where it was bound,
+/// and the size found.
+type CauseKey<'a> = (&'a str, &'a str, &'a Origin, usize);
+
+fn cause_of(e: &ShapeError) -> Option<CauseKey<'_>> {
     let ShapeErrorKind::Dim { expected, .. } = &e.kind else {
         return None;
     };
@@ -28,32 +32,42 @@ fn cause_of(e: &ShapeError) -> Option<Cause> {
         return None;
     };
     // Only a plain variable (`d_ff = 4096`), not an expression of one (`2 * d = 8`).
-    if *expected != format!("{} = {}", p.name, p.value) {
+    let value = expected
+        .strip_prefix(p.name.as_str())?
+        .strip_prefix(" = ")?;
+    if value != p.value {
         return None;
     }
-    Some(Cause {
-        name: p.name.clone(),
-        value: p.value.clone(),
-        origin: p.origin.clone(),
-        found: e.found()?,
-    })
+    Some((&p.name, &p.value, &p.origin, e.found()?))
 }
 
 /// The causes among `all`, in order of first appearance, each with the indices of the
 /// mismatches it explains: one binding (from a tensor, the config, the metadata or the
 /// caller) that two mismatches or more differ from by the same size. At most
-/// [`MAX_LINES`] causes are gathered.
+/// [`MAX_LINES`] causes are gathered. A cause is copied out of the first mismatch it
+/// explains; the others are compared in place.
 pub(crate) fn causes<E: core::borrow::Borrow<ShapeError>>(all: &[E]) -> Vec<(Cause, Vec<usize>)> {
     let mut causes: Vec<(Cause, Vec<usize>)> = Vec::new();
     for (i, e) in all.iter().enumerate() {
-        if let Some(c) = cause_of(e.borrow()) {
-            let room = causes.len() < MAX_LINES;
-            match causes.iter_mut().find(|(k, _)| *k == c) {
-                Some((_, members)) => members.push(i),
-                // Past the line budget a new cause could not be shown anyway.
-                None if room => causes.push((c, vec![i])),
-                None => {}
-            }
+        let Some((name, value, origin, found)) = cause_of(e.borrow()) else {
+            continue;
+        };
+        let same = |c: &Cause| {
+            c.found == found && c.name == name && c.value == value && c.origin == *origin
+        };
+        match causes.iter().position(|(c, _)| same(c)) {
+            Some(k) => causes[k].1.push(i), // ok: `position` found `k` in `causes`.
+            // Past the line budget a new cause could not be shown anyway.
+            None if causes.len() < MAX_LINES => causes.push((
+                Cause {
+                    name: name.to_owned(),
+                    value: value.to_owned(),
+                    origin: origin.clone(),
+                    found,
+                },
+                vec![i],
+            )),
+            None => {}
         }
     }
     causes.retain(|(_, members)| members.len() > 1);
