@@ -171,15 +171,15 @@ fn write_spec(b: &mut Bytes<'_>) -> Written {
         plain = false;
         tables.push_str("[config]\n");
         for (i, (var, key)) in VARS.iter().enumerate() {
-            if b.byte() % 3 == 0 {
+            if b.byte().is_multiple_of(3) {
                 // A key as written, misspelt now and then.
-                let key = if b.byte() % 8 == 0 {
+                let key = if b.byte().is_multiple_of(8) {
                     format!("{key}x")
                 } else {
                     (*key).to_owned()
                 };
                 tables.push_str(&format!("{var} = \"{key}\"\n"));
-                let stated = if b.byte() % 8 == 0 {
+                let stated = if b.byte().is_multiple_of(8) {
                     vals[i] + 1
                 } else {
                     vals[i]
@@ -229,7 +229,7 @@ fn write_spec(b: &mut Bytes<'_>) -> Written {
                     "\"{name}\" = {{ shape = \"{}\", optional = true }}\n",
                     pattern_text(&atoms)
                 ));
-                if b.byte() % 2 == 0 {
+                if b.byte().is_multiple_of(2) {
                     tensors.push((name, shape));
                 }
             }
@@ -252,14 +252,14 @@ fn write_spec(b: &mut Bytes<'_>) -> Written {
             _ => {
                 plain = false;
                 if let Some((to, to_shape)) = tensors.first().cloned()
-                    && b.byte() % 2 == 0
+                    && b.byte().is_multiple_of(2)
                 {
                     let name = format!("tied{k}");
                     entries.push_str(&format!(
                         "\"{name}\" = {{ shape = \"{}\", tied = \"{to}\" }}\n",
                         pattern_text(&atoms)
                     ));
-                    if b.byte() % 2 == 0 {
+                    if b.byte().is_multiple_of(2) {
                         tensors.push((name, to_shape));
                     }
                 } else {
@@ -270,7 +270,7 @@ fn write_spec(b: &mut Bytes<'_>) -> Written {
                     blocks.push_str(&format!(
                         "[blocks.mlp{k}]\n\"up.weight\" = \"(d_ff, d)\"\n[blocks.moe{k}]\n\"experts.up.weight\" = \"(e, d_ff, d)\"\n"
                     ));
-                    if b.byte() % 2 == 0 {
+                    if b.byte().is_multiple_of(2) {
                         tensors.push((format!("{name}.up.weight"), vec![vals[4], vals[0]]));
                     } else {
                         tensors.push((
@@ -434,7 +434,7 @@ fn check_report(spec: &Spec, ckpt: &Checkpoint, options: &CheckOptions) -> Optio
 pub fn check_spec(data: &[u8]) {
     let mut b = Bytes::new(data);
     let mode = b.byte();
-    if mode % 2 == 0 {
+    if mode.is_multiple_of(2) {
         let text = String::from_utf8_lossy(b.rest()).into_owned();
         match Spec::from_toml("f.toml", &text) {
             Err(e) => check_spec_error(&text, &e),
@@ -450,7 +450,7 @@ pub fn check_spec(data: &[u8]) {
     let mut toml = written.toml;
     let mut plain = written.plain;
     // Now and then a line replaced by bytes.
-    if b.byte() % 8 == 0 {
+    if b.byte().is_multiple_of(8) {
         plain = false;
         let at = usize::from(b.byte());
         let junk = String::from_utf8_lossy(&b.rest()[..b.rest().len().min(40)]).into_owned();
