@@ -20,7 +20,6 @@ mod opened;
 mod prefixed;
 #[cfg(feature = "safetensors")]
 mod safetensors;
-#[cfg(feature = "spec")]
 mod sorted;
 mod stated;
 
@@ -30,6 +29,7 @@ pub use self::opened::ShapeIndex;
 pub use self::prefixed::Prefixed;
 #[cfg(feature = "spec")]
 pub(crate) use self::sorted::SortedNames;
+pub(crate) use self::sorted::sorted_names;
 pub use self::stated::{ConfigEntry, ConfigPlace, ConfigValue};
 
 #[cfg(feature = "safetensors")]

@@ -237,13 +237,7 @@ pub struct SourceCx<'s> {
 
 impl<'s> SourceCx<'s> {
     pub(crate) fn new(src: &'s dyn ShapeSource) -> Self {
-        let mut names = src.tensor_names();
-        // Checkpoint headers usually list their names sorted already (safetensors writers
-        // do); checking is linear, sorting long shared-prefix names is not.
-        if !names.is_sorted() {
-            names.sort_unstable();
-        }
-        names.dedup();
+        let names = crate::source::sorted_names(src);
         let used = vec![false; names.len()];
         SourceCx {
             src,
