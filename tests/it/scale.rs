@@ -63,3 +63,88 @@ fn one_transposed_expert_among_the_shards_is_named() {
     );
     assert_eq!(report.errors().map(|e| e.len()), Some(1), "{text}");
 }
+
+#[test]
+fn a_spec_written_from_it_chooses_dense_or_experts_per_layer_and_folds_the_experts() {
+    let tensors = SMALL.tensors();
+    let (_dir, ckpt) = open("scale-infer", &tensors, 3);
+    let toml = Spec::infer(&ckpt).expect("a spec").to_toml();
+    for line in [
+        // The first three layers hold a dense MLP, the others the router and the experts.
+        "\"mlp\" = { one_of = [\"mlp\", \"mlp_2\"], first = \"k_dense\" }",
+        "k_dense = \"first_k_dense_replace\" # 3",
+        // Two keys state 8 (the experts, and the experts per token): the count is pinned.
+        "\"model.layers.{i}.mlp.experts\" = \"n_expert\"",
+        "\"experts.{j}\" = { block = \"expert\" }",
+        "[blocks.expert]",
+    ] {
+        assert!(toml.lines().any(|l| l == line), "no {line:?} in\n{toml}");
+    }
+    // Every expert once, not each of them written out.
+    assert!(!toml.contains("experts.3."), "{toml}");
+    assert!(toml.lines().count() < 100, "{toml}");
+    let spec = Spec::from_toml("written.toml", &toml).expect("it loads");
+    assert!(spec.check(&ckpt).ok());
+    // A sparse layer that lost an expert, and a dense layer that holds a router, are named.
+    let lost = "model.layers.4.mlp.experts.7.";
+    let mut fewer: Vec<Typed> = tensors
+        .iter()
+        .filter(|t| !t.0.starts_with(lost))
+        .cloned()
+        .collect();
+    fewer.push((
+        "model.layers.1.mlp.gate.weight".into(),
+        "BF16",
+        vec![8, 7168],
+    ));
+    let (_dir, bad) = open("scale-infer-bad", &fewer, 3);
+    let report = spec.check(&bad);
+    let text = report.to_string();
+    assert!(!report.ok(), "{text}");
+    assert!(text.contains("model.layers.4.mlp.experts"), "{text}");
+    assert!(text.contains("model.layers.1.mlp.gate.weight"), "{text}");
+}
+
+#[test]
+fn the_structs_written_from_it_are_what_the_writer_writes() {
+    let (_dir, ckpt) = open("scale-infer-rust", &SMALL.tensors(), 3);
+    let rust = Spec::infer(&ckpt).expect("a spec").to_rust();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/spec_infer_written_choice.rs");
+    if std::env::var_os("SHAPES_BLESS").is_some() {
+        std::fs::write(&file, &rust).expect("blessed");
+    }
+    let committed = std::fs::read_to_string(&file).expect("the committed structs");
+    assert_eq!(
+        committed,
+        rust,
+        "rerun with SHAPES_BLESS=1 to rewrite {}",
+        file.display()
+    );
+}
+
+/// The structs, compiled: the derive has no `one_of`, so the dense and the sparse MLP are
+/// two fields over `mlp`, each of their tensors optional.
+#[allow(dead_code)]
+mod written {
+    include!("spec_infer_written_choice.rs");
+}
+
+#[test]
+fn the_structs_written_from_it_verify_it_and_reject_a_changed_expert() {
+    use shapes::{Shape, Shaped};
+    let tensors = SMALL.tensors();
+    let (_dir, ckpt) = open("scale-infer-verify", &tensors, 3);
+    let b = written::DeepseekV3::<Shape>::verify_source(&ckpt).expect("the checkpoint passes");
+    assert_eq!(b.get("d_ff_exp"), Some(2048));
+    let mut wider = tensors.clone();
+    let name = "model.layers.4.mlp.experts.3.up_proj.weight";
+    let t = wider
+        .iter_mut()
+        .find(|t| t.0 == name)
+        .expect("the layout has it");
+    t.2[0] += 1;
+    let (_dir, bad) = open("scale-infer-verify-bad", &wider, 3);
+    let e = written::DeepseekV3::<Shape>::verify_source(&bad).unwrap_err();
+    assert!(e.to_string().contains(name), "{e}");
+}

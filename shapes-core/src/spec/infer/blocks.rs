@@ -12,17 +12,19 @@
 //! - a list's count is known when every element of its parent holds as many elements;
 //! - a list whose elements share no tensor or list is not folded (T5's `layer.0` attention,
 //!   `layer.1` feed-forward);
-//! - at most 8 lists nest: deeper indices stay in the names.
+//! - at most 8 lists nest: deeper indices stay in the names;
+//! - where the elements of a list hold one of several sets of tensors below one name
+//!   (DeepSeek-V3's first three layers hold a dense `mlp`, the others a router and experts
+//!   under `mlp`), that name is a choice between blocks (`choices.rs`), and the lists inside
+//!   each block fold over the elements that hold it.
 //!
-//! One pass over the names and one over the roles, with hash maps: linear in the tensor count.
+//! Two or three passes over the names and one over the roles, with hash maps: linear in the
+//! tensor count.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use super::names::{BLANK, MARK, list_key, marked, marked_prefix, place, split_name};
 use crate::source::CheckpointTensor;
-
-/// The blank that marks a folded index inside a role's key: a tensor name holding it (a
-/// hostile name) is never folded.
-const BLANK: &str = "\u{0}";
 
 /// A kind of tensor: one name, or one name in every element of the lists it sits in.
 #[derive(Debug)]
@@ -40,18 +42,35 @@ pub(super) struct Role {
     pub instances: usize,
 }
 
-/// A folded list of blocks.
+/// A folded list of blocks, or one block of a choice.
 #[derive(Debug)]
 pub(super) struct List {
     pub parent: Option<usize>,
-    /// Its name below its parent's element (`mlp.experts`), or in full.
+    /// Its name below its parent's element (`mlp.experts`), or in full; a choice's blocks
+    /// the name the choice sits at (`mlp`).
     pub rel: String,
-    /// How many elements it has in all (over every element of its parent).
+    /// How many elements it has in all (over every element of its parent); a choice's
+    /// block how many elements of its parent hold it.
     pub elements: usize,
-    /// How many elements each element of its parent holds, when that is the same for all.
+    /// How many elements each element of its parent holds, when that is the same for all;
+    /// `None` for a choice's block.
     pub count: Option<usize>,
+    /// For a block of a choice: the choice (an index into [`Folded::choices`]).
+    pub choice: Option<usize>,
     /// Its key while folding (its name, the indices above blanked).
-    key: String,
+    pub(super) key: String,
+}
+
+/// A name below each element of a list where the elements hold one of several blocks.
+#[derive(Debug)]
+pub(super) struct Choice {
+    /// Its name below the list's element (`mlp`).
+    pub at: String,
+    /// Its blocks (indices into [`Folded::lists`]), the one the first element holds first.
+    pub blocks: Vec<usize>,
+    /// With two blocks, when the first block is held by the list's first `k` elements and
+    /// the second by the rest: `k` (for an outermost list only).
+    pub leading: Option<usize>,
 }
 
 /// The checkpoint's tensors as roles and lists.
@@ -59,28 +78,7 @@ pub(super) struct List {
 pub(super) struct Folded {
     pub roles: Vec<Role>,
     pub lists: Vec<List>,
-}
-
-/// Whether a segment is an index: digits, canonical.
-fn is_index(segment: &str) -> bool {
-    !segment.is_empty()
-        && segment.bytes().all(|b| b.is_ascii_digit())
-        && (segment == "0" || !segment.starts_with('0'))
-        && segment.parse::<usize>().is_ok()
-}
-
-/// The most lists nested in one another that are folded: deeper indices stay in the names
-/// (real checkpoints nest two: experts in layers), so that a name of a million `.0`
-/// segments costs no more than a short one.
-const MAX_DEPTH: usize = 8;
-
-/// The positions of a name's candidate indices, the first [`MAX_DEPTH`].
-fn candidates(segments: &[&str]) -> Vec<usize> {
-    let last = segments.len().saturating_sub(1);
-    (1..last)
-        .filter(|&i| is_index(segments[i]))
-        .take(MAX_DEPTH)
-        .collect()
+    pub choices: Vec<Choice>,
 }
 
 /// What is seen of one candidate list: for each element of its parent (by the indices of
@@ -92,25 +90,13 @@ struct Seen {
     by_parent: HashMap<Vec<usize>, HashSet<usize>>,
 }
 
-/// The key of the candidate list ending at segment `at`: the name up to it, every earlier
-/// candidate blanked.
-fn list_key(segments: &[&str], cands: &[usize], at: usize) -> String {
-    let mut out = String::new();
-    for (i, s) in segments[..at].iter().enumerate() {
-        if i > 0 {
-            out.push('.');
-        }
-        out.push_str(if cands.contains(&i) { BLANK } else { s });
-    }
-    out
-}
-
 /// Folds `tensors` into roles and lists. A list whose elements share no tensor and no list
 /// (T5's `layer.0` is attention, `layer.1` the feed-forward) would make every tensor of its
 /// block optional: it is not folded, and the names are folded again without it (once: the
-/// lists inside it are then not folded either).
-pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
-    let first = fold_except(tensors, &HashSet::new());
+/// lists inside it are then not folded either). Returns the lists left unfolded with it.
+pub(super) fn fold_lists(tensors: &[CheckpointTensor]) -> (Folded, HashSet<String>) {
+    let names: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
+    let first = fold_except(tensors, &names, &HashSet::new(), &[]);
     let mut shared: HashSet<usize> = HashSet::new();
     for r in &first.roles {
         if let Some(l) = r.list
@@ -135,22 +121,40 @@ pub(super) fn fold(tensors: &[CheckpointTensor]) -> Folded {
         .map(|(_, l)| l.key.clone())
         .collect();
     if unshared.is_empty() {
-        first
+        (first, unshared)
     } else {
-        fold_except(tensors, &unshared)
+        (fold_except(tensors, &names, &unshared, &[]), unshared)
     }
 }
 
-/// Folds `tensors`, leaving the lists keyed in `except` unfolded.
-fn fold_except(tensors: &[CheckpointTensor], except: &HashSet<String>) -> Folded {
+/// A choice found by `choices.rs` in a folded list: the input of folding again.
+#[derive(Debug)]
+pub(super) struct Split {
+    /// The list's key (unchanged by marking: the marks are below its elements).
+    pub list_key: String,
+    /// The name below each element it sits at.
+    pub at: String,
+    /// Each element's block, by the element's indices.
+    pub option_of: HashMap<Vec<usize>, usize>,
+    /// How many elements hold each block.
+    pub elements: Vec<usize>,
+    /// With two blocks, when the list's first `k` elements hold the first and the others
+    /// the second: `k` (an outermost list only).
+    pub leading: Option<usize>,
+}
+
+/// Folds `tensors` under `names` (their own, or with the blocks of `splits` marked), leaving
+/// the lists keyed in `except` unfolded.
+pub(super) fn fold_except(
+    tensors: &[CheckpointTensor],
+    names: &[&str],
+    except: &HashSet<String>,
+    splits: &[Split],
+) -> Folded {
     // Pass 1: every candidate list and the indices each parent element holds.
     let mut seen: HashMap<String, Seen> = HashMap::new();
-    for t in tensors {
-        if t.name.contains(BLANK) {
-            continue;
-        }
-        let segments: Vec<&str> = t.name.split('.').collect();
-        let cands = candidates(&segments);
+    for (t, name) in tensors.iter().zip(names) {
+        let (segments, cands) = split_name(t, name);
         let mut parent: Option<String> = None;
         let mut indices: Vec<usize> = Vec::new();
         for (depth, &at) in cands.iter().enumerate() {
@@ -187,6 +191,7 @@ fn fold_except(tensors: &[CheckpointTensor], except: &HashSet<String>) -> Folded
     keys.sort_by_key(|k| (seen[*k].depth, (*k).clone()));
     let mut folded: HashMap<String, usize> = HashMap::new();
     let mut lists: Vec<List> = Vec::new();
+    let mut chosen: Vec<Choice> = Vec::new();
     for key in keys {
         let s = &seen[key];
         if except.contains(key) {
@@ -198,6 +203,27 @@ fn fold_except(tensors: &[CheckpointTensor], except: &HashSet<String>) -> Folded
                 Some(&i) => Some(i),
                 None => continue,
             },
+        };
+        // The segments after the parent's blank: none for an index right after another
+        // (`x.0.1.w`), which is not folded (a list needs a name).
+        let below = match &s.parent {
+            Some(p) => match key.get(p.len() + 1 + BLANK.len() + 1..) {
+                Some(rel) if !rel.is_empty() => rel,
+                _ => continue,
+            },
+            None => key.as_str(),
+        };
+        // Inside a block of a choice: that block is the parent.
+        let (parent, rel) = match (parent, marked_prefix(below)) {
+            (Some(p), Some(end)) => {
+                let block = format!("{}.{BLANK}.{}", lists[p].key, &below[..end]);
+                match (folded.get(&block), below.get(end + 1..)) {
+                    (Some(&b), Some(rel)) if !rel.is_empty() => (Some(b), rel),
+                    _ => continue,
+                }
+            }
+            (_, Some(_)) => continue,
+            (parent, None) => (parent, below),
         };
         // Every element of the parent holds this list.
         let parent_elements = parent.map_or(1, |p| lists[p].elements);
@@ -215,43 +241,57 @@ fn fold_except(tensors: &[CheckpointTensor], except: &HashSet<String>) -> Folded
         let first = counts.next().unwrap_or(0);
         let count = counts.all(|n| n == first).then_some(first);
         let elements = s.by_parent.values().map(HashSet::len).sum();
-        let rel = match &s.parent {
-            // The segments after the parent's blank: none for an index right after another
-            // (`x.0.1.w`), which is not folded (a list needs a name).
-            Some(p) => match key.get(p.len() + 1 + BLANK.len() + 1..) {
-                Some(rel) if !rel.is_empty() => rel.to_owned(),
-                _ => continue,
-            },
-            None => key.clone(),
-        };
-        folded.insert(key.clone(), lists.len());
+        let at = lists.len();
+        folded.insert(key.clone(), at);
         lists.push(List {
             parent,
-            rel,
+            rel: rel.to_owned(),
             elements,
             count,
+            choice: None,
             key: key.clone(),
         });
+        // The blocks of the choices inside its elements, right after it.
+        for split in splits.iter().filter(|sp| sp.list_key == *key) {
+            let mut blocks = Vec::with_capacity(split.elements.len());
+            for (option, &n) in split.elements.iter().enumerate() {
+                let block_key = format!("{key}.{BLANK}.{}", marked(&split.at, option));
+                folded.insert(block_key.clone(), lists.len());
+                blocks.push(lists.len());
+                lists.push(List {
+                    parent: Some(at),
+                    rel: split.at.clone(),
+                    elements: n,
+                    count: None,
+                    choice: Some(chosen.len()),
+                    key: block_key,
+                });
+            }
+            chosen.push(Choice {
+                at: split.at.clone(),
+                blocks,
+                leading: split.leading,
+            });
+        }
     }
     // Pass 2: each tensor's role.
     let mut roles: Vec<Role> = Vec::new();
     let mut by_key: HashMap<Option<usize>, HashMap<String, usize>> = HashMap::new();
-    for t in tensors {
-        let segments: Vec<&str> = t.name.split('.').collect();
-        let cands = if t.name.contains(BLANK) {
-            Vec::new()
-        } else {
-            candidates(&segments)
-        };
-        let mut list = None;
-        let mut rest_from = 0;
-        for &at in &cands {
-            match folded.get(&list_key(&segments, &cands, at)) {
-                Some(&l) => {
-                    list = Some(l);
-                    rest_from = at + 1;
-                }
-                None => break,
+    for (t, name) in tensors.iter().zip(names) {
+        let (segments, cands) = split_name(t, name);
+        let (mut list, _, mut rest_from) = place(&segments, &cands, &folded);
+        // Inside a block of a choice: that block.
+        if let Some(l) = list
+            && let Some(j) = segments[rest_from..].iter().position(|s| s.contains(MARK))
+        {
+            let block_key = format!(
+                "{}.{BLANK}.{}",
+                lists[l].key,
+                segments[rest_from..=rest_from + j].join(".")
+            );
+            if let Some(&b) = folded.get(&block_key) {
+                list = Some(b);
+                rest_from += j + 1;
             }
         }
         let rel = if list.is_some() {
@@ -295,13 +335,29 @@ fn fold_except(tensors: &[CheckpointTensor], except: &HashSet<String>) -> Folded
         }
     }
     roles.sort_by(|a, b| (a.list, &a.rel).cmp(&(b.list, &b.rel)));
-    Folded { roles, lists }
+    Folded {
+        roles,
+        lists,
+        choices: chosen,
+    }
+}
+
+impl Folded {
+    /// Its lists by their keys.
+    pub(super) fn keys(&self) -> HashMap<String, usize> {
+        self.lists
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.key.clone(), i))
+            .collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::Shape;
+    use crate::spec::infer::fold;
 
     fn t(name: &str, dims: &[usize]) -> CheckpointTensor {
         CheckpointTensor {
@@ -377,6 +433,92 @@ mod tests {
             rels,
             ["a.0.w", "a.2.w", "b.0.x.0.w", "b.1.y", "c.01.w", "1.w"]
         );
+    }
+
+    #[test]
+    fn dense_layers_then_experts_are_a_choice_and_the_experts_fold() {
+        let mut ts = Vec::new();
+        for l in 0..5 {
+            ts.push(t(&format!("layers.{l}.norm.weight"), &[4]));
+            if l < 2 {
+                ts.push(t(&format!("layers.{l}.mlp.up.weight"), &[8, 4]));
+            } else {
+                ts.push(t(&format!("layers.{l}.mlp.gate.weight"), &[3, 4]));
+                for e in 0..3 {
+                    ts.push(t(&format!("layers.{l}.mlp.experts.{e}.up.weight"), &[6, 4]));
+                }
+            }
+        }
+        let f = fold(&ts);
+        let lists: Vec<(&str, usize, Option<usize>, Option<usize>)> = f
+            .lists
+            .iter()
+            .map(|l| (l.rel.as_str(), l.elements, l.count, l.choice))
+            .collect();
+        assert_eq!(
+            lists,
+            [
+                ("layers", 5, Some(5), None),
+                ("mlp", 2, None, Some(0)),
+                ("mlp", 3, None, Some(0)),
+                ("experts", 9, Some(3), None)
+            ]
+        );
+        assert_eq!(f.lists[3].parent, Some(2));
+        assert_eq!(f.choices.len(), 1);
+        assert_eq!(
+            (
+                f.choices[0].at.as_str(),
+                &f.choices[0].blocks,
+                f.choices[0].leading
+            ),
+            ("mlp", &vec![1, 2], Some(2))
+        );
+        let rels: Vec<(Option<usize>, &str, usize)> = f
+            .roles
+            .iter()
+            .map(|r| (r.list, r.rel.as_str(), r.instances))
+            .collect();
+        assert_eq!(
+            rels,
+            [
+                (Some(0), "norm.weight", 5),
+                (Some(1), "up.weight", 2),
+                (Some(2), "gate.weight", 3),
+                (Some(3), "up.weight", 9)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tensor_every_layer_holds_is_no_choice() {
+        // Every `mlp` holds `w`: one block, `b` optional in it.
+        let ts = vec![
+            t("l.0.mlp.w", &[2]),
+            t("l.0.mlp.b", &[2]),
+            t("l.1.mlp.w", &[2]),
+            t("l.2.mlp.w", &[2]),
+            t("l.2.mlp.b", &[2]),
+        ];
+        let f = fold(&ts);
+        assert!(f.choices.is_empty());
+        // Five kinds of layer are not one choice either.
+        let ts: Vec<CheckpointTensor> = (0..5)
+            .map(|l| t(&format!("l.{l}.mlp.w{l}"), &[2]))
+            .collect();
+        assert!(fold(&ts).choices.is_empty());
+        // Interleaved kinds: a choice the config cannot count.
+        let ts: Vec<CheckpointTensor> = (0..4)
+            .flat_map(|l| {
+                [
+                    t(&format!("l.{l}.norm"), &[2]),
+                    t(&format!("l.{l}.mix.{}", ["a", "b"][l % 2]), &[2]),
+                ]
+            })
+            .collect();
+        let f = fold(&ts);
+        assert_eq!(f.choices.len(), 1);
+        assert_eq!(f.choices[0].leading, None);
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //!    the config is checked against it;
 //! 3. else, when several keys state it, the key bound to the count of a list directly inside
 //!    the tensor's block (a router's rows: `n_experts`);
-//! 4. else a size that exactly one pair of keys multiplies to, each key the only one stating
-//!    its value, is their product (`kv_heads * head_dim`), both bound in `[config]` and the
+//! 4. else a size that exactly one pair of keys multiplies to, a count of heads and a width,
+//!    each key the only one stating its value, is their product (`kv_heads * head_dim`), both bound in `[config]` and the
 //!    ones used only in products `given` (a config of more than 1024 such keys gets none);
 //! 5. else a bias whose length is its module's weight's first axis (PyTorch's `(out, in)`),
 //!    or else its last (GPT-2's Conv1D `(in, out)`), shares one variable with it, named after
@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::blocks::{Folded, Role};
 use super::keys::{Keys, conventional};
-use super::{BlockOut, Dim, ListOut, TensorOut};
+use super::{BlockOut, ChoiceOut, Dim, ListOut, TensorOut};
 
 /// `text` as a variable or field name: lowercase ASCII letters, digits and `_`, starting
 /// with a letter.
@@ -101,12 +101,35 @@ pub(super) struct Decided {
     pub root: BlockOut,
     pub blocks: Vec<BlockOut>,
     pub lists: Vec<ListOut>,
+    pub choices: Vec<ChoiceOut>,
     /// variable, key, value, sorted by variable.
     pub config: Vec<(String, String, usize)>,
     pub given: Vec<String>,
     /// `n_layer = 4` for a count no key states.
     pub wheres: Vec<String>,
     pub dtype: Option<String>,
+}
+
+/// Whether two keys make a product rule 4 writes: a count of heads and a width
+/// (`num_key_value_heads` and `head_dim`), in either order. Other products of two sizes are
+/// too often a coincidence (DeepSeek-V3's 12 block scales are 3 dense layers times a top-k of
+/// 4) to be written as one.
+fn heads_times_width(a: &str, b: &str) -> bool {
+    let last = |k: &str| k.rsplit('.').next().unwrap_or(k).to_ascii_lowercase();
+    let heads = |k: &str| {
+        let k = last(k);
+        k.contains("head")
+            && !["dim", "size", "length", "width"]
+                .iter()
+                .any(|w| k.contains(w))
+    };
+    let width = |k: &str| {
+        let k = last(k);
+        ["dim", "size", "length", "width"]
+            .iter()
+            .any(|w| k.contains(w))
+    };
+    (heads(a) && width(b)) || (heads(b) && width(a))
 }
 
 /// The placeholder of a list `depth` lists deep.
@@ -163,14 +186,23 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
     let mut wheres: Vec<String> = Vec::new();
     for (i, l) in folded.lists.iter().enumerate() {
         let parent = l.parent.filter(|p| *p < lists.len());
-        let d = parent.map_or(0, |p| depth[p] + 1);
+        // A block of a choice sits in its list's element: no placeholder of its own.
+        let d = match parent {
+            Some(p) if folded.lists[p].choice.is_some() => depth[p],
+            Some(p) => depth[p] + 1,
+            None => 0,
+        };
         depth[i] = d;
         let full = match parent.and_then(|p| lists.get(p)) {
+            Some(o) if o.choice.is_some() => format!("{}.{}", o.full, l.rel),
             Some(o) => format!("{}.{{{}}}.{}", o.full, o.placeholder, l.rel),
             None => l.rel.clone(),
         };
         let last = l.rel.rsplit('.').next().unwrap_or(&l.rel);
-        let block = block_names.fresh(&identifier(singular(last)));
+        let block = match l.choice {
+            Some(_) => block_names.fresh(&identifier(last)),
+            None => block_names.fresh(&identifier(singular(last))),
+        };
         let count_var = l.count.map(|n| {
             // More keys stating it than a config has sizes of one value: none is told apart.
             let all = keys.stating(n);
@@ -196,6 +228,7 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
             placeholder: placeholder(d),
             block: i,
             count_var,
+            choice: l.choice,
         });
         blocks.push(BlockOut {
             name: block,
@@ -206,6 +239,33 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
             blocks[p].lists.push(i);
         }
     }
+    // Each choice, and the key that counts the elements taking its first block: one whose
+    // name says it counts leading layers (`first_k_dense_replace`).
+    let choices: Vec<ChoiceOut> = folded
+        .choices
+        .iter()
+        .map(|c| {
+            let first = c.leading.and_then(|k| {
+                let stating: Vec<&String> = keys
+                    .stating(k)
+                    .iter()
+                    .filter(|key| {
+                        let key = key.to_ascii_lowercase();
+                        ["first", "dense", "start"].iter().any(|w| key.contains(w))
+                    })
+                    .collect();
+                match stating.as_slice() {
+                    [one] => Some(use_key(one, &mut used)),
+                    _ => None,
+                }
+            });
+            ChoiceOut {
+                at: c.at.clone(),
+                options: c.blocks.clone(),
+                first,
+            }
+        })
+        .collect();
     let mut root = BlockOut {
         name: String::new(),
         tensors: Vec::new(),
@@ -257,8 +317,11 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
         unique.clear();
     }
     let mut products: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
-    for (a, (_, va)) in unique.iter().enumerate() {
-        for (b, (_, vb)) in unique.iter().enumerate().skip(a + 1) {
+    for (a, (ka, va)) in unique.iter().enumerate() {
+        for (b, (kb, vb)) in unique.iter().enumerate().skip(a + 1) {
+            if !heads_times_width(ka, kb) {
+                continue;
+            }
             if let Some(p) = va.checked_mul(*vb) {
                 products.entry(p).or_default().push((a, b));
             }
@@ -400,6 +463,11 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
             alone.insert(v.clone());
         }
     }
+    for c in &choices {
+        if let Some(v) = &c.first {
+            alone.insert(v.clone());
+        }
+    }
     let given = in_products.difference(&alone).cloned().collect();
     let config = used
         .into_iter()
@@ -409,6 +477,7 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
         root,
         blocks,
         lists,
+        choices,
         config,
         given,
         wheres,
@@ -430,6 +499,17 @@ mod tests {
         assert_eq!(singular("experts"), "expert");
         assert_eq!(singular("h"), "h");
         assert_eq!(singular("class"), "class");
+    }
+
+    #[test]
+    fn products_are_heads_times_a_width() {
+        assert!(heads_times_width("num_key_value_heads", "head_dim"));
+        assert!(heads_times_width(
+            "llama.attention.key_length",
+            "llama.attention.head_count_kv"
+        ));
+        assert!(!heads_times_width("first_k_dense_replace", "topk_group"));
+        assert!(!heads_times_width("qk_rope_head_dim", "kv_lora_rank"));
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //! before it is handed out: a spec that would not load, or would not pass, is an error.
 
 mod blocks;
+mod choices;
 mod dims;
 mod keys;
+mod names;
 mod rust;
 mod write;
 
@@ -59,6 +61,20 @@ pub(crate) struct ListOut {
     /// Its block, an index into [`InferredSpec::blocks`].
     pub block: usize,
     pub count_var: Option<String>,
+    /// For a block of a choice (not a list): the choice, an index into
+    /// [`InferredSpec::choices`].
+    pub choice: Option<usize>,
+}
+
+/// A name inside a block where its elements hold one of several blocks.
+#[derive(Debug, Clone)]
+pub(crate) struct ChoiceOut {
+    /// The name below the block (`mlp`).
+    pub at: String,
+    /// Its blocks, indices into [`InferredSpec::lists`] (each a block of the choice).
+    pub options: Vec<usize>,
+    /// The variable counting the elements that take the first block (`first = "k_dense"`).
+    pub first: Option<String>,
 }
 
 /// A spec written from a checkpoint by [`Spec::infer`]: as a spec file
@@ -89,6 +105,7 @@ pub struct InferredSpec {
     pub(crate) root: BlockOut,
     pub(crate) blocks: Vec<BlockOut>,
     pub(crate) lists: Vec<ListOut>,
+    pub(crate) choices: Vec<ChoiceOut>,
 }
 
 /// Why [`Spec::infer`] wrote no spec.
@@ -160,6 +177,20 @@ impl InferredSpec {
     }
 }
 
+/// The tensors folded: the lists (`blocks.rs`), then, where layers hold one of several
+/// blocks under one name, those choices, with the names folded again so that the lists
+/// inside each block fold over the layers that hold it (`choices.rs`).
+fn fold(tensors: &[crate::source::CheckpointTensor]) -> blocks::Folded {
+    let (folded, unshared) = blocks::fold_lists(tensors);
+    let splits = choices::find(tensors, &folded);
+    if splits.is_empty() {
+        return folded;
+    }
+    let marked = choices::mark(tensors, &folded, &splits);
+    let marked: Vec<&str> = marked.iter().map(|n| n.as_ref()).collect();
+    blocks::fold_except(tensors, &marked, &unshared, &splits)
+}
+
 /// `llama` → `Llama`, `qwen3_moe` → `Qwen3Moe`, `LlamaForCausalLM` as it is: ASCII letters
 /// and digits, each word capitalised, starting with a letter (`M` before a digit).
 pub(crate) fn camel(text: &str) -> String {
@@ -201,7 +232,7 @@ impl Spec {
         if ckpt.tensors().is_empty() {
             return Err(InferSpecError::Empty);
         }
-        let folded = blocks::fold(ckpt.tensors());
+        let folded = fold(ckpt.tensors());
         // The names rule 5 makes from module names could, in a rare checkpoint, look like a
         // typo of one another to the spec reader: then they are written as numbers.
         match Self::infer_with(ckpt, &folded, true) {
@@ -229,6 +260,7 @@ impl Spec {
             root: decided.root,
             blocks: decided.blocks,
             lists: decided.lists,
+            choices: decided.choices,
         };
         let text = inferred.to_toml();
         let spec = Spec::from_toml("<written spec>", &text)

@@ -1,7 +1,10 @@
 //! An [`InferredSpec`] as `#[derive(Shaped)]` structs: one struct for the top level and one
 //! for each repeated block, a list of blocks a `Vec` field with its `prefix` and `count`, an
 //! optional tensor an `Option`, a tensor whose name is not a Rust identifier renamed with
-//! `name = "…"`. The derive checks no dtype: they are listed in a comment.
+//! `name = "…"`. The derive has no `one_of`: each block of a choice is a field of its own
+//! over the same prefix, every tensor and list in it an `Option` (a list then without its
+//! `count`), so a layer is checked against whichever block it holds, less strictly than by
+//! a spec file: a block held in part passes. The derive checks no dtype: they are listed in a comment.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -129,7 +132,10 @@ impl InferredSpec {
         let blocks = std::iter::once(&self.root).chain(&self.blocks);
         for (i, (block, ty)) in blocks.zip(&types).enumerate() {
             out.push('\n');
-            self.write_struct(&mut out, block, ty, &types, i == 0);
+            // A block of a choice: the derive has no `one_of`, so each block of a choice is
+            // a field over the same prefix, all its tensors and lists optional.
+            let loose = i > 0 && self.lists.get(i - 1).is_some_and(|l| l.choice.is_some());
+            self.write_struct(&mut out, block, ty, &types, i == 0, loose);
         }
         out
     }
@@ -141,14 +147,29 @@ impl InferredSpec {
         ty: &str,
         types: &[String],
         top: bool,
+        loose: bool,
     ) {
         out.push_str("#[derive(shapes::Shaped)]\n");
-        if top && !self.config.is_empty() {
-            let keys: Vec<String> = self
-                .config
-                .iter()
-                .map(|(var, key, _)| format!("{var} = {}", lit(key)))
-                .collect();
+        // A choice's `first` has no spelling in the derive (each block of a choice is an
+        // `Option`): a key bound for it alone is left out.
+        let only_first = |var: &str| {
+            self.choices.iter().any(|c| c.first.as_deref() == Some(var))
+                && !self
+                    .lists
+                    .iter()
+                    .any(|l| l.count_var.as_deref() == Some(var))
+                && !std::iter::once(&self.root).chain(&self.blocks).any(|b| {
+                    let (alone, products) = uses(b);
+                    alone.contains(var) || products.contains(var)
+                })
+        };
+        let keys: Vec<String> = self
+            .config
+            .iter()
+            .filter(|(var, _, _)| !only_first(var))
+            .map(|(var, key, _)| format!("{var} = {}", lit(key)))
+            .collect();
+        if top && !keys.is_empty() {
             let _ = writeln!(out, "#[shapes(config({}))]", keys.join(", "));
         }
         if top && !self.wheres.is_empty() {
@@ -171,7 +192,11 @@ impl InferredSpec {
             } else {
                 format!(", name = {}", lit(&t.name))
             };
-            let ty = if t.optional { "Option<T>" } else { "T" };
+            let ty = if t.optional || loose {
+                "Option<T>"
+            } else {
+                "T"
+            };
             fields.push((
                 t.name.clone(),
                 format!(
@@ -188,16 +213,35 @@ impl InferredSpec {
                 continue;
             };
             let field = field_name(&list.rel, &mut taken);
+            if list.choice.is_some() {
+                // A block of a choice: each element holds one of them.
+                fields.push((
+                    list.rel.clone(),
+                    format!(
+                        "    /// One of the blocks an element holds at `{}` (`one_of` in a spec file).\n    #[shape(nested, prefix = {})]\n    pub {field}: {inner}<T>,\n",
+                        list.rel,
+                        lit(&list.rel)
+                    ),
+                ));
+                continue;
+            }
+            // An `Option<Vec<_>>` takes no `count`.
             let count = list
                 .count_var
                 .as_ref()
+                .filter(|_| !loose)
                 .map(|c| format!(", count = {}", lit(c)))
                 .unwrap_or_default();
             fields.push((
                 list.rel.clone(),
                 format!(
-                    "    #[shape(nested, prefix = {}{count})]\n    pub {field}: Vec<{inner}<T>>,\n",
-                    lit(&list.rel)
+                    "    #[shape(nested, prefix = {}{count})]\n    pub {field}: {},\n",
+                    lit(&list.rel),
+                    if loose {
+                        format!("Option<Vec<{inner}<T>>>")
+                    } else {
+                        format!("Vec<{inner}<T>>")
+                    }
                 ),
             ));
         }

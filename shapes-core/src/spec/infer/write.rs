@@ -84,6 +84,13 @@ impl InferredSpec {
             let Some(list) = self.lists.get(l) else {
                 continue;
             };
+            if let Some(c) = list.choice {
+                // A choice: one line, written at its first block.
+                if let Some(line) = self.choice_line(c, l) {
+                    lines.push(line);
+                }
+                continue;
+            }
             let Some(b) = self.blocks.get(list.block) else {
                 continue;
             };
@@ -94,6 +101,29 @@ impl InferredSpec {
         }
         lines.sort();
         lines
+    }
+
+    /// A choice's line, `"mlp" = { one_of = ["mlp", "mlp_2"], first = "k_dense" }`, when
+    /// `at` is its first block.
+    fn choice_line(&self, c: usize, at: usize) -> Option<(String, String)> {
+        let choice = self.choices.get(c)?;
+        if choice.options.first() != Some(&at) {
+            return None;
+        }
+        let names: Vec<String> = choice
+            .options
+            .iter()
+            .filter_map(|&o| Some(self.blocks.get(self.lists.get(o)?.block)?.name.clone()))
+            .collect();
+        let first = choice
+            .first
+            .as_ref()
+            .map(|v| format!(", first = {}", quoted(v)))
+            .unwrap_or_default();
+        Some((
+            choice.at.clone(),
+            format!("{{ one_of = {}{first} }}", format_list(&names)),
+        ))
     }
 
     /// The spec as a spec file (TOML): `name`, `dtype`, `given`, `[config]` (each key's
