@@ -48,8 +48,8 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
     // metadata for inlining elsewhere (rustc's time and memory on a struct of thousands).
     let inline = inline.then(|| quote!(#[inline]));
     // A generic struct's scope is known where the verification is compiled for a type.
-    let typos =
-        crate::expand::is_generic(input).then(|| crate::expand::typo_check(krate, input, false));
+    let typos = crate::expand_typo::is_generic(input)
+        .then(|| crate::expand_typo::typo_check(krate, input, false));
     quote! {
         #inline
         fn check_in<__C: #p::ScopeChecks>(&self, __cx: &mut __C, __map: &#p::SlotMap) {

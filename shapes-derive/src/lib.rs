@@ -29,6 +29,7 @@ mod expand;
 mod expand_binders;
 mod expand_memory;
 mod expand_source;
+mod expand_typo;
 mod expr_macro;
 mod fallback;
 mod valid;
