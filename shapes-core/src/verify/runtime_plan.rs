@@ -514,6 +514,9 @@ impl Plan {
     fn check_source_in(&self, cx: &mut Checker, src: &mut SourceCx<'_>, pre: &Bindings) {
         let walk = Walk { pre, index: None };
         for node in &self.nodes {
+            if cx.gave_up() {
+                return;
+            }
             self.node(node, cx, src, walk);
         }
         for (op, lhs, rhs) in &self.wheres {
@@ -577,6 +580,9 @@ impl Plan {
                         }
                         cx.enter_at(inner, &Segment::Index(0));
                         for i in 0..n {
+                            if cx.gave_up() {
+                                break;
+                            }
                             let m = src.push_index(i);
                             cx.index_at(inner, i);
                             body(

@@ -13,6 +13,8 @@
 mod torch_layout;
 
 pub use self::torch_layout::TorchLayout;
+use std::collections::HashMap;
+
 use super::bindings::{Bindings, Tie};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
@@ -218,6 +220,9 @@ impl SourceOptions {
     }
 }
 
+/// The number of names above which a source's names are hashed for [`SourceCx::tensor`].
+const HASHED_FROM: usize = 256;
+
 /// The source side of one `verify_source` run: the source, the current name prefix, and which
 /// tensors were asked for. Generated code drives it; not a public API.
 pub struct SourceCx<'s> {
@@ -226,6 +231,9 @@ pub struct SourceCx<'s> {
     names: Vec<&'s str>,
     /// Whether `names[i]` was asked for by the struct.
     used: Vec<bool>,
+    /// Each name's index in `names`, for a source of more than [`HASHED_FROM`] names: a
+    /// binary search compares long shared prefixes (`model.layers.…`) many times over.
+    index: HashMap<&'s str, usize>,
     /// The current name: the prefixes joined with `.`.
     prefix: String,
     /// The tensors asked for whose PyTorch layout differs, by full name.
@@ -239,10 +247,16 @@ impl<'s> SourceCx<'s> {
     pub(crate) fn new(src: &'s dyn ShapeSource) -> Self {
         let names = crate::source::sorted_names(src);
         let used = vec![false; names.len()];
+        let index = if names.len() > HASHED_FROM {
+            names.iter().enumerate().map(|(i, n)| (*n, i)).collect()
+        } else {
+            HashMap::new()
+        };
         SourceCx {
             src,
             names,
             used,
+            index,
             prefix: String::new(),
             torch: Default::default(),
             ignored: Vec::new(),
@@ -327,7 +341,12 @@ impl<'s> SourceCx<'s> {
     pub fn tensor(&mut self, cx: &mut Checker) -> Option<&'s [usize]> {
         match self.src.shape_of(&self.prefix) {
             Some(dims) => {
-                if let Ok(i) = self.names.binary_search(&self.prefix.as_str()) {
+                let at = if self.index.is_empty() {
+                    self.names.binary_search(&self.prefix.as_str()).ok()
+                } else {
+                    self.index.get(self.prefix.as_str()).copied()
+                };
+                if let Some(i) = at {
                     self.used[i] = true; // ok: `used` has one flag per name (made together).
                 }
                 Some(dims)

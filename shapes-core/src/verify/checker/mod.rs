@@ -12,6 +12,7 @@
 //! mismatch and everything still pending into a [`ShapeError`]. A struct whose fields bind
 //! variables before using them needs one pass.
 
+mod passes;
 mod report;
 
 use super::binders::Binders;
@@ -65,6 +66,8 @@ pub struct Checker {
     progress: bool,
     failed: bool,
     report: bool,
+    /// A run that only asks for the verdict (`run(false, …)`): its first error settles it.
+    quiet: bool,
     errors: Vec<ShapeError>,
     /// The renames of the nested fields entered, outermost first, each with its level: an
     /// error's pattern is written in this scope's names (see `ScopeChecks::renames_at`).
@@ -107,6 +110,7 @@ impl Checker {
             progress: false,
             failed: false,
             report: false,
+            quiet: false,
             errors: Vec::new(),
             renames: Vec::new(),
         }
@@ -162,75 +166,6 @@ impl Checker {
     pub(crate) fn use_binders(&mut self, binders: &'static Binders) {
         self.by_binder = binders.first();
         self.out.set_binders(binders);
-    }
-
-    // ----- pass control -----
-
-    /// Runs `checks` until every equation is settled: a first pass, then [`finish`](Self::finish).
-    pub(crate) fn run(
-        mut self,
-        report: bool,
-        mut checks: impl FnMut(&mut Checker),
-    ) -> Result<Bindings, Vec<ShapeError>> {
-        self.begin_pass(false);
-        checks(&mut self);
-        if self.is_clean() {
-            return Ok(self.take_bindings());
-        }
-        self.finish(report, checks)
-    }
-
-    /// What follows a first pass that was not clean: the passes that bind what equations
-    /// waiting for later variables can now solve, while they make progress; then, if something
-    /// is still wrong, the reporting pass that turns every mismatch and everything still
-    /// pending into an error. With `report` false, the caller (a nested scope checked in a
-    /// quiet pass of its parent) only learns that it failed.
-    #[inline(never)]
-    pub(crate) fn finish(
-        mut self,
-        report: bool,
-        mut checks: impl FnMut(&mut Checker),
-    ) -> Result<Bindings, Vec<ShapeError>> {
-        while self.needs_another_pass() {
-            self.begin_pass(false);
-            checks(&mut self);
-            if self.is_clean() {
-                return Ok(self.take_bindings());
-            }
-        }
-        if !report {
-            return Err(vec![ShapeError::unrecorded(self.root)]);
-        }
-        self.begin_pass(true);
-        checks(&mut self);
-        let mut errors = self.errors;
-        report::fold_transposed(&mut errors);
-        if errors.is_empty() {
-            errors.push(ShapeError::unrecorded(self.root));
-        }
-        Err(errors)
-    }
-
-    pub(crate) fn begin_pass(&mut self, report: bool) {
-        self.pending = 0;
-        self.progress = false;
-        self.report = report;
-        self.depth = 0;
-        self.field = &NO_FIELD;
-    }
-
-    pub(crate) fn needs_another_pass(&self) -> bool {
-        self.pending > 0 && self.progress
-    }
-
-    pub(crate) fn is_clean(&self) -> bool {
-        self.pending == 0 && !self.failed
-    }
-
-    /// The bindings, taken out (only they are moved, not the whole checker).
-    #[inline]
-    pub(crate) fn take_bindings(&mut self) -> Bindings {
-        std::mem::take(&mut self.out)
     }
 
     // ----- navigation: the private halves of the `ScopeChecks` path methods -----
