@@ -235,8 +235,16 @@ impl Spec {
         let folded = fold(ckpt.tensors());
         // The names rule 5 makes from module names could, in a rare checkpoint, look like a
         // typo of one another to the spec reader: then they are written as numbers.
-        match Self::infer_with(ckpt, &folded, true) {
-            Err(InferSpecError::NotSelfConsistent(_)) => Self::infer_with(ckpt, &folded, false),
+        let written = |folded: &blocks::Folded| match Self::infer_with(ckpt, folded, true) {
+            Err(InferSpecError::NotSelfConsistent(_)) => Self::infer_with(ckpt, folded, false),
+            done => done,
+        };
+        match written(&folded) {
+            // A spec with choices that does not pass: the one without them, whose blocks'
+            // tensors are optional instead.
+            Err(InferSpecError::NotSelfConsistent(_)) if !folded.choices.is_empty() => {
+                written(&blocks::fold_lists(ckpt.tensors()).0)
+            }
             done => done,
         }
     }
