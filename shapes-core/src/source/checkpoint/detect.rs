@@ -87,29 +87,52 @@ fn name_of(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or("")
 }
 
+/// The formats a single file is told apart by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Gguf,
+    /// A zip archive: `.npz`, or PyTorch's `torch.save` since 1.6.
+    Zip,
+    Npy,
+    /// PyTorch before 1.6: not read, named.
+    LegacyTorch,
+    Safetensors,
+}
+
+/// The one table of what a file's first bytes say it is (and, with no telling bytes, a
+/// `.safetensors` name): what [`open_file`] and [`from_bytes`] both dispatch on, so that a
+/// new format is a new [`Kind`] whose unhandled arms the compiler points at.
+fn kind(head: &[u8], name: &str) -> Option<Kind> {
+    if head.starts_with(b"GGUF") {
+        Some(Kind::Gguf)
+    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        Some(Kind::Zip)
+    } else if head.starts_with(npy::MAGIC) {
+        Some(Kind::Npy)
+    } else if head.starts_with(LEGACY_TORCH_MAGIC) {
+        Some(Kind::LegacyTorch)
+    } else if head.get(8) == Some(&b'{') || name.ends_with(".safetensors") {
+        // A safetensors file starts with its header length, then `{`.
+        Some(Kind::Safetensors)
+    } else {
+        None
+    }
+}
+
 pub(super) fn open_file(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let name = name_of(path);
     if name.ends_with(".index.json") {
         return sharded::from_index(path);
     }
     let head = sniff(path)?;
-    if head.starts_with(b"GGUF") {
-        return split_gguf::open(path);
+    match kind(&head, name) {
+        Some(Kind::Gguf) => split_gguf::open(path),
+        Some(Kind::Zip) => open_zip(path),
+        Some(Kind::Npy) => npy::open_npy(path),
+        Some(Kind::LegacyTorch) => Err(legacy(path)),
+        Some(Kind::Safetensors) => sharded::single(path),
+        None => Err(unrecognized(path, &head)),
     }
-    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-        return open_zip(path);
-    }
-    if head.starts_with(npy::MAGIC) {
-        return npy::open_npy(path);
-    }
-    if head.starts_with(LEGACY_TORCH_MAGIC) {
-        return Err(legacy(path));
-    }
-    // A safetensors file starts with its header length, then `{`.
-    if head.get(8) == Some(&b'{') || name.ends_with(".safetensors") {
-        return sharded::single(path);
-    }
-    Err(unrecognized(path, &head))
 }
 
 /// What [`Checkpoint::from_bytes`] reads: a single-file checkpoint held in memory, told by its
@@ -117,37 +140,37 @@ pub(super) fn open_file(path: &Path) -> Result<Checkpoint, CheckpointError> {
 pub(super) fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
     let path = Path::new(MEMORY);
     let head = bytes.get(..16).unwrap_or(bytes);
-    if head.starts_with(b"GGUF") {
-        let h = crate::source::GgufHeader::from_bytes(bytes).map_err(|source| {
-            CheckpointError::Gguf {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?;
-        return split_gguf::single(path, h);
+    match kind(head, "") {
+        Some(Kind::Gguf) => {
+            let h = crate::source::GgufHeader::from_bytes(bytes).map_err(|source| {
+                CheckpointError::Gguf {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            })?;
+            split_gguf::single(path, h)
+        }
+        Some(Kind::Zip) => {
+            let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+                .map_err(|e| CheckpointError::malformed(path, format!("bad zip archive: {e}")))?;
+            zip_checkpoint(path, archive)
+        }
+        Some(Kind::Npy) => {
+            let h = npy::read_header(bytes).map_err(|e| CheckpointError::malformed(path, e))?;
+            npy::single(path, "array", h, bytes.len() as u64)
+        }
+        Some(Kind::LegacyTorch) => Err(legacy(path)),
+        Some(Kind::Safetensors) => {
+            let h = crate::source::SafetensorsHeader::from_bytes(bytes).map_err(|source| {
+                CheckpointError::Safetensors {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            })?;
+            sharded::from_header(path, &h)
+        }
+        None => Err(unrecognized(path, head)),
     }
-    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-        let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
-            .map_err(|e| CheckpointError::malformed(path, format!("bad zip archive: {e}")))?;
-        return zip_checkpoint(path, archive);
-    }
-    if head.starts_with(npy::MAGIC) {
-        let h = npy::read_header(bytes).map_err(|e| CheckpointError::malformed(path, e))?;
-        return npy::single(path, "array", h, bytes.len() as u64);
-    }
-    if head.starts_with(LEGACY_TORCH_MAGIC) {
-        return Err(legacy(path));
-    }
-    if head.get(8) == Some(&b'{') {
-        let h = crate::source::SafetensorsHeader::from_bytes(bytes).map_err(|source| {
-            CheckpointError::Safetensors {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?;
-        return sharded::from_header(path, &h);
-    }
-    Err(unrecognized(path, head))
 }
 
 /// The name errors give a checkpoint read from memory.
