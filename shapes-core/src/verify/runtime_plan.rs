@@ -10,7 +10,9 @@
 //!
 //! Errors name their struct, fields and patterns with `&'static str`s, as derived code's do
 //! (they are part of every `ShapeError` and `Bindings`), so a plan's names and patterns are
-//! leaked once, when it is built: build a plan once per spec, not once per check.
+//! leaked once, when it is built. A plan built again from the same nodes is the one built
+//! before (the last 64 distinct ones are remembered: `remembered.rs`), so that a program that
+//! loads the same spec for each checkpoint (`Spec::for_checkpoint`) leaks it once.
 
 use core::fmt;
 
@@ -32,6 +34,7 @@ mod error;
 #[cfg(feature = "spec")]
 mod fit;
 mod node;
+mod remembered;
 
 pub use self::error::{PlanError, PlanErrorKind};
 #[cfg(feature = "spec")]
@@ -39,14 +42,14 @@ pub(crate) use self::fit::Fit;
 pub use self::node::PlanNode;
 
 /// A compiled pattern: its items and, when it has a `...`/`*name`, where.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Checks {
     info: &'static FieldInfo,
     ops: Vec<ItemOp>,
     rest: Option<usize>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Node {
     Tensor {
         name: String,
@@ -97,6 +100,7 @@ enum Node {
 ///     "Model.layers[1].up.weight (tensor \"layers.1.up.weight\"): axis 1 expected d_model = 8, found 7"
 /// ));
 /// ```
+#[derive(Clone)]
 pub struct Plan {
     root: &'static str,
     table: &'static VarTable,
@@ -333,6 +337,11 @@ impl Plan {
     /// assert_eq!(err.to_string(), "w: expected ',' or ')', found 'b' at byte 3\n  (a b)\n     ^");
     /// ```
     pub fn build(root: &str, nodes: &[PlanNode], wheres: &[&str]) -> Result<Plan, PlanError> {
+        remembered::build(root, nodes, wheres, || Self::build_new(root, nodes, wheres))
+    }
+
+    /// [`build`](Self::build) itself, leaking the plan's names.
+    fn build_new(root: &str, nodes: &[PlanNode], wheres: &[&str]) -> Result<Plan, PlanError> {
         let mut b = Builder {
             table: VarTable::new(),
         };
@@ -431,10 +440,9 @@ impl Plan {
         if keys.is_empty() {
             return Err(error(PlanErrorKind::NoKeys));
         }
-        let keys: Vec<&'static str> = keys.iter().map(|k| leak(k)).collect();
         let key = ConfigKey {
             var: self.table.name(i),
-            keys: Box::leak(keys.into_boxed_slice()),
+            keys: remembered::key_list(keys),
         };
         self.keys.retain(|k| k.var != key.var);
         self.keys.push(key);

@@ -11,7 +11,7 @@
 /// ];
 /// assert_eq!(model.len(), 2);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PlanNode {
     /// A tensor: its name (under the enclosing prefixes) and its pattern.
     Tensor {
