@@ -20,6 +20,8 @@ use crate::expand_typo::{is_generic, typo_check};
 use crate::{attr, expand_binders, expand_memory, expand_source, fallback, valid};
 
 #[cfg(test)]
+mod parity;
+#[cfg(test)]
 mod tests;
 
 /// The whole derive, thiserror's way: read the input, check it, generate the impl; on any
