@@ -73,8 +73,10 @@ fn a_spec_written_from_it_chooses_dense_or_experts_per_layer_and_folds_the_exper
         // The first three layers hold a dense MLP, the others the router and the experts.
         "\"mlp\" = { one_of = [\"mlp\", \"mlp_2\"], first = \"k_dense\" }",
         "k_dense = \"first_k_dense_replace\" # 3",
-        // Two keys state 8 (the experts, and the experts per token): the count is pinned.
-        "\"model.layers.{i}.mlp.experts\" = \"n_expert\"",
+        // Two keys state 8, the experts and the experts per token: the second picks, it
+        // counts nothing.
+        "\"model.layers.{i}.mlp.experts\" = \"n_experts\"",
+        "\"gate.weight\" = { shape = \"(n_experts, d_model)\", dtype = \"BF16\" }",
         "\"experts.{j}\" = { block = \"expert\" }",
         "[blocks.expert]",
     ] {

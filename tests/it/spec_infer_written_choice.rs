@@ -2,8 +2,8 @@
 // The derive checks no dtype; the checkpoint's are BF16, F32, F8_E4M3.
 
 #[derive(shapes::Shaped)]
-#[shapes(config(d_ff = "intermediate_size", d_ff_exp = "moe_intermediate_size", d_model = "hidden_size", kv_lora = "kv_lora_rank", n_layers = "num_hidden_layers", q_lora = "q_lora_rank", topk_group = "topk_group", vocab = "vocab_size"))]
-#[shapes(where = "n_layer = 6, n_expert = 8")]
+#[shapes(config(d_ff = "intermediate_size", d_ff_exp = "moe_intermediate_size", d_model = "hidden_size", kv_lora = "kv_lora_rank", n_experts = "n_routed_experts", q_lora = "q_lora_rank", vocab = "vocab_size"))]
+#[shapes(where = "n_layer = 6")]
 pub struct DeepseekV3<T> {
     #[shape("(vocab, d_model)", name = "lm_head.weight")]
     pub lm_head_weight: T,
@@ -39,11 +39,11 @@ pub struct Layer<T> {
     pub self_attn_kv_a_layernorm_weight: T,
     #[shape("(576, d_model)", name = "self_attn.kv_a_proj_with_mqa.weight")]
     pub self_attn_kv_a_proj_with_mqa_weight: T,
-    #[shape("(n_layers, 56)", name = "self_attn.kv_a_proj_with_mqa.weight_scale_inv")]
+    #[shape("(5, 56)", name = "self_attn.kv_a_proj_with_mqa.weight_scale_inv")]
     pub self_attn_kv_a_proj_with_mqa_weight_scale_inv: T,
     #[shape("(32768, kv_lora)", name = "self_attn.kv_b_proj.weight")]
     pub self_attn_kv_b_proj_weight: T,
-    #[shape("(256, topk_group)", name = "self_attn.kv_b_proj.weight_scale_inv")]
+    #[shape("(256, 4)", name = "self_attn.kv_b_proj.weight_scale_inv")]
     pub self_attn_kv_b_proj_weight_scale_inv: T,
     #[shape("(d_model, 16384)", name = "self_attn.o_proj.weight")]
     pub self_attn_o_proj_weight: T,
@@ -85,9 +85,9 @@ pub struct Mlp<T> {
 pub struct Mlp2<T> {
     #[shape(nested, prefix = "experts")]
     pub experts: Option<Vec<Expert<T>>>,
-    #[shape("(8,)", name = "gate.e_score_correction_bias")]
+    #[shape("(n_experts,)", name = "gate.e_score_correction_bias")]
     pub gate_e_score_correction_bias: Option<T>,
-    #[shape("(8, d_model)", name = "gate.weight")]
+    #[shape("(n_experts, d_model)", name = "gate.weight")]
     pub gate_weight: Option<T>,
     #[shape("(d_model, d_ff_exp)", name = "shared_experts.down_proj.weight")]
     pub shared_experts_down_proj_weight: Option<T>,

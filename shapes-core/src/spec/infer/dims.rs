@@ -25,14 +25,16 @@
 //!
 //! A list's count is bound from the one candidate key stating it whose name says what it
 //! counts (the list's name in the singular, or `layer`/`block` for an outermost list,
-//! `expert` for a list of experts); a key counting layers or blocks explains no dim. A count
+//! `expert` for a list of experts, never a key counting a choice such as the experts picked
+//! per token); a key counting layers or blocks, or a choice (`keys::sizes_nothing`: the
+//! groups picked, the leading dense layers), explains no dim. A count
 //! no key states is pinned to its value by a `where` equation (`n_layer = 4`), as rule 6
 //! pins a size: a checkpoint that lost its last layer is then rejected.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::blocks::{Folded, Role};
-use super::keys::{Keys, conventional};
+use super::keys::{Keys, conventional, picks};
 use super::{BlockOut, ChoiceOut, Dim, ListOut, TensorOut};
 
 /// `text` as a variable or field name: lowercase ASCII letters, digits and `_`, starting
@@ -211,7 +213,9 @@ pub(super) fn decide(folded: &Folded, mut keys: Keys, share_biases: bool) -> Dec
             } else {
                 all
             };
-            let stating: Vec<&String> = all.iter().filter(|k| counts(k, &l.rel, d)).collect();
+            let stating: Vec<&String> = (all.iter())
+                .filter(|k| counts(k, &l.rel, d) && !picks(k))
+                .collect();
             match stating.as_slice() {
                 [one] => use_key(one, &mut used),
                 _ => {

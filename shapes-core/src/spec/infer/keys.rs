@@ -27,6 +27,32 @@ fn is_id(key: &str) -> bool {
     key.ends_with("_id") || key.ends_with("_ids")
 }
 
+/// Whether `key` counts layers or a choice the model makes rather than sizing a tensor: the
+/// layers (`num_hidden_layers`, `{arch}.block_count`), experts or groups picked per token
+/// (`num_experts_per_tok`, `topk_group`, `n_group`), leading or interleaved layers
+/// (`first_k_dense_replace`, `moe_layer_freq`, `decoder_sparse_step`), prediction depth
+/// (`num_nextn_predict_layers`). Such a key explains no dim: an axis of that length is a
+/// coincidence (DeepSeek-V3's 4 groups and a block scale's 4 columns). It may still count a
+/// list (`[repeat]`) or a choice's leading layers (`first`).
+pub(super) fn sizes_nothing(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    picks(key)
+        || ["layers", "n_layer", "block_count"]
+            .iter()
+            .any(|w| lower.contains(w))
+}
+
+/// Whether `key` counts a choice the model makes (experts per token, groups, leading or
+/// interleaved layers): it counts no list either.
+pub(super) fn picks(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    [
+        "topk", "top_k", "per_tok", "group", "first_k", "nextn", "freq", "step", "interval",
+    ]
+    .iter()
+    .any(|w| key.contains(w))
+}
+
 /// Whether `key` names a limit rather than a width: a context or position length, a window,
 /// a RoPE parameter (`max_position_embeddings`, `sliding_window`, `{arch}.context_length`).
 pub(super) fn is_limit(key: &str) -> bool {
@@ -89,21 +115,17 @@ impl Keys {
         self.by_value.get(&value).map_or(&[], Vec::as_slice)
     }
 
-    /// The keys that explain a size of `value`: those stating it, less the limits
-    /// ([`is_limit`]) when another key states it too (Llama-2's `hidden_size` and
-    /// `max_position_embeddings` are both 4096: the width is the first).
+    /// The keys that explain a size of `value`: those stating it, less the ones counting a
+    /// choice ([`sizes_nothing`]), and less the limits ([`is_limit`]) when another key states
+    /// it too (Llama-2's `hidden_size` and `max_position_embeddings` are both 4096: the
+    /// width is the first).
     pub fn explaining(&self, value: usize) -> Vec<&str> {
-        let all = self.stating(value);
-        let widths: Vec<&str> = all
-            .iter()
-            .filter(|k| !is_limit(k))
+        let all: Vec<&str> = (self.stating(value).iter())
+            .filter(|k| !sizes_nothing(k))
             .map(String::as_str)
             .collect();
-        if widths.is_empty() {
-            all.iter().map(String::as_str).collect()
-        } else {
-            widths
-        }
+        let widths: Vec<&str> = all.iter().copied().filter(|k| !is_limit(k)).collect();
+        if widths.is_empty() { all } else { widths }
     }
 
     /// Each key with its value, sorted by key.
@@ -162,6 +184,32 @@ pub(super) fn conventional(key: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_key_counting_a_choice_sizes_nothing() {
+        for k in [
+            "num_experts_per_tok",
+            "topk_group",
+            "n_group",
+            "first_k_dense_replace",
+            "moe_layer_freq",
+            "decoder_sparse_step",
+            "num_nextn_predict_layers",
+            "num_hidden_layers",
+            "{arch}.block_count",
+        ] {
+            assert!(super::sizes_nothing(k), "{k}");
+        }
+        for k in [
+            "hidden_size",
+            "n_routed_experts",
+            "num_key_value_heads",
+            "head_dim",
+            "{arch}.embedding_length",
+        ] {
+            assert!(!super::sizes_nothing(k), "{k}");
+        }
+    }
+
     use super::*;
 
     #[test]
