@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use shapes::{HasShape, Shape, ShapeError, ShapeErrorKind, check};
+use shapes::{Shape, ShapeError, ShapeErrorKind, check, verify::HasShape};
 
 /// A stand-in for a tensor type: only its shape matters here.
 #[derive(Debug, Clone, PartialEq)]

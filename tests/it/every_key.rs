@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use shapes::{Bindings, Checkpoint, Shape, ShapeError, Shaped, SourceOptions, Spec, check};
+use shapes::{Bindings, Checkpoint, Shape, ShapeError, Shaped, Spec, check, verify::SourceOptions};
 
 use crate::common::ckpt_files::{TempDir, safetensors};
 

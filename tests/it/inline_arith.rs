@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use shapes::{Bindings, Plan, PlanNode, Shape, Shaped, check};
+use shapes::{Bindings, Plan, Shape, Shaped, check, verify::PlanNode};
 
 /// Every case of the straight-line code: solved from the left or the right of each operator,
 /// below zero in between, a floor division only known once its operand is, a power (left to

@@ -5,7 +5,7 @@
 //! - `unify`: [`unify`], with kinds, arithmetic inversion and deferred equations;
 //! - `arith`: checked folding of size arithmetic and inversion for one unknown;
 //! - `eval`: evaluation of expressions, sizes and constraints under a substitution;
-//! - `ops`: shape operations on concrete shapes (numpy semantics), public as `shapes::ops`;
+//! - `ops`: shape operations on concrete shapes (numpy semantics), public as `shapes::solve::ops`;
 //! - `rename`: alpha-renaming of a function's variables apart from its arguments';
 //! - `size`: the size of terms, and the limits on what substitution may build;
 //! - `infer`: [`infer_app`];

@@ -273,7 +273,7 @@ pub trait Shaped {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// use shapes::{Shape, Shaped, verify::SourceOptions};
     ///
     /// #[derive(Shaped)]
     /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::{Binding, Bindings, NamedValue, Value};
 use crate::shape::Shape;
-use crate::verify::path::Origin;
+use crate::verify_impl::path::Origin;
 
 impl Bindings {
     /// The size bound to `name` (`None` when unbound or bound to a sub-shape).
@@ -59,7 +59,7 @@ impl Bindings {
     /// Where `name`'s value came from.
     ///
     /// ```
-    /// use shapes::{Bindings, Origin};
+    /// use shapes::{Bindings, verify::Origin};
     /// assert_eq!(Bindings::new().bind("n", 2).origin("n"), Some(Origin::Given));
     /// ```
     pub fn origin(&self, name: &str) -> Option<Origin> {
