@@ -43,6 +43,8 @@ pub mod solve;
 mod source;
 #[cfg(feature = "spec")]
 pub mod spec;
+#[doc(hidden)]
+pub mod testing;
 pub mod text;
 #[cfg(feature = "spec")]
 #[doc = include_str!("../SPEC.md")]
@@ -60,6 +62,8 @@ mod verify_impl;
 
 #[doc(hidden)]
 pub use private as __private;
+#[doc(hidden)]
+pub use testing as __testing;
 
 pub mod expr {
     //! The shape-expression language: its syntax tree ([`Expr`], [`Pattern`], [`DimExpr`], …),

@@ -1284,7 +1284,7 @@ pub fn check_pickle_structured(data: &[u8]) {
     }
     let long = bytes.byte() % 2 == 1;
     let mut pickle = torch_state_dict_pickle(&tensors, long);
-    let read = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle)
+    let read = shapes::__testing::checkpoint_fuzz::pickle_tensors(&pickle)
         .unwrap_or_else(|e| panic!("a valid pickle refused: {e}"));
     let got: Vec<(String, Vec<usize>)> = read
         .iter()
@@ -1302,14 +1302,14 @@ pub fn check_pickle_structured(data: &[u8]) {
             break;
         }
         pickle[at] = b;
-        if let Ok(ts) = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle) {
+        if let Ok(ts) = shapes::__testing::checkpoint_fuzz::pickle_tensors(&pickle) {
             for (_, s, _) in ts {
                 assert!(s.numel().is_some_and(|n| i64::try_from(n).is_ok()));
             }
         }
     }
     let rest = bytes.rest();
-    let _ = shapes::__private::checkpoint_fuzz::pickle_tensors(rest);
+    let _ = shapes::__testing::checkpoint_fuzz::pickle_tensors(rest);
 }
 
 pub fn check_npy_structured(data: &[u8]) {
@@ -1335,7 +1335,7 @@ pub fn check_npy_structured(data: &[u8]) {
         npy.extend((dict.len() as u32).to_le_bytes());
     }
     npy.extend(dict.as_bytes());
-    let (dtype, s) = shapes::__private::checkpoint_fuzz::npy_header(&npy)
+    let (dtype, s) = shapes::__testing::checkpoint_fuzz::npy_header(&npy)
         .unwrap_or_else(|e| panic!("a valid header refused: {e}"));
     assert_eq!((dtype.as_str(), s.dims()), ("I64", dims.as_slice()));
     while !npy.is_empty() {
@@ -1345,7 +1345,7 @@ pub fn check_npy_structured(data: &[u8]) {
             break;
         }
         npy[at] = b;
-        if let Ok((_, s)) = shapes::__private::checkpoint_fuzz::npy_header(&npy) {
+        if let Ok((_, s)) = shapes::__testing::checkpoint_fuzz::npy_header(&npy) {
             assert!(s.rank() <= 64);
         }
     }

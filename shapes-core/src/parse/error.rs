@@ -116,9 +116,9 @@ fn shorten(s: String) -> String {
 /// side of the spot.
 ///
 /// ```
-/// assert_eq!(shapes::__private::caret("heads >= 12", 7), "\n  heads >= 12\n         ^");
+/// assert_eq!(shapes::__testing::caret("heads >= 12", 7), "\n  heads >= 12\n         ^");
 /// let long = format!("({})", "a, ".repeat(1000));
-/// assert!(shapes::__private::caret(&long, 1500).len() < 300);
+/// assert!(shapes::__testing::caret(&long, 1500).len() < 300);
 /// ```
 #[doc(hidden)]
 pub fn caret(input: &str, offset: usize) -> String {

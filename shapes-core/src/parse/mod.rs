@@ -61,7 +61,8 @@ pub fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
 /// is a byte offset in `input`. For the derive's `where` clauses; not a public API.
 ///
 /// ```
-/// use shapes::__private::{parse_equation, CmpOp};
+/// use shapes::expr::CmpOp;
+/// use shapes::__testing::parse_equation;
 ///
 /// let (lhs, op, rhs, at) = parse_equation("heads * head_dim = d_model").unwrap();
 /// assert_eq!(lhs.to_string(), "heads × head_dim");

@@ -188,8 +188,8 @@ pub(crate) struct Layout {
 /// (`shapes::spec_format`) documents and the test of every key covers.
 ///
 /// ```
-/// assert!(shapes::__private::SPEC_TOP_KEYS.contains(&"ignore"));
-/// assert!(shapes::__private::SPEC_ENTRY_KEYS.contains(&"tied"));
+/// assert!(shapes::spec::TOP_KEYS.contains(&"ignore"));
+/// assert!(shapes::spec::ENTRY_KEYS.contains(&"tied"));
 /// ```
 pub const TOP_KEYS: &[&str] = &[
     "name",

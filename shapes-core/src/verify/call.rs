@@ -509,8 +509,8 @@ thread_local! {
 /// call passes, only slower).
 ///
 /// ```
-/// let before = shapes::__private::call_reports();
-/// assert_eq!(shapes::__private::call_reports(), before);
+/// let before = shapes::__testing::call_reports();
+/// assert_eq!(shapes::__testing::call_reports(), before);
 /// ```
 pub fn call_reports() -> usize {
     REPORTS.with(|n| n.get())

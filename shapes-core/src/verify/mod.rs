@@ -46,6 +46,7 @@ mod vars;
 
 pub use binders::{Binder, Binders};
 pub use bindings::{Binding, Bindings, Tie, Value};
+#[cfg(any(feature = "candle", feature = "burn"))]
 pub use by_name::TorchLayout;
 pub use by_name::{ConfigKey, SourceCx, SourceOptions, rename_config};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
@@ -72,4 +73,4 @@ pub use static_check::{StaticItem, static_matches};
 pub use suggest::{close_names, closest, one_slip, typo_shaped};
 #[cfg(feature = "spec")]
 pub(crate) use summary::causes;
-pub use vars::{MAX_VARS, Slot, SlotMap, VarTable};
+pub use vars::{Slot, SlotMap, VarTable};
