@@ -8,8 +8,7 @@
 //! [`Shaped`](crate::verify::Shaped)'s impls in the module docs of each framework).
 
 use crate::source::HasShape;
-use crate::verify::{Checker, FieldInfo, ItemChecks, ScopeChecks, SlotMap, SourceCx};
-use crate::verify_impl::TorchLayout;
+use crate::verify::{Checker, FieldInfo, ItemChecks, ScopeChecks, SlotMap, SourceCx, TorchLayout};
 
 /// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`,
 /// `known[i]` whether an earlier tensor of the layer bound it for sure ([`known_before`]); the
@@ -219,7 +218,7 @@ macro_rules! layer {
     };
     (@count $($x:ident)+) => { 0 $(+ layer!(@one $x))+ };
     (@one $x:ident) => { 1 };
-    (@torch) => { $crate::verify_impl::TorchLayout::Same };
+    (@torch) => { $crate::verify::TorchLayout::Same };
     (@torch $torch:expr) => { $torch };
     (@optional optional) => { true };
     (@optional required) => { false };

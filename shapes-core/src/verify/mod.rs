@@ -19,20 +19,20 @@
 #[doc(hidden)]
 pub mod analysis;
 mod binders;
-mod bindings;
-mod by_name;
+pub(crate) mod bindings;
+pub(crate) mod by_name;
 mod call;
 mod check_self;
-mod checker;
-mod error;
+pub(crate) mod checker;
+pub(crate) mod error;
 pub(crate) mod fold;
 mod glob;
 mod item_checks;
 mod item_ops;
 mod lean;
 pub(crate) mod names;
-mod path;
-mod plan;
+pub(crate) mod path;
+pub(crate) mod plan;
 #[doc(hidden)]
 pub mod rules;
 mod runtime_plan;
@@ -42,7 +42,7 @@ mod shaped;
 mod static_check;
 pub(crate) mod suggest;
 mod summary;
-mod vars;
+pub(crate) mod vars;
 
 pub use binders::{Binder, Binders};
 pub use bindings::{Binding, Bindings, Tie, Value};

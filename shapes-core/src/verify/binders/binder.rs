@@ -3,7 +3,7 @@
 
 use smallvec::SmallVec;
 
-use crate::verify_impl::path::{FieldPath, Origin, Segment};
+use crate::verify::path::{FieldPath, Origin, Segment};
 
 /// The field that binds a variable first, on every run (see the module docs).
 ///

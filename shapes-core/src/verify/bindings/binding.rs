@@ -5,7 +5,7 @@ use core::fmt;
 use std::borrow::Cow;
 
 use crate::shape::Shape;
-use crate::verify_impl::path::Origin;
+use crate::verify::path::Origin;
 
 /// A variable's value: one size, or a sub-shape for a variadic `*name`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

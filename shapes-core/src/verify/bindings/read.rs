@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::{Binding, Bindings, NamedValue, Value};
 use crate::shape::Shape;
-use crate::verify_impl::path::Origin;
+use crate::verify::path::Origin;
 
 impl Bindings {
     /// The size bound to `name` (`None` when unbound or bound to a sub-shape).

@@ -6,10 +6,10 @@ use smallvec::SmallVec;
 use super::Checker;
 use crate::expr::{CmpOp, Step};
 use crate::shape::Shape;
-use crate::verify_impl::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
-use crate::verify_impl::path::{FieldPath, OriginKind, Segment};
-use crate::verify_impl::plan::SlotExpr;
-use crate::verify_impl::vars::{Slot, SlotMap};
+use crate::verify::error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind};
+use crate::verify::path::{FieldPath, OriginKind, Segment};
+use crate::verify::plan::SlotExpr;
+use crate::verify::vars::{Slot, SlotMap};
 
 impl Checker {
     pub(super) fn current_path(&self) -> FieldPath {

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use crate::parse::ParseError;
-use crate::verify_impl::vars::MAX_VARS;
+use crate::verify::vars::MAX_VARS;
 
 /// Why a [`Plan`](super::Plan) cannot be built: where, and what is wrong.
 #[derive(Clone, PartialEq, Eq)]

@@ -4,10 +4,10 @@
 
 use super::Plan;
 use crate::source::ShapeSource;
-use crate::verify_impl::bindings::Bindings;
-use crate::verify_impl::by_name::{SourceCx, SourceOptions, stated};
-use crate::verify_impl::checker::Checker;
-use crate::verify_impl::error::ShapeErrorKind;
+use crate::verify::bindings::Bindings;
+use crate::verify::by_name::{SourceCx, SourceOptions, stated};
+use crate::verify::checker::Checker;
+use crate::verify::error::ShapeErrorKind;
 
 impl Plan {
     /// The bindings when `src` passes the check [`verify_source_options`] makes, else
