@@ -1,4 +1,6 @@
-//! [`Shape`]: an owned tensor shape with inline storage.
+//! [`Shape`]: an owned tensor shape with inline storage, and its companions: the error of
+//! parsing one ([`ParseShapeError`]), the printer of a slice of dims ([`DisplayDims`]), the
+//! element count ([`numel`]) and the rank kept inline ([`INLINE_RANK`]).
 
 use core::fmt;
 use core::ops::{Deref, DerefMut};
