@@ -1,5 +1,7 @@
-//! Items that macro-generated code names through `::shapes::__private`. Not a public API:
-//! anything here may change in any release.
+//! Items that macro-generated code names through `::shapes::__private`, and the few the
+//! derive itself calls while it expands (`analysis`, `rules`, `is_identifier`,
+//! `parse_constraints`), and nothing else: what only tests use is in `__testing`. Not a
+//! public API: anything here may change in any release.
 
 pub use crate::expr_impl::Side;
 pub use crate::expr_impl::arith_generated as arith;
