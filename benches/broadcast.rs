@@ -14,7 +14,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use shapes::{are_broadcastable, broadcast_shapes, broadcast_shapes_into};
+use shapes::{
+    broadcast::{are_broadcastable, broadcast_shapes_into},
+    broadcast_shapes,
+};
 
 /// The textbook loop: what one writes without a library, into a fixed array.
 fn hand_loop(shapes: &[&[usize]], out: &mut [usize; 8]) -> Option<usize> {

@@ -186,7 +186,7 @@ fn method(c: &mut Criterion) {
     assert_eq!(m.forward(&ids, &x, &h), want);
     assert_eq!(m.forward_own(&ids, &x, &h), want);
     assert_eq!(m.forward_verified(&ids, &x, &h), want);
-    let before = shapes::__private::call_reports();
+    let before = shapes::__testing::call_reports();
 
     let mut g = c.benchmark_group("method_3_args");
     g.measurement_time(Duration::from_secs(3))
@@ -205,7 +205,7 @@ fn method(c: &mut Criterion) {
     });
     g.finish();
     // Every measured call passed on the fast path.
-    assert_eq!(shapes::__private::call_reports(), before);
+    assert_eq!(shapes::__testing::call_reports(), before);
 }
 
 fn overhead(c: &mut Criterion) {

@@ -35,7 +35,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use shapes::{Checkpoint, GgufHeader, Plan, PlanNode, SafetensorsHeader, ShapeSource};
+use shapes::{
+    Checkpoint, Plan, ShapeSource,
+    checkpoint::{GgufHeader, SafetensorsHeader},
+    verify::PlanNode,
+};
 
 #[path = "../tests/common/ckpt_files.rs"]
 mod ckpt_files;

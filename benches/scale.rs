@@ -34,7 +34,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use shapes::{CheckOptions, Checkpoint, Naming, Spec};
+use shapes::{CheckOptions, Checkpoint, Spec, spec::Naming};
 
 #[path = "../tests/common/ckpt_files.rs"]
 mod ckpt_files;

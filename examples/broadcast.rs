@@ -3,7 +3,7 @@
 //!
 //! `cargo run --example broadcast`
 
-use shapes::{Shape, broadcast_shapes, broadcast_shapes_into};
+use shapes::{Shape, broadcast::broadcast_shapes_into, broadcast_shapes};
 
 /// stdlib-js's documented examples (`@stdlib/ndarray/base/broadcast-shapes`, `lib/main.js`),
 /// plus a few of its and numpy's error cases.

@@ -10,7 +10,7 @@
 //! config values that no shape shows (the number of attention heads) are pre-bound, as a
 //! loader would from config.json.
 
-use shapes::{Bindings, SafetensorsHeader, Shape, ShapeErrors, Shaped};
+use shapes::{Bindings, Shape, ShapeErrors, Shaped, checkpoint::SafetensorsHeader};
 
 #[path = "../tests/common/bert.rs"]
 #[allow(dead_code)]

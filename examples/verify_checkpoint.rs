@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use shapes::{Bindings, SafetensorsHeader, Shaped};
+use shapes::{Bindings, Shaped, checkpoint::SafetensorsHeader};
 
 #[path = "../tests/common/fracast.rs"]
 #[allow(dead_code)] // from_tensors is for tests/it/fracast_weights.rs

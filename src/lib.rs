@@ -64,7 +64,7 @@ pub use shapes_core::*;
 /// | `where = "…"` | constraints between variables: one or more comparisons `lhs op rhs`, separated by `,` or `&&` (below) |
 /// | `given = "a, b"` | variables the caller binds through [`verify_with`](trait@Shaped#method.verify_with) (a comma-separated list); `verify()` without one is an error saying to pass it |
 /// | `config(var = "key \| key", …)` | on the struct passed to `verify_source`: `var` is bound from the first key the source states (a [`Checkpoint`]'s `config.json`, then its metadata), as a given value whose origin names the key. The keys are one string with `\|` between them or a list, `config(var = ["key", "key"])`, as in spec files. `{arch}` in a key stands for the architecture (GGUF `general.architecture`, `model_type` in `config.json`); a dotted key reaches into nested objects. The variable may belong to a nested struct of the scope. A value the caller binds wins. A key none of whose spellings the checkpoint states, while it states a key a slip away (`intermediate_sise`, `intermediate_size`), is an error before any tensor is checked |
-/// | `ignore = "glob, glob"` | tensors of a checkpoint that `verify_source` neither needs nor reports: `*` matches any run of characters (dots included), `?` one character (Hugging Face's `_keys_to_ignore_on_load_unexpected`); see also [`SourceOptions::ignore`] |
+/// | `ignore = "glob, glob"` | tensors of a checkpoint that `verify_source` neither needs nor reports: `*` matches any run of characters (dots included), `?` one character (Hugging Face's `_keys_to_ignore_on_load_unexpected`); see also [`SourceOptions::ignore`](verify::SourceOptions::ignore) |
 /// | `crate = "path"` | the path generated code names the library by, when it is not `::shapes` |
 ///
 /// A `where` comparison has the dim grammar of the patterns on both sides (`+ - * / // %`
@@ -124,8 +124,9 @@ pub use shapes_core::*;
 pub use shapes_derive::Shaped;
 
 /// A shape expression parsed at compile time: `expr!("(a, b) -> (b, c) -> (a, c)")` is the
-/// [`Expr`] that [`parse`] returns for the same string, and a string that does not parse is a
-/// compile error at the literal, with the parser's message and a caret under the spot:
+/// [`Expr`](expr::Expr) that [`parse`](expr::parse) returns for the same string, and a string
+/// that does not parse is a compile error at the literal, with the parser's message and a
+/// caret under the spot:
 ///
 /// ```text
 /// error: invalid shape expression: expected ',' or ')', found 'b' at byte 3
@@ -133,12 +134,14 @@ pub use shapes_derive::Shaped;
 ///             ^
 /// ```
 ///
-/// The macro takes exactly one string literal (a string built at run time goes to [`parse`]).
-/// It expands to the constructor calls that build the tree, so each evaluation allocates the
-/// nodes like `parse` does but does no parsing; keep the value if it is used in a loop.
+/// The macro takes exactly one string literal (a string built at run time goes to
+/// [`parse`](expr::parse)). It expands to the constructor calls that build the tree, so each
+/// evaluation allocates the nodes like `parse` does but does no parsing; keep the value if it
+/// is used in a loop.
 ///
 /// ```
-/// use shapes::{expr, parse, Expr};
+/// use shapes::expr; // the macro and the module `shapes::expr`
+/// use shapes::expr::{Expr, parse};
 ///
 /// let matmul: Expr = expr!("(a, b) -> (b, c) -> (a, c)");
 /// assert_eq!(matmul, parse("(a, b) -> (b, c) -> (a, c)").unwrap());
@@ -183,7 +186,7 @@ pub use shapes_derive::expr;
 ///
 /// # Parameters and return value
 /// - A parameter with `#[shape("…")]` must be a plain name (`x: T`, `mut x: T`) whose type
-///   implements [`HasShape`] (references, `Box`, `Rc`, `Arc` of one included), or an
+///   implements [`HasShape`](verify::HasShape) (references, `Box`, `Rc`, `Arc` of one included), or an
 ///   `Option` of one (an attention mask), checked when `Some`. Parameters without the
 ///   attribute, and `self`, are left alone; `#[shape("…")] self` checks `self`.
 /// - `ret = "…"` checks the return value against the same scope (a name bound by an argument

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use shapes::report::fold_by;
 use shapes::text::{Padded, column_width, escape};
-use shapes::{Checkpoint, Naming, SourceOptions, Spec};
+use shapes::{Checkpoint, Spec, spec::Naming, verify::SourceOptions};
 
 use crate::open;
 

@@ -16,7 +16,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use shapes::report::{Paint, Report};
-use shapes::{CheckError, CheckOptions, Checkpoint, Naming, Spec};
+use shapes::{
+    CheckOptions, Checkpoint, Spec,
+    spec::{CheckError, Naming},
+};
 
 /// A failure that is not a mismatch: exit code 2.
 struct Fail(String);

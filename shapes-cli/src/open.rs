@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use shapes::{Checkpoint, GgufValue, Naming};
+use shapes::{Checkpoint, checkpoint::GgufValue, spec::Naming};
 
 /// Opens `path` (anything `Checkpoint::open` takes), with `config` instead of the config.json
 /// beside the weights when given.

@@ -1,4 +1,6 @@
-//! [`Shape`]: an owned tensor shape with inline storage.
+//! [`Shape`]: an owned tensor shape with inline storage, and its companions: the error of
+//! parsing one ([`ParseShapeError`]), the printer of a slice of dims ([`DisplayDims`]), the
+//! element count ([`numel`]) and the rank kept inline ([`INLINE_RANK`]).
 
 use core::fmt;
 use core::ops::{Deref, DerefMut};
@@ -169,9 +171,9 @@ impl Shape {
 /// The product of `dims`, or `None` on overflow; 1 for no dims.
 ///
 /// ```
-/// assert_eq!(shapes::numel(&[2, 3]), Some(6));
-/// assert_eq!(shapes::numel(&[]), Some(1));
-/// assert_eq!(shapes::numel(&[usize::MAX, 2]), None);
+/// assert_eq!(shapes::shape::numel(&[2, 3]), Some(6));
+/// assert_eq!(shapes::shape::numel(&[]), Some(1));
+/// assert_eq!(shapes::shape::numel(&[usize::MAX, 2]), None);
 /// ```
 pub fn numel(dims: &[usize]) -> Option<usize> {
     // A zero anywhere makes the product zero even when a prefix would overflow.
@@ -352,7 +354,7 @@ pub(crate) fn fmt_dims(dims: &[usize], f: &mut fmt::Formatter<'_>) -> fmt::Resul
 /// A `Display` adapter for a plain dim slice, printing like [`Shape`].
 ///
 /// ```
-/// assert_eq!(shapes::DisplayDims(&[5]).to_string(), "(5,)");
+/// assert_eq!(shapes::shape::DisplayDims(&[5]).to_string(), "(5,)");
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct DisplayDims<'a>(pub &'a [usize]);

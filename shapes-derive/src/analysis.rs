@@ -5,7 +5,7 @@
 
 use proc_macro2::Span;
 use shapes_core::__private::rules::Finding;
-use shapes_core::{Item, Pattern};
+use shapes_core::expr::{Item, Pattern};
 use syn::LitStr;
 
 pub use shapes_core::__private::analysis::{

@@ -2,7 +2,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
-use shapes_core::{__private, CmpOp, DimExpr, Pattern};
+use shapes_core::__private;
+use shapes_core::expr::{CmpOp, DimExpr, Pattern};
 use syn::ext::IdentExt as _;
 use syn::{Data, DeriveInput, Fields, GenericArgument, LitStr, PathArguments, Type};
 
@@ -167,7 +168,7 @@ impl<'a> Input<'a> {
                 ),
             };
             let kind = match (&attr.pattern, attr.nested) {
-                (Some(lit), None) => match shapes_core::parse_pattern(&lit.value()) {
+                (Some(lit), None) => match shapes_core::expr::parse_pattern(&lit.value()) {
                     Ok(pattern) => Kind::Tensor {
                         pattern,
                         lit: lit.clone(),

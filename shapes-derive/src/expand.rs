@@ -9,7 +9,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use shapes_core::{DimExpr, Item};
+use shapes_core::expr::{DimExpr, Item};
 use syn::spanned::Spanned;
 
 use crate::analysis::{dim_vars, pattern_vars, push_unique};

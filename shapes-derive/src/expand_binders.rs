@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use shapes_core::{DimExpr, Item};
+use shapes_core::expr::{DimExpr, Item};
 use syn::spanned::Spanned;
 
 use crate::ast::{Access, Input, Kind};
@@ -192,7 +192,7 @@ fn child_tables(krate: &TokenStream, f: &crate::ast::Field) -> TokenStream {
 /// `(local, axis)`, in order: the dims that can be a binder.
 fn fixed_axes<'p>(
     g: &'p Codegen,
-    pattern: &'p shapes_core::Pattern,
+    pattern: &'p shapes_core::expr::Pattern,
 ) -> impl Iterator<Item = (usize, u16)> + 'p {
     pattern
         .items
@@ -226,7 +226,7 @@ impl Told {
 
 /// The own variables that `pattern`'s dims may bind (bit `l` for local `l`): its plain dims,
 /// and its broadcastable `#name` dims, which bind the name when the size is not 1.
-fn pattern_bits(g: &Codegen, pattern: &shapes_core::Pattern) -> u64 {
+fn pattern_bits(g: &Codegen, pattern: &shapes_core::expr::Pattern) -> u64 {
     pattern
         .items
         .iter()

@@ -1,6 +1,6 @@
 //! `expr!("…")`: a shape expression parsed at compile time.
 //!
-//! The string is parsed by the same parser as `shapes::parse`; a bad string is a compile error
+//! The string is parsed by the same parser as `shapes::expr::parse`; a bad string is a compile error
 //! at the literal, with the parser's message and a caret under the spot. A good string expands
 //! to an expression that builds the [`Expr`] tree with the public constructors of the AST
 //! (named through `::shapes::__private`), so the macro and the parser can never disagree.
@@ -10,7 +10,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use shapes_core::{Axis, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};
+use shapes_core::expr::{Axis, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};
 use syn::LitStr;
 use syn::parse::{Parse, ParseStream};
 
@@ -30,7 +30,7 @@ impl Parse for Input {
         }
         if !input.peek(LitStr) {
             return Err(input.error(format!(
-                "{USAGE}; a string built at run time goes to shapes::parse instead"
+                "{USAGE}; a string built at run time goes to shapes::expr::parse instead"
             )));
         }
         let lit: LitStr = input.parse()?;
@@ -49,7 +49,7 @@ impl Parse for Input {
 pub fn expand(tokens: TokenStream) -> syn::Result<TokenStream> {
     let Input { lit } = syn::parse2(tokens)?;
     let text = lit.value();
-    let expr = shapes_core::parse(&text)
+    let expr = shapes_core::expr::parse(&text)
         .map_err(|e| syn::Error::new(lit.span(), format!("invalid shape expression: {e}")))?;
     let b = Build {
         p: quote!(::shapes::__private),

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use proc_macro2::Span;
 use shapes_core::__private::rules::{self, Declared, Words};
-use shapes_core::DimExpr;
+use shapes_core::expr::DimExpr;
 use syn::LitStr;
 
 use crate::analysis::{self, Scope, unsupported};

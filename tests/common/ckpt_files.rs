@@ -389,7 +389,7 @@ pub fn fracast_tensors() -> Vec<Tensor> {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/fracast/fracast_model.safetensors"
     );
-    let h = shapes::SafetensorsHeader::read_path(path).expect("the shipped checkpoint");
+    let h = shapes::checkpoint::SafetensorsHeader::read_path(path).expect("the shipped checkpoint");
     h.tensors()
         .iter()
         .map(|t| (t.name.clone(), t.shape.dims().to_vec()))

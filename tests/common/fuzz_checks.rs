@@ -14,10 +14,16 @@
 use std::io::Read;
 
 use shapes::{
-    BroadcastErrorKind, Expr, GgufHeader, GgufType, GgufValue, NamedShape, NamedStrategy, Pattern,
-    SafetensorsHeader, Shape, ShapeSource, are_broadcastable, broadcast_missing_dimensions,
-    broadcast_named, broadcast_shapes, broadcast_shapes_into, broadcast_to, numel, parse,
-    parse_pattern, predict_broadcast_shape, refine_shapes_for_broadcast,
+    Shape, ShapeSource,
+    broadcast::{
+        BroadcastErrorKind, NamedShape, NamedStrategy, are_broadcastable,
+        broadcast_missing_dimensions, broadcast_named, broadcast_shapes_into, broadcast_to,
+        predict_broadcast_shape, refine_shapes_for_broadcast,
+    },
+    broadcast_shapes,
+    checkpoint::{GgufHeader, GgufType, GgufValue, SafetensorsHeader},
+    expr::{Expr, Pattern, parse, parse_pattern},
+    shape::numel,
 };
 
 #[path = "fuzz_checks/npy.rs"]
@@ -82,7 +88,7 @@ impl<'a> Bytes<'a> {
         }
     }
 
-    /// A shape: usually rank 0..=9 (around [`shapes::INLINE_RANK`]), sometimes up to 72 (heap
+    /// A shape: usually rank 0..=9 (around [`shapes::shape::INLINE_RANK`]), sometimes up to 72 (heap
     /// storage, numpy's limit of 64 and past it).
     pub fn shape(&mut self) -> Shape {
         let r = self.byte();
@@ -255,7 +261,7 @@ pub fn check_parse(data: &[u8]) {
     }
 }
 
-fn check_parse_error(s: &str, e: &shapes::ParseError) {
+fn check_parse_error(s: &str, e: &shapes::expr::ParseError) {
     assert!(
         e.offset() <= s.len(),
         "{s:?}: offset {} past the end",
@@ -511,7 +517,7 @@ pub fn check_safetensors_bytes(data: &[u8]) {
 /// twice, which it silently resolves to one of the two; a dim or element count past `i64`; a
 /// rank over `MAX_RANK`; a field other than dtype, shape and data_offsets).
 pub fn check_against_upstream(data: &[u8]) {
-    use shapes::SafetensorsError as E;
+    use shapes::checkpoint::SafetensorsError as E;
     let ours = SafetensorsHeader::from_bytes(data);
     let theirs = safetensors::SafeTensors::read_metadata(data);
     // `deserialize` is `read_metadata` and a slice of the data: the same verdict.
@@ -944,7 +950,9 @@ pub fn check_gguf_structured(data: &[u8]) {
     for i in 0..n_tensors {
         let name = format!("blk.{i}.w");
         let (code, block) = GGML[usize::from(bytes.byte()) % GGML.len()];
-        let (_, block_bytes) = shapes::GgmlType(code).block().expect("a known type");
+        let (_, block_bytes) = shapes::checkpoint::GgmlType(code)
+            .block()
+            .expect("a known type");
         let rank = usize::from(bytes.byte() % 5);
         // ggml order: innermost first; the innermost a whole number of blocks.
         let mut ggml_dims: Vec<u64> = (0..rank).map(|_| u64::from(bytes.byte() % 4)).collect();
@@ -1130,7 +1138,7 @@ pub fn check_solver(data: &[u8]) {
         shapes.push(s);
     }
 
-    let got = shapes::infer_app(&f, &args);
+    let got = shapes::solve::infer_app(&f, &args);
     let printed = match &got {
         Ok(e) => e.to_string(),
         Err(e) => e.to_string(),
@@ -1276,7 +1284,7 @@ pub fn check_pickle_structured(data: &[u8]) {
     }
     let long = bytes.byte() % 2 == 1;
     let mut pickle = torch_state_dict_pickle(&tensors, long);
-    let read = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle)
+    let read = shapes::__testing::checkpoint_fuzz::pickle_tensors(&pickle)
         .unwrap_or_else(|e| panic!("a valid pickle refused: {e}"));
     let got: Vec<(String, Vec<usize>)> = read
         .iter()
@@ -1294,14 +1302,14 @@ pub fn check_pickle_structured(data: &[u8]) {
             break;
         }
         pickle[at] = b;
-        if let Ok(ts) = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle) {
+        if let Ok(ts) = shapes::__testing::checkpoint_fuzz::pickle_tensors(&pickle) {
             for (_, s, _) in ts {
                 assert!(s.numel().is_some_and(|n| i64::try_from(n).is_ok()));
             }
         }
     }
     let rest = bytes.rest();
-    let _ = shapes::__private::checkpoint_fuzz::pickle_tensors(rest);
+    let _ = shapes::__testing::checkpoint_fuzz::pickle_tensors(rest);
 }
 
 pub fn check_npy_structured(data: &[u8]) {
@@ -1327,7 +1335,7 @@ pub fn check_npy_structured(data: &[u8]) {
         npy.extend((dict.len() as u32).to_le_bytes());
     }
     npy.extend(dict.as_bytes());
-    let (dtype, s) = shapes::__private::checkpoint_fuzz::npy_header(&npy)
+    let (dtype, s) = shapes::__testing::checkpoint_fuzz::npy_header(&npy)
         .unwrap_or_else(|e| panic!("a valid header refused: {e}"));
     assert_eq!((dtype.as_str(), s.dims()), ("I64", dims.as_slice()));
     while !npy.is_empty() {
@@ -1337,7 +1345,7 @@ pub fn check_npy_structured(data: &[u8]) {
             break;
         }
         npy[at] = b;
-        if let Ok((_, s)) = shapes::__private::checkpoint_fuzz::npy_header(&npy) {
+        if let Ok((_, s)) = shapes::__testing::checkpoint_fuzz::npy_header(&npy) {
             assert!(s.rank() <= 64);
         }
     }
@@ -1593,11 +1601,11 @@ pub fn check_solver_free(data: &[u8]) {
     let Some((f, args)) = exprs.split_first() else {
         return;
     };
-    if let Ok(out) = shapes::infer_app(f, args) {
+    if let Ok(out) = shapes::solve::infer_app(f, args) {
         check_solver_answer(&out, &texts);
     }
     if let [x, y, ..] = exprs.as_slice()
-        && let Ok(s) = shapes::unify(x, y)
+        && let Ok(s) = shapes::solve::unify(x, y)
     {
         let _ = format!("{s:?}");
         let _ = s.apply(x).eval();

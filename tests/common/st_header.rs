@@ -1,7 +1,7 @@
 //! Writes a safetensors header (8-byte length + JSON) for a list of tensor shapes, without the
 //! data: enough for `verify_source`, which never reads tensor bytes.
 
-use shapes::SafetensorsHeader;
+use shapes::checkpoint::SafetensorsHeader;
 
 /// The bytes of a safetensors file's header for these F16 tensors, laid out back to back; the
 /// data section is left out, so it must be read with an unknown file length.

@@ -4,10 +4,16 @@
 //! a wrapped value.
 
 use shapes::{
-    BroadcastErrorKind, Dims, Expr, Item, NamedShape, Pattern, SafetensorsHeader, Shape,
-    ShapeErrorKind, ShapeSource, Shaped, are_broadcastable, broadcast_missing_dimensions,
-    broadcast_shapes, broadcast_shapes_into, broadcast_to, numel, parse, parse_pattern,
-    predict_broadcast_shape, refine_shapes_for_broadcast,
+    Shape, ShapeErrorKind, ShapeSource, Shaped,
+    broadcast::{
+        BroadcastErrorKind, NamedShape, are_broadcastable, broadcast_missing_dimensions,
+        broadcast_shapes_into, broadcast_to, predict_broadcast_shape, refine_shapes_for_broadcast,
+    },
+    broadcast_shapes,
+    checkpoint::SafetensorsHeader,
+    expr::{Expr, Item, Pattern, parse, parse_pattern},
+    shape::numel,
+    verify::Dims,
 };
 
 const MAX: usize = usize::MAX;

@@ -6,8 +6,12 @@
 use std::hint::black_box;
 
 use shapes::{
-    INLINE_RANK, Shape, are_broadcastable, broadcast_shapes, broadcast_shapes_into, broadcast_to,
-    refine_shapes_for_broadcast,
+    Shape,
+    broadcast::{
+        are_broadcastable, broadcast_shapes_into, broadcast_to, refine_shapes_for_broadcast,
+    },
+    broadcast_shapes,
+    shape::INLINE_RANK,
 };
 
 /// How many allocations `f` makes on this thread (allocation-counter counts per thread, so the

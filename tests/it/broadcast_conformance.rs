@@ -17,8 +17,12 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 use shapes::{
-    BroadcastErrorKind, Shape, are_broadcastable, broadcast_shapes, broadcast_shapes_into,
-    broadcast_to, predict_broadcast_shape, refine_shapes_for_broadcast,
+    Shape,
+    broadcast::{
+        BroadcastErrorKind, are_broadcastable, broadcast_shapes_into, broadcast_to,
+        predict_broadcast_shape, refine_shapes_for_broadcast,
+    },
+    broadcast_shapes,
 };
 
 /// One parsed line of a conformance file, with its 1-based line number.
@@ -292,10 +296,10 @@ fn refine_shapes_for_broadcast_cases() {
                 }
                 // The refinement describes the same loop: same element count as the original.
                 let original = broadcast_shapes(&[&a, &b]).map(|s| s.numel());
-                if original != Ok(shapes::numel(&want_out)) {
+                if original != Ok(shapes::shape::numel(&want_out)) {
                     failures.push(format!(
                         "{what}: element count {original:?} vs refined_out's {:?}",
-                        shapes::numel(&want_out)
+                        shapes::shape::numel(&want_out)
                     ));
                 }
             }

@@ -13,9 +13,13 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use shapes::{
-    BroadcastErrorKind, NamedShape, NamedStrategy, Shape, are_broadcastable, broadcast_named,
-    broadcast_shapes, broadcast_shapes_into, broadcast_to, numel, predict_broadcast_shape,
-    refine_shapes_for_broadcast,
+    Shape,
+    broadcast::{
+        BroadcastErrorKind, NamedShape, NamedStrategy, are_broadcastable, broadcast_named,
+        broadcast_shapes_into, broadcast_to, predict_broadcast_shape, refine_shapes_for_broadcast,
+    },
+    broadcast_shapes,
+    shape::numel,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use shapes::{HasShape, Shape, ShapeError, ShapeErrorKind, check};
+use shapes::{Shape, ShapeError, ShapeErrorKind, check, verify::HasShape};
 
 /// A stand-in for a tensor type: only its shape matters here.
 #[derive(Debug, Clone, PartialEq)]
@@ -508,7 +508,7 @@ fn debug_only_checks_follow_debug_assertions() {
 #[test]
 fn checks_compiled_out() {
     // Every mismatch goes through: the functions are their plain bodies.
-    assert!(!shapes::__private::CHECKS);
+    assert!(!shapes::__testing::CHECKS);
     assert!(attention(&t(&[2, 10]), &t(&[7]), &t(&[])).is_ok());
     assert_eq!(matmul_buggy(&t(&[4, 3]), &t(&[3, 5]), true), t(&[4, 6]));
     assert!(try_matmul(&t(&[2, 3]), &t(&[3, 4]), false, true).is_ok());
@@ -519,7 +519,7 @@ fn checks_compiled_out() {
 /// miscompiled fast path would show.
 #[test]
 fn passing_calls_stay_on_the_fast_path() {
-    let before = shapes::__private::call_reports();
+    let before = shapes::__testing::call_reports();
     for _ in 0..3 {
         assert_eq!(matmul(&t(&[7, 8, 2, 3]), &t(&[3, 5])), t(&[7, 8, 2, 5]));
         assert_eq!(matmul_buggy(&t(&[4, 3]), &t(&[3, 5]), false), t(&[4, 5]));
@@ -532,11 +532,11 @@ fn passing_calls_stay_on_the_fast_path() {
         assert_eq!(square(&t(&[3])).shape().as_ref(), &[3, 3]);
         assert_eq!(block_on(async_len(t(&[5]))).unwrap(), 5);
     }
-    assert_eq!(shapes::__private::call_reports(), before);
+    assert_eq!(shapes::__testing::call_reports(), before);
     #[cfg(not(shapes_no_checks))]
     {
         assert!(attention(&t(&[2, 10]), &t(&[2, 10, 12, 64]), &t(&[2, 1, 10])).is_err());
-        assert_eq!(shapes::__private::call_reports(), before + 1);
+        assert_eq!(shapes::__testing::call_reports(), before + 1);
     }
 }
 

@@ -91,14 +91,14 @@ fn bert(d_model: usize) -> Bert {
 #[test]
 fn the_struct_binds_what_the_method_shares() {
     let m = bert(8);
-    let before = shapes::__private::call_reports();
+    let before = shapes::__testing::call_reports();
     assert_eq!(m.forward(&Shape::from([2, 5, 8])), Ok(2));
     assert_eq!(m.expand(&Shape::from([3, 8]), 0), Shape::from([3, 32]));
     assert_eq!(m.chunks(&Shape::from([24])), 24);
     assert!(m.small_only(&Shape::from([1, 8])).is_ok());
     assert_eq!(bert(8).into_width(&Shape::from([8])), 8);
     // Passing calls never leave the fast path.
-    assert_eq!(shapes::__private::call_reports(), before);
+    assert_eq!(shapes::__testing::call_reports(), before);
 }
 
 #[cfg(not(shapes_no_checks))]

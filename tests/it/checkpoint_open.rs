@@ -5,7 +5,9 @@
 use std::fs;
 
 use shapes::{
-    Checkpoint, CheckpointFormat, ConfigPlace, Origin, Plan, PlanNode, ShapeSource, SourceOptions,
+    Checkpoint, CheckpointFormat, Plan, ShapeSource,
+    checkpoint::ConfigPlace,
+    verify::{Origin, PlanNode, SourceOptions},
 };
 
 use crate::common::ckpt_files::{self, Gv, TempDir, Tensor};

@@ -1,6 +1,9 @@
 //! `#[derive(Shaped)]`: semantics, errors and their wording.
 
-use shapes::{Bindings, Dims, Origin, Shape, ShapeErrorKind, Shaped};
+use shapes::{
+    Bindings, Shape, ShapeErrorKind, Shaped,
+    verify::{Dims, Origin},
+};
 
 fn s<const N: usize>(dims: [usize; N]) -> Shape {
     Shape::from(dims)

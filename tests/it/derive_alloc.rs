@@ -87,7 +87,8 @@ fn bindings_from_several_nested_paths_allocate_nothing() {
     let places: std::collections::BTreeSet<String> = b
         .iter()
         .map(|x| match x.origin {
-            shapes::Origin::Field { path, .. } | shapes::Origin::Solved { path } => {
+            shapes::verify::Origin::Field { path, .. }
+            | shapes::verify::Origin::Solved { path } => {
                 let mut p = path.to_string();
                 p.truncate(p.rfind('.').unwrap_or(p.len()));
                 p
@@ -112,5 +113,5 @@ fn pre_binding_allocates_nothing() {
     let b = bindings.unwrap().expect("TinyLlama verifies");
     assert_eq!(n, 0, "binding two names and verifying allocated {n} times");
     assert_eq!((b.get("heads"), b.get("head_dim")), (Some(32), Some(64)));
-    assert_eq!(b.origin("heads"), Some(shapes::Origin::Given));
+    assert_eq!(b.origin("heads"), Some(shapes::verify::Origin::Given));
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use shapes::{Bindings, Checkpoint, Shape, ShapeError, Shaped, SourceOptions, Spec, check};
+use shapes::{Bindings, Checkpoint, Shape, ShapeError, Shaped, Spec, check, verify::SourceOptions};
 
 use crate::common::ckpt_files::{TempDir, safetensors};
 
@@ -109,11 +109,8 @@ fn every_key_the_macros_and_spec_files_accept_is_covered_here() {
     assert_eq!(listed("attr_unknown_field_key"), sorted(FIELD_KEYS));
     assert_eq!(listed("attr_unknown_struct_key"), sorted(STRUCT_KEYS));
     assert_eq!(listed("check_unknown_key"), sorted(CHECK_KEYS));
-    assert_eq!(sorted(shapes::__private::SPEC_TOP_KEYS), sorted(SPEC_TOP));
-    assert_eq!(
-        sorted(shapes::__private::SPEC_ENTRY_KEYS),
-        sorted(SPEC_ENTRY)
-    );
+    assert_eq!(sorted(shapes::spec::TOP_KEYS), sorted(SPEC_TOP));
+    assert_eq!(sorted(shapes::spec::ENTRY_KEYS), sorted(SPEC_ENTRY));
 }
 
 // ----- #[shape(...)] on a field -----

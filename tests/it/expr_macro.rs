@@ -1,8 +1,11 @@
-//! `expr!` builds at compile time the same tree `shapes::parse` builds at run time, for every
+//! `expr!` builds at compile time the same tree `shapes::expr::parse` builds at run time, for every
 //! kind of node of the language.
 
 use shapes::{
-    ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec, expr, parse,
+    expr,
+    expr::{
+        ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec, parse,
+    },
 };
 
 /// For each string: `expr!(s) == parse(s)`, and the string does parse (so no case compares two

@@ -9,7 +9,10 @@
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor};
-use shapes::{HasShape, Origin, Segment, Shaped};
+use shapes::{
+    Shaped,
+    verify::{HasShape, Origin, Segment},
+};
 
 use crate::common::fracast::{self, Fracast};
 
@@ -52,7 +55,7 @@ fn the_loaded_checkpoint_verifies_and_its_bindings_equal_the_config() {
     assert_eq!(bindings.get("n_summary_features"), Some(133));
     assert_eq!(bindings.len(), config.len() + 2);
     // The same facts from the header alone, with no tensor data.
-    let header = shapes::SafetensorsHeader::read_path(fracast::checkpoint()).unwrap();
+    let header = shapes::checkpoint::SafetensorsHeader::read_path(fracast::checkpoint()).unwrap();
     let from_header = Fracast::<Tensor>::verify_source(&header).unwrap();
     for b in bindings.iter() {
         assert_eq!(from_header.value(&b.name), Some(b.value), "{}", b.name);

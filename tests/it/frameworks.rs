@@ -10,7 +10,7 @@
 use candle_core::safetensors::BufferedSafetensors;
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{LayerNorm, Linear, RmsNorm, VarBuilder};
-use shapes::{Bindings, ShapeIndex, ShapeSource, Shaped};
+use shapes::{Bindings, ShapeSource, Shaped, checkpoint::ShapeIndex};
 
 use crate::common::fracast;
 

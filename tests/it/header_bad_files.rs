@@ -8,8 +8,10 @@
 use std::collections::BTreeMap;
 
 use shapes::{
-    GgmlType, GgufError, GgufHeader, GgufType, GgufValue, SafetensorsError, SafetensorsHeader,
     ShapeSource,
+    checkpoint::{
+        GgmlType, GgufError, GgufHeader, GgufType, GgufValue, SafetensorsError, SafetensorsHeader,
+    },
 };
 
 // ----- writers --------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ mod clashing_names {
         norms: Vec<T>,
     }
 
-    impl<T: shapes::HasShape> Outer<T> {
+    impl<T: shapes::verify::HasShape> Outer<T> {
         #[shapes::check(self, where = "v >= 1")]
         fn rows(&self, #[shape("(n, d)")] x: &Shape) -> usize {
             x.dims()[0]
@@ -103,7 +103,7 @@ mod shadowed_primitives {
         fixed: [f32; 3],
     }
 
-    impl<T: shapes::HasShape> Layer<T> {
+    impl<T: shapes::verify::HasShape> Layer<T> {
         #[shapes::check(self, where = "n >= 1")]
         fn same(&self, #[shape("(n,)")] x: &Shape) -> Shape {
             x.clone()
@@ -158,7 +158,7 @@ mod no_prelude {
         last: Option<Layer<T>>,
     }
 
-    impl<T: ::shapes::HasShape> Layer<T> {
+    impl<T: ::shapes::verify::HasShape> Layer<T> {
         #[::shapes::check(self, where = "n >= 1")]
         fn width(&self, #[shape("(batch, n)")] x: &Shape) -> usize {
             x.dims()[1]

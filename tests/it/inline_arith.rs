@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use shapes::{Bindings, Plan, PlanNode, Shape, Shaped, check};
+use shapes::{Bindings, Plan, Shape, Shaped, check, verify::PlanNode};
 
 /// Every case of the straight-line code: solved from the left or the right of each operator,
 /// below zero in between, a floor division only known once its operand is, a power (left to
@@ -167,19 +167,19 @@ fn halves(#[shape("(h, w)")] x: &Shape) -> usize {
 
 #[test]
 fn checked_calls_agree_and_pass_on_the_fast_path() {
-    let before = shapes::__private::call_reports();
+    let before = shapes::__testing::call_reports();
     assert_eq!(windows(&Shape::from([2, 56, 28, 96])), 2);
     assert_eq!(halves(&Shape::from([3, 8])), 3);
     // 2 - 3 is below zero in between: fine.
     assert_eq!(conv(&Shape::from([2]), &Shape::from([2, 3, 1, 1])), 2);
-    assert_eq!(shapes::__private::call_reports(), before);
+    assert_eq!(shapes::__testing::call_reports(), before);
     #[cfg(not(shapes_no_checks))]
     {
         let e = std::panic::catch_unwind(|| windows(&Shape::from([2, 55, 28, 96])))
             .expect_err("55 is no multiple of 7");
         let text = e.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(text.contains("windows.x: axis 1"), "{text}");
-        assert_eq!(shapes::__private::call_reports(), before + 1);
+        assert_eq!(shapes::__testing::call_reports(), before + 1);
         let e = std::panic::catch_unwind(|| halves(&Shape::from([3, 7]))).expect_err("7 is odd");
         let text = e.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(

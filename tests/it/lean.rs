@@ -3,7 +3,7 @@
 //! whose shapes agree or not, with optional and listed layers, are verified both ways.
 
 use proptest::prelude::*;
-use shapes::__private::verify_general;
+use shapes::__testing::verify_general;
 use shapes::{Shape, Shaped};
 
 use crate::common::bert;

@@ -3,7 +3,7 @@
 //! (as `BertModel` names its parameters) and TinyLlama-1.1B (`LlamaForCausalLM`). The header
 //! carries no tensor data. Wrong checkpoints give the right errors.
 
-use shapes::{Bindings, Shaped, SourceOptions};
+use shapes::{Bindings, Shaped, verify::SourceOptions};
 
 use crate::common::bert::{self, hf::BertModel};
 use crate::common::llama::{self, LlamaForCausalLM};

@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use shapes::{Bindings, Plan, PlanNode, Shape, Shaped, SourceOptions};
+use shapes::{
+    Bindings, Plan, Shape, Shaped,
+    verify::{PlanNode, SourceOptions},
+};
 
 use crate::common::parity_model::Model;
 

@@ -3,7 +3,7 @@
 //! strings from §P5 of `tests/data/conformance/gorgonia_cases.md` (gorgonia's printer).
 
 use proptest::prelude::*;
-use shapes::{
+use shapes::expr::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec, parse,
     parse_pattern,
 };

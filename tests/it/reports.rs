@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 use std::error::Error;
 
-use shapes::{Bindings, Plan, PlanNode, Shape, ShapeErrorKind, Shaped, SourceOptions};
+use shapes::{
+    Bindings, Plan, Shape, ShapeErrorKind, Shaped,
+    verify::{PlanNode, SourceOptions},
+};
 
 type Src = BTreeMap<String, Shape>;
 
@@ -25,7 +28,7 @@ fn reads_like_display<E: Error + 'static>(e: E) -> String {
 
 #[test]
 fn debug_of_a_parse_error_is_its_message() {
-    let text = reads_like_display(shapes::parse("(a b)").unwrap_err());
+    let text = reads_like_display(shapes::expr::parse("(a b)").unwrap_err());
     assert!(text.starts_with("expected ',' or ')'"), "{text}");
 }
 
@@ -47,12 +50,12 @@ fn debug_of_a_broadcast_error_is_its_message() {
 
 #[test]
 fn debug_of_an_infer_error_and_its_kind_is_the_message() {
-    let f = shapes::parse("a -> a -> a").unwrap();
+    let f = shapes::expr::parse("a -> a -> a").unwrap();
     let args = [
-        shapes::parse("(2, 2)").unwrap(),
-        shapes::parse("(2, 3)").unwrap(),
+        shapes::expr::parse("(2, 2)").unwrap(),
+        shapes::expr::parse("(2, 3)").unwrap(),
     ];
-    let e = shapes::infer_app(&f, &args).unwrap_err();
+    let e = shapes::solve::infer_app(&f, &args).unwrap_err();
     reads_like_display(e.kind().clone());
     let text = reads_like_display(e);
     assert!(text.contains("2 ≠ 3"), "{text}");
@@ -61,22 +64,25 @@ fn debug_of_an_infer_error_and_its_kind_is_the_message() {
 #[test]
 fn debug_of_an_arith_failure_is_its_message() {
     assert_eq!(
-        reads_like_display(shapes::ArithFailure::DivisionByZero),
+        reads_like_display(shapes::expr::ArithFailure::DivisionByZero),
         "divides by zero"
     );
 }
 
 #[test]
 fn debug_of_header_errors_is_the_message() {
-    let text = reads_like_display(shapes::SafetensorsHeader::from_bytes(b"abc").unwrap_err());
+    let text =
+        reads_like_display(shapes::checkpoint::SafetensorsHeader::from_bytes(b"abc").unwrap_err());
     assert!(text.starts_with("not a safetensors file"), "{text}");
-    let text = reads_like_display(shapes::GgufHeader::from_bytes(b"GGML....").unwrap_err());
+    let text =
+        reads_like_display(shapes::checkpoint::GgufHeader::from_bytes(b"GGML....").unwrap_err());
     assert!(text.starts_with("not a GGUF file"), "{text}");
 }
 
 #[test]
 fn debug_of_a_plan_error_is_its_message() {
-    let e = shapes::Plan::build("M", &[shapes::PlanNode::tensor("w", "(a b)")], &[]).unwrap_err();
+    let e = shapes::Plan::build("M", &[shapes::verify::PlanNode::tensor("w", "(a b)")], &[])
+        .unwrap_err();
     assert!(reads_like_display(e).starts_with("w: expected"));
 }
 
@@ -504,7 +510,7 @@ fn two_hundred_thousand_unexpected_tensors_print_a_bounded_line() {
 #[test]
 fn a_3_mb_bad_pattern_prints_a_bounded_message() {
     let long = "a".repeat(3_000_000);
-    let err = shapes::parse(&format!("({long} b)")).unwrap_err();
+    let err = shapes::expr::parse(&format!("({long} b)")).unwrap_err();
     let text = err.to_string();
     assert!(text.len() < 400, "{} bytes", text.len());
     assert_eq!(err.offset(), 3_000_002);
@@ -517,7 +523,7 @@ fn a_3_mb_bad_pattern_prints_a_bounded_message() {
         "{text}"
     );
 
-    let err = shapes::parse(&format!("(a {long})")).unwrap_err();
+    let err = shapes::expr::parse(&format!("(a {long})")).unwrap_err();
     let text = err.to_string();
     assert!(text.len() < 400, "{} bytes", text.len());
     assert!(err.found().ends_with('…'), "{}", err.found());

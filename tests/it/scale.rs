@@ -3,7 +3,7 @@
 //! so that a debug build checks it quickly: it passes the built-in spec, and one transposed
 //! expert is named.
 
-use shapes::{Checkpoint, CheckpointFormat, Naming, Spec};
+use shapes::{Checkpoint, CheckpointFormat, Spec, spec::Naming};
 
 use crate::common::ckpt_files::TempDir;
 use crate::common::deepseek::{Layout, Typed};

@@ -6,8 +6,10 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 use shapes::{
-    Bindings, Expr, InferErrorKind, Plan, PlanNode, Shape, Shaped, check, parse, unify,
-    unify_partial,
+    Bindings, Plan, Shape, Shaped, check,
+    expr::{Expr, parse},
+    solve::{InferErrorKind, unify, unify_partial},
+    verify::PlanNode,
 };
 
 fn s<const N: usize>(dims: [usize; N]) -> Shape {
@@ -70,7 +72,7 @@ fn intermediates_may_go_below_zero_in_every_front_end() {
     ]);
     assert_eq!(plan.verify_source(&src).unwrap().get("h"), Some(2));
     let f = parse("(h, k, p, st) -> (((h - k + 2 * p) // st + 1),)").unwrap();
-    let out = shapes::infer_app(&f, &[parse("(2, 3, 1, 1)").unwrap()]).unwrap();
+    let out = shapes::solve::infer_app(&f, &[parse("(2, 3, 1, 1)").unwrap()]).unwrap();
     assert_eq!(out.to_string(), parse("(2,)").unwrap().to_string());
 
     // Only a dim's final value must be a size; the message quotes the last step.

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use shapes::{Checkpoint, Shape, ShapeErrorKind, Shaped, SourceOptions, Spec};
+use shapes::{Checkpoint, Shape, ShapeErrorKind, Shaped, Spec, verify::SourceOptions};
 
 use crate::common::ckpt_files::{TempDir, safetensors};
 
@@ -159,7 +159,7 @@ fn a_typo_inside_a_block_used_twice_is_still_used_once() {
 /// candle-transformers' BERT skips `embeddings.position_ids` and the pooler: its mirror
 /// passes a strict check of the real file with those two ignored, and no dummy fields.
 mod candle_bert {
-    use shapes::{Bindings, Shape, Shaped, SourceOptions};
+    use shapes::{Bindings, Shape, Shaped, verify::SourceOptions};
 
     use crate::common::bert::hf::{Layer, LayerNorm, bert_base_uncased};
     use crate::common::st_header;

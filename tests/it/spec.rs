@@ -2,7 +2,7 @@
 //! lookup as the command, and a report that stays short and safe whatever the checkpoint.
 
 use shapes::text::escape;
-use shapes::{Checkpoint, Naming, Plan, PlanNode, ShapeSource, Spec};
+use shapes::{Checkpoint, Plan, ShapeSource, Spec, spec::Naming, verify::PlanNode};
 
 use crate::common::ckpt_files::{TempDir, safetensors};
 

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use shapes::{
-    Bindings, FieldPath, Origin, SafetensorsHeader, Segment, Shape, ShapeErrorKind, Shaped,
-    SourceOptions,
+    Bindings, Shape, ShapeErrorKind, Shaped,
+    checkpoint::SafetensorsHeader,
+    verify::{FieldPath, Origin, Segment, SourceOptions},
 };
 
 use crate::common::st_header;

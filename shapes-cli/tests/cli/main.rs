@@ -71,8 +71,9 @@ fn the_fixture_matches_its_spec_with_the_config_bound() {
 #[test]
 fn a_corrupted_fixture_names_the_tensor() {
     let d = dir("fracast_corrupt");
-    let src = shapes::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
-        .expect("the fixture reads");
+    let src =
+        shapes::checkpoint::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
+            .expect("the fixture reads");
     let tensors: Tensors = src
         .tensors()
         .iter()
@@ -664,8 +665,9 @@ mod ckpt_files;
 #[test]
 fn npz_and_pytorch_copies_of_the_fixture_are_checked() {
     let d = dir("fracast_formats");
-    let header = shapes::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
-        .expect("the fixture reads");
+    let header =
+        shapes::checkpoint::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
+            .expect("the fixture reads");
     let tensors: Tensors = header
         .tensors()
         .iter()

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use shapes::{Bindings, SafetensorsHeader, Shape, Shaped, SourceOptions};
+use shapes::{Bindings, Shape, Shaped, checkpoint::SafetensorsHeader, verify::SourceOptions};
 
 use crate::support::{Tensors, dir, shapes, write_safetensors};
 

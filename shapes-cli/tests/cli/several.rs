@@ -181,8 +181,9 @@ fn json_of_several_paths_is_an_array_of_reports() {
 fn one_spec_file_checks_every_path_and_a_bad_one_stops_the_run_once() {
     // The fixture and a copy with one tensor's kernel widened, both against fracast.toml.
     let d = dir("several_spec");
-    let src = shapes::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
-        .expect("the fixture reads");
+    let src =
+        shapes::checkpoint::SafetensorsHeader::read_path(fracast("fracast_model.safetensors"))
+            .expect("the fixture reads");
     let tensors: Tensors = src
         .tensors()
         .iter()

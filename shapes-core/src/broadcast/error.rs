@@ -14,7 +14,7 @@ use crate::shape::Shape;
 /// error stays small on the success path.
 ///
 /// ```
-/// use shapes::{broadcast_shapes, BroadcastErrorKind};
+/// use shapes::{broadcast_shapes, broadcast::BroadcastErrorKind};
 ///
 /// let err = broadcast_shapes(&[[8, 4, 3].as_slice(), &[2, 1]]).unwrap_err();
 /// assert_eq!(
@@ -32,7 +32,7 @@ impl BroadcastError {
     /// What went wrong, with the shapes, axes and sizes involved.
     ///
     /// ```
-    /// use shapes::{broadcast_to, BroadcastErrorKind};
+    /// use shapes::broadcast::{broadcast_to, BroadcastErrorKind};
     /// let err = broadcast_to(&[2, 3], &[3]).unwrap_err();
     /// assert!(matches!(err.kind(), BroadcastErrorKind::RankTooLarge { .. }));
     /// ```
@@ -43,7 +43,7 @@ impl BroadcastError {
     /// The details, by value.
     ///
     /// ```
-    /// use shapes::{broadcast_shapes, BroadcastErrorKind};
+    /// use shapes::{broadcast_shapes, broadcast::BroadcastErrorKind};
     /// let err = broadcast_shapes(&[[2], [3]]).unwrap_err();
     /// assert!(matches!(err.into_kind(), BroadcastErrorKind::Incompatible { lhs_dim: 2, rhs_dim: 3, .. }));
     /// ```
@@ -100,7 +100,7 @@ pub enum BroadcastErrorKind {
         /// `rhs`'s size at the axis.
         rhs_dim: usize,
     },
-    /// The output buffer given to [`broadcast_shapes_into`](crate::broadcast_shapes_into) is
+    /// The output buffer given to [`broadcast_shapes_into`](crate::broadcast::broadcast_shapes_into) is
     /// shorter than the result's rank.
     OutputTooSmall {
         /// The rank of the result.
@@ -128,14 +128,14 @@ pub enum BroadcastErrorKind {
         /// The value.
         value: i64,
     },
-    /// [`broadcast_to`](crate::broadcast_to): `from` has more dims than `to`.
+    /// [`broadcast_to`](crate::broadcast::broadcast_to): `from` has more dims than `to`.
     RankTooLarge {
         /// The shape being broadcast.
         from: Shape,
         /// The target shape.
         to: Shape,
     },
-    /// [`broadcast_to`](crate::broadcast_to): a size of `from` is neither 1 nor the target's.
+    /// [`broadcast_to`](crate::broadcast::broadcast_to): a size of `from` is neither 1 nor the target's.
     NotBroadcastableTo {
         /// The shape being broadcast.
         from: Shape,
@@ -159,7 +159,7 @@ pub enum BroadcastErrorKind {
         /// Its size on the right.
         rhs_dim: usize,
     },
-    /// A [`NamedShape`](crate::NamedShape) was given the same name twice.
+    /// A [`NamedShape`](crate::broadcast::NamedShape) was given the same name twice.
     DuplicateName {
         /// The repeated name.
         name: String,

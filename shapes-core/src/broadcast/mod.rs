@@ -1,5 +1,8 @@
-//! The broadcasting family: numpy's N-ary rule, an allocation-free variant, `i64` shapes,
-//! one-directional `broadcast_to`, TBE's kernel refinement, and broadcasting by dim name.
+//! The broadcasting family: numpy's N-ary rule ([`broadcast_shapes`]), an allocation-free
+//! variant ([`broadcast_shapes_into`]), `i64` shapes ([`predict_broadcast_shape`]), the
+//! two-way test ([`are_broadcastable`]), one-directional [`broadcast_to`], TBE's kernel
+//! refinement ([`refine_shapes_for_broadcast`]), and broadcasting by dim name
+//! ([`NamedShape`], [`broadcast_named`], [`broadcast_missing_dimensions`]).
 
 mod error;
 mod named;

@@ -8,7 +8,7 @@ use crate::shape::Shape;
 /// A shape whose dims have names: ordered `(name, size)` pairs, each name at most once.
 ///
 /// ```
-/// use shapes::NamedShape;
+/// use shapes::broadcast::NamedShape;
 ///
 /// let s = NamedShape::new([("batch", 2), ("seq", 5)]).unwrap();
 /// assert_eq!(s.get("seq"), Some(5));
@@ -26,7 +26,7 @@ impl NamedShape {
     /// [`BroadcastErrorKind::DuplicateName`].
     ///
     /// ```
-    /// let s = shapes::NamedShape::new([("h", 4), ("w", 4)]).unwrap();
+    /// let s = shapes::broadcast::NamedShape::new([("h", 4), ("w", 4)]).unwrap();
     /// assert_eq!(s.len(), 2);
     /// ```
     pub fn new<I, N>(dims: I) -> Result<Self, BroadcastError>
@@ -52,7 +52,7 @@ impl NamedShape {
     /// The size of the dim called `name`.
     ///
     /// ```
-    /// let s = shapes::NamedShape::new([("c", 3)]).unwrap();
+    /// let s = shapes::broadcast::NamedShape::new([("c", 3)]).unwrap();
     /// assert_eq!(s.get("c"), Some(3));
     /// assert_eq!(s.get("h"), None);
     /// ```
@@ -63,7 +63,7 @@ impl NamedShape {
     /// The number of dims.
     ///
     /// ```
-    /// assert_eq!(shapes::NamedShape::default().len(), 0);
+    /// assert_eq!(shapes::broadcast::NamedShape::default().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
         self.dims.len()
@@ -72,7 +72,7 @@ impl NamedShape {
     /// Whether there are no dims (a scalar).
     ///
     /// ```
-    /// assert!(shapes::NamedShape::default().is_empty());
+    /// assert!(shapes::broadcast::NamedShape::default().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.dims.is_empty()
@@ -81,7 +81,7 @@ impl NamedShape {
     /// The `(name, size)` pairs in order.
     ///
     /// ```
-    /// let s = shapes::NamedShape::new([("a", 1)]).unwrap();
+    /// let s = shapes::broadcast::NamedShape::new([("a", 1)]).unwrap();
     /// assert_eq!(s.iter().next(), Some(("a", 1)));
     /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, usize)> + '_ {
@@ -91,7 +91,7 @@ impl NamedShape {
     /// The names in order.
     ///
     /// ```
-    /// let s = shapes::NamedShape::new([("a", 1), ("b", 2)]).unwrap();
+    /// let s = shapes::broadcast::NamedShape::new([("a", 1), ("b", 2)]).unwrap();
     /// assert_eq!(s.names().collect::<Vec<_>>(), ["a", "b"]);
     /// ```
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
@@ -101,7 +101,7 @@ impl NamedShape {
     /// The sizes in order, as a positional [`Shape`].
     ///
     /// ```
-    /// let s = shapes::NamedShape::new([("a", 1), ("b", 2)]).unwrap();
+    /// let s = shapes::broadcast::NamedShape::new([("a", 1), ("b", 2)]).unwrap();
     /// assert_eq!(s.shape(), [1, 2]);
     /// ```
     pub fn shape(&self) -> Shape {
@@ -149,7 +149,7 @@ pub enum NamedStrategy {
 /// [`BroadcastErrorKind::NameConflict`].
 ///
 /// ```
-/// use shapes::{broadcast_missing_dimensions, NamedShape};
+/// use shapes::broadcast::{broadcast_missing_dimensions, NamedShape};
 ///
 /// let a = NamedShape::new([("batch", 2), ("feature", 8)]).unwrap();
 /// let b = NamedShape::new([("feature", 8), ("head", 4)]).unwrap();
@@ -174,7 +174,7 @@ pub fn broadcast_missing_dimensions(
 /// [`NamedStrategy::StretchOnes`] a present size-1 dim also takes the other side's size.
 ///
 /// ```
-/// use shapes::{broadcast_named, NamedShape, NamedStrategy};
+/// use shapes::broadcast::{broadcast_named, NamedShape, NamedStrategy};
 ///
 /// let a = NamedShape::new([("batch", 2), ("feature", 1)]).unwrap();
 /// let b = NamedShape::new([("feature", 8)]).unwrap();

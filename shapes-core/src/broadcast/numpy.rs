@@ -40,7 +40,7 @@ pub fn broadcast_shapes<S: AsRef<[usize]>>(shapes: &[S]) -> Result<Shape, Broadc
 /// A buffer shorter than the result's rank is [`BroadcastErrorKind::OutputTooSmall`], never a panic.
 ///
 /// ```
-/// use shapes::broadcast_shapes_into;
+/// use shapes::broadcast::broadcast_shapes_into;
 ///
 /// let mut out = [0usize; 8];
 /// let rank = broadcast_shapes_into(&[[8, 1, 6, 1].as_slice(), &[7, 1, 5]], &mut out).unwrap();
@@ -121,7 +121,7 @@ fn mismatch<S: AsRef<[usize]>>(shapes: &[S], rank: usize) -> BroadcastError {
 /// A negative dim is [`BroadcastErrorKind::NegativeDim`], naming the shape, the axis and the value.
 ///
 /// ```
-/// use shapes::predict_broadcast_shape;
+/// use shapes::broadcast::predict_broadcast_shape;
 ///
 /// assert_eq!(predict_broadcast_shape(&[2, 1, 4], &[3, 1]).unwrap(), [2, 3, 4]);
 /// let err = predict_broadcast_shape(&[2, -1], &[2, 1]).unwrap_err();
@@ -158,7 +158,7 @@ fn to_usize_dims(dims: &[i64], input: usize) -> Result<Shape, BroadcastError> {
 /// (to `(3, 3)`), and so do `(2, 3)` and `()`.
 ///
 /// ```
-/// use shapes::are_broadcastable;
+/// use shapes::broadcast::are_broadcastable;
 ///
 /// assert!(are_broadcastable(&[2, 3], &[]).is_ok());
 /// assert!(are_broadcastable(&[3], &[3, 1]).is_ok());
@@ -183,7 +183,7 @@ pub fn are_broadcastable(a: &[usize], b: &[usize]) -> Result<(), BroadcastError>
 /// `(0,)` but `(0,)` does not go to `(1,)`.
 ///
 /// ```
-/// use shapes::broadcast_to;
+/// use shapes::broadcast::broadcast_to;
 ///
 /// assert!(broadcast_to(&[3, 1], &[2, 3, 4]).is_ok());
 /// assert!(broadcast_to(&[1], &[0]).is_ok());

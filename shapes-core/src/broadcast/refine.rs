@@ -31,7 +31,7 @@ enum Kind {
 /// apart rather than wrap.
 ///
 /// ```
-/// use shapes::refine_shapes_for_broadcast;
+/// use shapes::broadcast::refine_shapes_for_broadcast;
 ///
 /// let (a, b) = refine_shapes_for_broadcast(&[1, 2, 3, 4, 1, 5, 6, 7], &[2, 1, 1, 2, 1, 6, 7]).unwrap();
 /// assert_eq!(a, [2, 12, 1, 5, 42]);

@@ -26,7 +26,7 @@ pub(crate) const fn int(n: usize) -> Int {
 /// Why an arithmetic step on sizes has no value.
 ///
 /// ```
-/// use shapes::{infer_app, parse, ArithFailure, InferErrorKind};
+/// use shapes::{solve::{infer_app, InferErrorKind}, expr::{parse, ArithFailure}};
 ///
 /// let f = parse("(a, b) -> (a // b,)").unwrap();
 /// let err = infer_app(&f, &[parse("(7, 0)").unwrap()]).unwrap_err();
@@ -206,7 +206,7 @@ impl ArithOp {
     /// may go below zero: only the final value must be a size.
     ///
     /// ```
-    /// use shapes::ArithOp;
+    /// use shapes::expr::ArithOp;
     /// assert_eq!(ArithOp::Div.apply(3072, 4), Some(768));
     /// assert_eq!(ArithOp::Div.apply(10, 4), None);
     /// assert_eq!(ArithOp::FloorDiv.apply(10, 4), Some(2));
@@ -257,7 +257,7 @@ impl ArithOp {
     /// The operator as written: `ascii` picks `*` and `//` over `×` and `÷`.
     ///
     /// ```
-    /// use shapes::ArithOp;
+    /// use shapes::expr::ArithOp;
     /// assert_eq!(ArithOp::Mul.symbol(false), "×");
     /// assert_eq!(ArithOp::FloorDiv.symbol(true), "//");
     /// ```
@@ -280,7 +280,7 @@ impl ArithOp {
     /// see [`invert`](Self::invert) for `x // 1`).
     ///
     /// ```
-    /// use shapes::ArithOp;
+    /// use shapes::expr::ArithOp;
     /// use shapes::__private::Side;
     /// assert!(ArithOp::Mul.invertible(Side::Right));
     /// assert!(!ArithOp::FloorDiv.invertible(Side::Left));
@@ -372,7 +372,7 @@ pub mod generated {
     ///
     /// ```
     /// use shapes::__private::arith::step;
-    /// use shapes::ArithOp;
+    /// use shapes::expr::ArithOp;
     /// assert_eq!(step(ArithOp::Sub, 2, 3), Some(-1));
     /// assert_eq!(step(ArithOp::Div, 10, 4), None);
     /// ```
@@ -398,7 +398,7 @@ pub mod generated {
     ///
     /// ```
     /// use shapes::__private::{Side, arith::undo};
-    /// use shapes::ArithOp;
+    /// use shapes::expr::ArithOp;
     /// assert_eq!(undo(ArithOp::Mul, Side::Left, 7, 56, true), Some(8));
     /// assert_eq!(undo(ArithOp::Mul, Side::Left, 7, 55, true), None);
     /// ```

@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// Cheap to clone (a shared string), compared by content.
 ///
 /// ```
-/// use shapes::Name;
+/// use shapes::expr::Name;
 /// let n = Name::new("d_model");
 /// assert_eq!(n.as_str(), "d_model");
 /// assert_eq!(n.to_string(), "d_model");
@@ -28,7 +28,7 @@ impl Name {
     /// built by hand is printed as given.
     ///
     /// ```
-    /// assert_eq!(shapes::Name::new("x").as_str(), "x");
+    /// assert_eq!(shapes::expr::Name::new("x").as_str(), "x");
     /// ```
     pub fn new(name: &str) -> Self {
         Name(Arc::from(name))
@@ -37,7 +37,7 @@ impl Name {
     /// The name as a string slice.
     ///
     /// ```
-    /// assert_eq!(shapes::Name::new("heads").as_str(), "heads");
+    /// assert_eq!(shapes::expr::Name::new("heads").as_str(), "heads");
     /// ```
     pub fn as_str(&self) -> &str {
         &self.0
@@ -99,7 +99,7 @@ impl ArithOp {
     /// Binding strength: `+ -` are 1, `* / // %` are 2. All are left-associative.
     ///
     /// ```
-    /// use shapes::ArithOp;
+    /// use shapes::expr::ArithOp;
     /// assert!(ArithOp::Mul.precedence() > ArithOp::Add.precedence());
     /// ```
     pub fn precedence(self) -> u8 {
@@ -157,7 +157,7 @@ impl Pattern {
     /// A pattern of the given items.
     ///
     /// ```
-    /// use shapes::{Item, Pattern, DimExpr};
+    /// use shapes::expr::{Item, Pattern, DimExpr};
     /// let p = Pattern::new(vec![Item::Dim(DimExpr::Lit(2)), Item::Any]);
     /// assert_eq!(p.items.len(), 2);
     /// ```
@@ -168,7 +168,7 @@ impl Pattern {
     /// The concrete shape, when every item is a literal dim.
     ///
     /// ```
-    /// use shapes::{DimExpr, Item, Name, Pattern, Shape};
+    /// use shapes::{Shape, expr::{DimExpr, Item, Name, Pattern}};
     /// let p = Pattern::from(&[2usize, 3][..]);
     /// assert_eq!(p.as_concrete(), Some(Shape::from([2, 3])));
     /// let q = Pattern::new(vec![Item::Dim(DimExpr::Var(Name::new("n")))]);
@@ -243,7 +243,7 @@ impl CmpOp {
     /// The operator as written: `ascii` picks `!=`, `<=` and `>=` over `≠`, `≤` and `≥`.
     ///
     /// ```
-    /// use shapes::CmpOp;
+    /// use shapes::expr::CmpOp;
     /// assert_eq!(CmpOp::Le.symbol(false), "≤");
     /// assert_eq!(CmpOp::Le.symbol(true), "<=");
     /// assert_eq!(CmpOp::Eq.symbol(true), "=");
@@ -265,7 +265,7 @@ impl CmpOp {
     /// Whether `a op b` holds.
     ///
     /// ```
-    /// use shapes::CmpOp;
+    /// use shapes::expr::CmpOp;
     /// assert!(CmpOp::Le.holds(3, 3));
     /// assert!(!CmpOp::Ne.holds(3, 3));
     /// ```
@@ -343,7 +343,7 @@ impl Expr {
     /// An arrow `from → to`.
     ///
     /// ```
-    /// use shapes::{Expr, Name};
+    /// use shapes::expr::{Expr, Name};
     /// let f = Expr::arrow(Expr::Var(Name::new("a")), Expr::Var(Name::new("a")));
     /// assert!(matches!(f, Expr::Arrow(..)));
     /// ```
@@ -354,7 +354,7 @@ impl Expr {
     /// A concrete shape as an expression.
     ///
     /// ```
-    /// let e = shapes::Expr::shape(&[2, 3]);
+    /// let e = shapes::expr::Expr::shape(&[2, 3]);
     /// assert_eq!(e.as_shape(), Some(shapes::Shape::from([2, 3])));
     /// ```
     pub fn shape(dims: &[usize]) -> Expr {
@@ -364,7 +364,7 @@ impl Expr {
     /// The concrete shape, when this is a pattern of literal dims.
     ///
     /// ```
-    /// assert_eq!(shapes::Expr::shape(&[4]).as_shape(), Some(shapes::Shape::from([4])));
+    /// assert_eq!(shapes::expr::Expr::shape(&[4]).as_shape(), Some(shapes::Shape::from([4])));
     /// ```
     pub fn as_shape(&self) -> Option<crate::shape::Shape> {
         match self {

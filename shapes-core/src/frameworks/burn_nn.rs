@@ -16,7 +16,7 @@ use crate::source::HasShape;
 /// ```
 /// use burn_core::module::Param;
 /// use burn_tensor::Tensor;
-/// use shapes::{HasShape, Shaped};
+/// use shapes::{Shaped, verify::HasShape};
 ///
 /// #[derive(Shaped)]
 /// struct Scale {

@@ -4,7 +4,7 @@
 //! [table of variables](super)), a `#[shapes::check]` function may return
 //! `candle_core::Result` (a mismatch becomes a `candle_core::Error`), and candle's open
 //! safetensors files are a [`ShapeSource`](crate::ShapeSource) through
-//! [`ShapeIndex`](crate::ShapeIndex).
+//! [`ShapeIndex`](crate::checkpoint::ShapeIndex).
 //!
 //! The whole path, on a model as a candle user writes it:
 //!
@@ -13,7 +13,7 @@
 //!
 //! use candle_core::{DType, Device, Module, Tensor};
 //! use candle_nn::{LayerNorm, Linear, VarBuilder};
-//! use shapes::{ShapeIndex, ShapeSource, Shaped};
+//! use shapes::{ShapeSource, Shaped, checkpoint::ShapeIndex};
 //!
 //! #[derive(Shaped)]
 //! struct SelfAttention {

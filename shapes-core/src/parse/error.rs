@@ -10,7 +10,7 @@ use std::fmt;
 /// input on each side of the caret, and of the token found, marking each cut with `…`.
 ///
 /// ```
-/// let err = shapes::parse("(a b)").unwrap_err();
+/// let err = shapes::expr::parse("(a b)").unwrap_err();
 /// assert_eq!(err.offset(), 3);
 /// assert_eq!(err.found(), "'b'");
 /// assert_eq!(err.expected(), "',' or ')'");
@@ -38,7 +38,7 @@ impl ParseError {
     /// The byte offset in the input where parsing failed (the input's length at its end).
     ///
     /// ```
-    /// assert_eq!(shapes::parse("(a,,b)").unwrap_err().offset(), 3);
+    /// assert_eq!(shapes::expr::parse("(a,,b)").unwrap_err().offset(), 3);
     /// ```
     pub fn offset(&self) -> usize {
         self.offset
@@ -48,7 +48,7 @@ impl ParseError {
     /// `end of input`.
     ///
     /// ```
-    /// assert_eq!(shapes::parse("(a, b").unwrap_err().found(), "end of input");
+    /// assert_eq!(shapes::expr::parse("(a, b").unwrap_err().found(), "end of input");
     /// ```
     pub fn found(&self) -> &str {
         &self.found
@@ -57,7 +57,7 @@ impl ParseError {
     /// What the parser expected there, in words: `',' or ')'`, `a size`, `end of input`, ….
     ///
     /// ```
-    /// assert_eq!(shapes::parse("(a, b) x").unwrap_err().expected(), "end of input");
+    /// assert_eq!(shapes::expr::parse("(a, b) x").unwrap_err().expected(), "end of input");
     /// ```
     pub fn expected(&self) -> &str {
         &self.expected
@@ -66,7 +66,7 @@ impl ParseError {
     /// The input that failed to parse.
     ///
     /// ```
-    /// assert_eq!(shapes::parse("(a @ b)").unwrap_err().input(), "(a @ b)");
+    /// assert_eq!(shapes::expr::parse("(a @ b)").unwrap_err().input(), "(a @ b)");
     /// ```
     pub fn input(&self) -> &str {
         &self.input
@@ -76,7 +76,7 @@ impl ParseError {
     /// `expected ',' or ')', found 'b' at byte 3`.
     ///
     /// ```
-    /// let err = shapes::parse("(a / 0)").unwrap_err();
+    /// let err = shapes::expr::parse("(a / 0)").unwrap_err();
     /// assert_eq!(err.message(), "expected a non-zero divisor, found '0' at byte 5");
     /// ```
     pub fn message(&self) -> String {
@@ -116,9 +116,9 @@ fn shorten(s: String) -> String {
 /// side of the spot.
 ///
 /// ```
-/// assert_eq!(shapes::__private::caret("heads >= 12", 7), "\n  heads >= 12\n         ^");
+/// assert_eq!(shapes::__testing::caret("heads >= 12", 7), "\n  heads >= 12\n         ^");
 /// let long = format!("({})", "a, ".repeat(1000));
-/// assert!(shapes::__private::caret(&long, 1500).len() < 300);
+/// assert!(shapes::__testing::caret(&long, 1500).len() < 300);
 /// ```
 #[doc(hidden)]
 pub fn caret(input: &str, offset: usize) -> String {

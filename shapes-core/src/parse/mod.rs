@@ -20,7 +20,7 @@ use crate::expr::{CmpOp, DimExpr, Expr, Pattern};
 /// the whole input must be one expression: trailing input is an error.
 ///
 /// ```
-/// use shapes::{parse, Expr, Name, Pattern, Item, DimExpr};
+/// use shapes::expr::{parse, Expr, Name, Pattern, Item, DimExpr};
 ///
 /// let matmul = parse("(a, b) -> (b, c) -> (a, c)").unwrap();
 /// assert_eq!(matmul.to_string(), "(a, b) → (b, c) → (a, c)");
@@ -39,7 +39,7 @@ pub fn parse(input: &str) -> Result<Expr, ParseError> {
 /// Parses a pattern `( item, … )` and nothing else: what `#[shape("…")]` accepts.
 ///
 /// ```
-/// use shapes::{parse_pattern, Item, Name};
+/// use shapes::expr::{parse_pattern, Item, Name};
 ///
 /// let p = parse_pattern("(*batch, seq, heads * head_dim)").unwrap();
 /// assert_eq!(p.items.len(), 3);
@@ -61,7 +61,8 @@ pub fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
 /// is a byte offset in `input`. For the derive's `where` clauses; not a public API.
 ///
 /// ```
-/// use shapes::__private::{parse_equation, CmpOp};
+/// use shapes::expr::CmpOp;
+/// use shapes::__testing::parse_equation;
 ///
 /// let (lhs, op, rhs, at) = parse_equation("heads * head_dim = d_model").unwrap();
 /// assert_eq!(lhs.to_string(), "heads × head_dim");
@@ -124,7 +125,7 @@ impl FromStr for Expr {
     /// The same as [`parse`].
     ///
     /// ```
-    /// let e: shapes::Expr = "{ a -> b -> b | (prod a = prod b) }".parse().unwrap();
+    /// let e: shapes::expr::Expr = "{ a -> b -> b | (prod a = prod b) }".parse().unwrap();
     /// assert_eq!(e.to_string(), "{ a → b → b | (Π a = Π b) }");
     /// ```
     fn from_str(input: &str) -> Result<Self, Self::Err> {
@@ -138,7 +139,7 @@ impl FromStr for Pattern {
     /// The same as [`parse_pattern`].
     ///
     /// ```
-    /// let p: shapes::Pattern = "(a, #b, ...)".parse().unwrap();
+    /// let p: shapes::expr::Pattern = "(a, #b, ...)".parse().unwrap();
     /// assert_eq!(format!("{p:#}"), "(a, #b, ...)");
     /// ```
     fn from_str(input: &str) -> Result<Self, Self::Err> {

@@ -10,7 +10,7 @@ use crate::expr::{ArithFailure, Name};
 /// What went wrong, without the argument context (see [`InferError`]).
 ///
 /// ```
-/// use shapes::{infer_app, parse, InferErrorKind};
+/// use shapes::{solve::{infer_app, InferErrorKind}, expr::parse};
 ///
 /// let matmul = parse("(a, b) -> (b, c) -> (a, c)").unwrap();
 /// let err = infer_app(&matmul, &[parse("(2, 3)").unwrap(), parse("(4, 5)").unwrap()]).unwrap_err();
@@ -65,9 +65,9 @@ pub enum InferErrorKind {
         /// The expression containing it.
         expr: String,
     },
-    /// [`unify`](crate::unify) cannot decide these constraints from the two sides alone:
+    /// [`unify`](crate::solve::unify) cannot decide these constraints from the two sides alone:
     /// more than one unknown (`a × b = 6`) or a rounding operator (`h // 2 = 5`). Bind more
-    /// variables, or take them with [`unify_partial`](crate::unify_partial).
+    /// variables, or take them with [`unify_partial`](crate::solve::unify_partial).
     #[error("cannot decide {constraints} from the two sides alone")]
     Undecided {
         /// The constraints, printed, joined by `, `.
@@ -126,20 +126,20 @@ pub enum InferErrorKind {
     },
     /// Solving would build a term (a variable's value, or an expression with the values of
     /// its variables written in) of more than
-    /// [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes, as
+    /// [`Substitution::MAX_TERM_NODES`](crate::solve::Substitution::MAX_TERM_NODES) nodes, as
     /// equations whose solutions grow exponentially do.
     #[error("the solution's terms grow past {limit} nodes")]
     TermTooLarge {
-        /// The limit: [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES).
+        /// The limit: [`Substitution::MAX_TERM_NODES`](crate::solve::Substitution::MAX_TERM_NODES).
         limit: usize,
     },
     /// Solving would build a term nested more than
-    /// [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH) levels deep, as
+    /// [`Substitution::MAX_TERM_DEPTH`](crate::solve::Substitution::MAX_TERM_DEPTH) levels deep, as
     /// chains of equations each defining a variable by the next do. The recursive walks over
     /// terms (evaluation, printing, `Drop`) stay far from the end of a thread's stack.
     #[error("the solution's terms nest deeper than {limit} levels")]
     TermTooDeep {
-        /// The limit: [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH).
+        /// The limit: [`Substitution::MAX_TERM_DEPTH`](crate::solve::Substitution::MAX_TERM_DEPTH).
         limit: usize,
     },
     /// More arguments than the function has arrows.
@@ -158,12 +158,12 @@ pub enum InferErrorKind {
     },
 }
 
-/// The error of [`infer_app`](crate::infer_app), [`unify`](crate::unify) and
-/// [`Expr::eval`](crate::Expr::eval): what went wrong and, in an application, which argument
+/// The error of [`infer_app`](crate::solve::infer_app), [`unify`](crate::solve::unify) and
+/// [`Expr::eval`](crate::expr::Expr::eval): what went wrong and, in an application, which argument
 /// did not fit which parameter.
 ///
 /// ```
-/// use shapes::{infer_app, parse};
+/// use shapes::{solve::infer_app, expr::parse};
 ///
 /// let add = parse("a -> a -> a").unwrap();
 /// let err = infer_app(&add, &[parse("(2, 2)").unwrap(), parse("(2, 3)").unwrap()]).unwrap_err();
@@ -204,7 +204,7 @@ impl InferError {
     /// What went wrong.
     ///
     /// ```
-    /// use shapes::{infer_app, parse, InferErrorKind};
+    /// use shapes::{solve::{infer_app, InferErrorKind}, expr::parse};
     /// let err = infer_app(&parse("a -> a").unwrap(), &[parse("()").unwrap(), parse("()").unwrap()])
     ///     .unwrap_err();
     /// assert_eq!(err.kind(), &InferErrorKind::TooManyArguments { arity: 1, given: 2 });
@@ -217,7 +217,7 @@ impl InferError {
     /// unifying an argument with its parameter or checking a constraint after it.
     ///
     /// ```
-    /// use shapes::{infer_app, parse};
+    /// use shapes::{solve::infer_app, expr::parse};
     /// let err = infer_app(&parse("(a, a) -> ()").unwrap(), &[parse("(3, 4)").unwrap()]).unwrap_err();
     /// assert_eq!(err.argument(), Some(0));
     /// ```

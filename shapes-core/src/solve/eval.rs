@@ -75,7 +75,7 @@ fn bin_value(
 }
 
 /// A size variable's value.
-fn var_dim(d: &DimExpr, n: &crate::Name, s: &Substitution) -> Result<DimExpr, InferError> {
+fn var_dim(d: &DimExpr, n: &crate::expr::Name, s: &Substitution) -> Result<DimExpr, InferError> {
     match s.lookup(n) {
         None => Ok(d.clone()),
         Some(Term::Dim(v)) => Ok(v.clone()),
@@ -147,7 +147,7 @@ fn index_value(e: &Expr, i: isize, s: &Substitution) -> Result<DimExpr, InferErr
     }
 }
 
-fn not_a_dim<T>(n: &crate::Name, s: &Substitution) -> Result<T, InferError> {
+fn not_a_dim<T>(n: &crate::expr::Name, s: &Substitution) -> Result<T, InferError> {
     err(InferErrorKind::NotADim {
         var: n.clone(),
         value: s.lookup(n).map(|t| t.to_string()).unwrap_or_default(),
@@ -276,7 +276,7 @@ fn pattern_value(p: &Pattern, s: &Substitution) -> Result<Pattern, InferError> {
 fn splice(
     items: &mut Vec<Item>,
     item: &Item,
-    n: &crate::Name,
+    n: &crate::expr::Name,
     s: &Substitution,
 ) -> Result<(), InferError> {
     match s.lookup(n) {
@@ -656,7 +656,7 @@ impl Expr {
     /// depends on a variable stays symbolic.
     ///
     /// ```
-    /// use shapes::parse;
+    /// use shapes::expr::parse;
     /// let e = |s: &str| parse(s).unwrap().eval().unwrap().to_string();
     /// assert_eq!(e("T⁽¹ ⁰⁾ (1, 1 + 2)"), "(3, 1)");
     /// assert_eq!(e("(5,)[0:5:2]"), "(3,)");
@@ -668,7 +668,7 @@ impl Expr {
     ///
     /// A product or sum of symbolic dims is a chain as long as the rank (`Π (a, b, c)` is
     /// `a × b × c`): one nesting deeper than
-    /// [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH) is an error.
+    /// [`Substitution::MAX_TERM_DEPTH`](crate::solve::Substitution::MAX_TERM_DEPTH) is an error.
     pub fn eval(&self) -> Result<Expr, InferError> {
         eval_expr(self, &Substitution::new())
     }

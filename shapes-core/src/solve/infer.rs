@@ -47,12 +47,12 @@ fn split(e: Cow<'_, Expr>) -> Step<'_> {
 /// - fewer arguments than arrows is partial application (the result is a function); more is
 ///   an error, as is applying something that is not an arrow. With no arguments, `f` is
 ///   returned unchanged;
-/// - terms are limited as in [`unify`](crate::unify): none grows past
-///   [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes or nests
-///   deeper than [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH).
+/// - terms are limited as in [`unify`](crate::solve::unify): none grows past
+///   [`Substitution::MAX_TERM_NODES`](crate::solve::Substitution::MAX_TERM_NODES) nodes or nests
+///   deeper than [`Substitution::MAX_TERM_DEPTH`](crate::solve::Substitution::MAX_TERM_DEPTH).
 ///
 /// ```
-/// use shapes::{infer_app, parse};
+/// use shapes::{solve::infer_app, expr::parse};
 /// let e = |s: &str| parse(s).unwrap();
 ///
 /// let matmul = e("(a, b) -> (b, c) -> (a, c)");
@@ -134,7 +134,7 @@ impl Expr {
     /// The same as [`infer_app`]`(self, args)`.
     ///
     /// ```
-    /// use shapes::parse;
+    /// use shapes::expr::parse;
     /// let add = parse("a -> a -> a").unwrap();
     /// let out = add.infer_app(&[parse("(2, 3)").unwrap(), parse("(2, 3)").unwrap()]).unwrap();
     /// assert_eq!(out.to_string(), "(2, 3)");

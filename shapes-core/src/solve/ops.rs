@@ -72,7 +72,7 @@ pub(crate) fn slice_axis(
 /// their axes.
 ///
 /// ```
-/// use shapes::{ops, SliceSpec, Shape};
+/// use shapes::{Shape, solve::ops, expr::SliceSpec};
 /// let r = |start, end, step| SliceSpec::Range { start, end, step };
 /// assert_eq!(ops::slice(&[5], &[r(Some(0), Some(5), Some(2))]).unwrap(), Shape::from([3]));
 /// assert_eq!(ops::slice(&[5, 3, 4], &[r(Some(0), Some(2), None), SliceSpec::Index(1)]).unwrap(),
@@ -149,7 +149,7 @@ pub(crate) fn check_permutation(axes: &[usize], rank: usize) -> Result<(), Infer
 /// permutation is not an error.
 ///
 /// ```
-/// use shapes::ops;
+/// use shapes::solve::ops;
 /// assert_eq!(ops::permute(&[2, 1, 3, 4, 0], &[1, 2, 3, 4, 5]).unwrap(), [3, 2, 4, 5, 1]);
 /// assert_eq!(ops::permute(&[1, 0], &["a", "world"]).unwrap(), ["world", "a"]);
 /// assert!(ops::permute(&[1, 1], &[3, 2]).is_err());
@@ -163,7 +163,7 @@ pub fn permute<T: Clone>(axes: &[usize], items: &[T]) -> Result<Vec<T>, InferErr
 /// The shape of numpy's `x.transpose(axes)`.
 ///
 /// ```
-/// use shapes::{ops, Shape};
+/// use shapes::{Shape, solve::ops};
 /// assert_eq!(ops::transpose(&[2, 3, 4], &[2, 0, 1]).unwrap(), Shape::from([4, 2, 3]));
 /// assert!(ops::transpose(&[2, 3], &[0, 0]).is_err());
 /// ```
@@ -177,7 +177,7 @@ pub fn transpose(shape: &[usize], axes: &[usize]) -> Result<Shape, InferError> {
 /// or along every axis, which gives a scalar.
 ///
 /// ```
-/// use shapes::{ops, Axis, Shape};
+/// use shapes::{Shape, solve::ops, expr::Axis};
 /// assert_eq!(ops::reduce(&[2, 3], Axis::One(1)).unwrap(), Shape::from([2]));
 /// assert_eq!(ops::reduce(&[2, 3], Axis::All).unwrap(), Shape::scalar());
 /// assert!(ops::reduce(&[2, 3, 4], Axis::One(3)).is_err());
@@ -211,7 +211,7 @@ pub(crate) fn check_axis(op: &'static str, axis: usize, rank: usize) -> Result<(
 /// The most repeat counts [`repeat`] writes out: 2²⁴ (128 MiB of `usize` on a 64-bit
 /// target). One count given for an axis longer than this is an error naming the limit,
 /// rather than an allocation sized by a dim. The shape alone is never limited: the solver
-/// ([`infer_app`](crate::infer_app) on `Repeat⁰{[2]} a`) computes it without writing the
+/// ([`infer_app`](crate::solve::infer_app) on `Repeat⁰{[2]} a`) computes it without writing the
 /// counts out.
 pub const MAX_REPEAT_COUNTS: usize = 1 << 24;
 
@@ -225,7 +225,7 @@ pub const MAX_REPEAT_COUNTS: usize = 1 << 24;
 /// result is an error too.
 ///
 /// ```
-/// use shapes::{ops, Axis, Shape};
+/// use shapes::{Shape, solve::ops, expr::Axis};
 /// assert_eq!(ops::repeat(&[2, 3], Axis::One(0), &[3]).unwrap(), (Shape::from([6, 3]), vec![3, 3]));
 /// assert_eq!(ops::repeat(&[2, 3, 2], Axis::One(1), &[1, 2, 1]).unwrap().0, Shape::from([2, 4, 2]));
 /// assert_eq!(ops::repeat(&[2, 3, 2], Axis::All, &[2]).unwrap().0, Shape::from([24]));
@@ -322,7 +322,7 @@ pub(crate) fn repeat_shape(
 /// the axis. With [`Axis::All`] each is flattened first (numpy's `axis=None`).
 ///
 /// ```
-/// use shapes::{ops, Axis, Shape};
+/// use shapes::{Shape, solve::ops, expr::Axis};
 /// assert_eq!(ops::concat(Axis::One(0), &[&[2, 2], &[2, 2], &[2, 2]]).unwrap(), Shape::from([6, 2]));
 /// assert_eq!(ops::concat(Axis::One(1), &[&[2, 3], &[2, 5]]).unwrap(), Shape::from([2, 8]));
 /// assert!(ops::concat(Axis::One(0), &[&[2, 2], &[2, 3]]).is_err());
@@ -384,7 +384,7 @@ fn overflow_err(op: &'static str) -> InferError {
 /// of a rank-2 row or column vector are ignored (`(2,)` ≈ `(2, 1)` ≈ `(1, 2)`).
 ///
 /// ```
-/// use shapes::ops::vector_eq;
+/// use shapes::solve::ops::vector_eq;
 /// assert!(vector_eq(&[2], &[2, 1]));
 /// assert!(vector_eq(&[1, 2], &[2]));
 /// assert!(!vector_eq(&[2, 1], &[1, 2]));
@@ -411,8 +411,8 @@ pub fn vector_eq(a: &[usize], b: &[usize]) -> bool {
 /// Rank 0.
 ///
 /// ```
-/// assert!(shapes::ops::is_scalar(&[]));
-/// assert!(!shapes::ops::is_scalar(&[1]));
+/// assert!(shapes::solve::ops::is_scalar(&[]));
+/// assert!(!shapes::solve::ops::is_scalar(&[1]));
 /// ```
 pub fn is_scalar(s: &[usize]) -> bool {
     s.is_empty()
@@ -421,7 +421,7 @@ pub fn is_scalar(s: &[usize]) -> bool {
 /// One element or none: rank 0, every dim 0, or a product of 1.
 ///
 /// ```
-/// use shapes::ops::is_scalar_equiv;
+/// use shapes::solve::ops::is_scalar_equiv;
 /// assert!(is_scalar_equiv(&[1, 1, 1]));
 /// assert!(is_scalar_equiv(&[0, 0, 0]));
 /// assert!(!is_scalar_equiv(&[1, 2, 0, 3]));
@@ -433,8 +433,8 @@ pub fn is_scalar_equiv(s: &[usize]) -> bool {
 /// A column vector: rank 2, one column, more than one row.
 ///
 /// ```
-/// assert!(shapes::ops::is_col_vec(&[2, 1]));
-/// assert!(!shapes::ops::is_col_vec(&[1, 1]));
+/// assert!(shapes::solve::ops::is_col_vec(&[2, 1]));
+/// assert!(!shapes::solve::ops::is_col_vec(&[1, 1]));
 /// ```
 pub fn is_col_vec(s: &[usize]) -> bool {
     matches!(*s, [r, 1] if r > 1)
@@ -443,8 +443,8 @@ pub fn is_col_vec(s: &[usize]) -> bool {
 /// A row vector: rank 2, one row, more than one column.
 ///
 /// ```
-/// assert!(shapes::ops::is_row_vec(&[1, 2]));
-/// assert!(!shapes::ops::is_row_vec(&[2, 1]));
+/// assert!(shapes::solve::ops::is_row_vec(&[1, 2]));
+/// assert!(!shapes::solve::ops::is_row_vec(&[2, 1]));
 /// ```
 pub fn is_row_vec(s: &[usize]) -> bool {
     matches!(*s, [1, c] if c > 1)
@@ -453,9 +453,9 @@ pub fn is_row_vec(s: &[usize]) -> bool {
 /// Rank 1, or a row or column vector.
 ///
 /// ```
-/// assert!(shapes::ops::is_vector(&[2]));
-/// assert!(shapes::ops::is_vector(&[1, 2]));
-/// assert!(!shapes::ops::is_vector(&[1, 1]));
+/// assert!(shapes::solve::ops::is_vector(&[2]));
+/// assert!(shapes::solve::ops::is_vector(&[1, 2]));
+/// assert!(!shapes::solve::ops::is_vector(&[1, 1]));
 /// ```
 pub fn is_vector(s: &[usize]) -> bool {
     s.len() == 1 || is_col_vec(s) || is_row_vec(s)
@@ -464,9 +464,9 @@ pub fn is_vector(s: &[usize]) -> bool {
 /// At most one dim differs from 1 (and nothing is empty).
 ///
 /// ```
-/// assert!(shapes::ops::is_vector_like(&[1, 5, 1]));
-/// assert!(!shapes::ops::is_vector_like(&[2, 2]));
-/// assert!(!shapes::ops::is_vector_like(&[0, 0]));
+/// assert!(shapes::solve::ops::is_vector_like(&[1, 5, 1]));
+/// assert!(!shapes::solve::ops::is_vector_like(&[2, 2]));
+/// assert!(!shapes::solve::ops::is_vector_like(&[0, 0]));
 /// ```
 pub fn is_vector_like(s: &[usize]) -> bool {
     s.iter().all(|&d| d != 0) && s.iter().filter(|&&d| d != 1).count() <= 1
@@ -475,8 +475,8 @@ pub fn is_vector_like(s: &[usize]) -> bool {
 /// Rank 2.
 ///
 /// ```
-/// assert!(shapes::ops::is_matrix(&[2, 1]));
-/// assert!(!shapes::ops::is_matrix(&[2]));
+/// assert!(shapes::solve::ops::is_matrix(&[2, 1]));
+/// assert!(!shapes::solve::ops::is_matrix(&[2]));
 /// ```
 pub fn is_matrix(s: &[usize]) -> bool {
     s.len() == 2
@@ -485,7 +485,8 @@ pub fn is_matrix(s: &[usize]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Expr, infer_app, parse};
+    use crate::expr::{Expr, parse};
+    use crate::solve::infer_app;
 
     fn range(start: Option<isize>, end: Option<isize>, step: Option<isize>) -> SliceSpec {
         SliceSpec::Range { start, end, step }

@@ -227,7 +227,8 @@ impl Renaming {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{infer_app, parse};
+    use crate::expr::parse;
+    use crate::solve::infer_app;
 
     /// The renaming as it was first written, with linear scans throughout: what the hashed
     /// version must reproduce name for name.

@@ -29,7 +29,7 @@ use crate::expr::{DimExpr, Expr, Item, Name, Operand, Pattern, Pred};
 /// (`a → Π a` returns `(Π a,)`).
 ///
 /// ```
-/// use shapes::{unify, parse, DimExpr, Term};
+/// use shapes::{solve::{unify, Term}, expr::{parse, DimExpr}};
 ///
 /// let s = unify(&parse("(a, b)").unwrap(), &parse("(2, (3, 4))").unwrap()).unwrap_err();
 /// assert!(s.to_string().contains("2 dims"));
@@ -48,7 +48,7 @@ impl Term {
     /// This term in a shape position: a size becomes the rank-1 shape holding it.
     ///
     /// ```
-    /// use shapes::{DimExpr, Expr, Term};
+    /// use shapes::{expr::{DimExpr, Expr}, solve::Term};
     /// assert_eq!(Term::Dim(DimExpr::Lit(3)).to_expr(), Expr::shape(&[3]));
     /// ```
     pub fn to_expr(&self) -> Expr {
@@ -71,10 +71,10 @@ impl fmt::Display for Term {
 /// An idempotent substitution: variable names bound to [`Term`]s, none of which mentions a
 /// bound variable.
 ///
-/// Built by [`unify`](crate::unify) (and internally by [`infer_app`](crate::infer_app)).
+/// Built by [`unify`](crate::solve::unify) (and internally by [`infer_app`](crate::solve::infer_app)).
 ///
 /// ```
-/// use shapes::{unify, parse, DimExpr, Term};
+/// use shapes::{solve::{unify, Term}, expr::{parse, DimExpr}};
 ///
 /// // gorgonia returns {c/b, b/a} here, which is not idempotent (a ↦ b while b ↦ c).
 /// let s = unify(&parse("(a, b)").unwrap(), &parse("(b, c)").unwrap()).unwrap();
@@ -158,15 +158,15 @@ fn is_literal(t: &Term) -> bool {
 impl Substitution {
     /// The most nodes (expressions, items, sizes, constraints) a term built by substitution
     /// may have: a variable's value, or an expression once the values of its variables are
-    /// written in. Past it, [`unify`](crate::unify), [`infer_app`](crate::infer_app) and
-    /// evaluation stop with [`InferErrorKind::TermTooLarge`](crate::InferErrorKind) rather
+    /// written in. Past it, [`unify`](crate::solve::unify), [`infer_app`](crate::solve::infer_app) and
+    /// evaluation stop with [`InferErrorKind::TermTooLarge`](crate::solve::InferErrorKind) rather
     /// than build terms that grow exponentially (`(x0, …, x29)` against
     /// `(x1 + x1, …, x30 + x30)` doubles `x0`'s value thirty times). An expression already
     /// larger than this before anything is written in (a 30,000-dim pattern) may stay as
     /// large, but not grow.
     ///
     /// ```
-    /// use shapes::{unify, parse, InferErrorKind, Substitution};
+    /// use shapes::{solve::{unify, InferErrorKind, Substitution}, expr::parse};
     ///
     /// let xs: Vec<String> = (0..30).map(|i| format!("x{i}")).collect();
     /// let ys: Vec<String> = (1..=30).map(|i| format!("x{i} + x{i}")).collect();
@@ -182,7 +182,7 @@ impl Substitution {
     /// inside one another; a pattern's items are not a level): a variable's value, or an
     /// expression once the values of its variables are written in, or a product or sum of
     /// symbolic dims (`Π (a, b, c)` is `a × b × c`, three levels). Past it, solving stops
-    /// with [`InferErrorKind::TermTooDeep`](crate::InferErrorKind) rather than build terms
+    /// with [`InferErrorKind::TermTooDeep`](crate::solve::InferErrorKind) rather than build terms
     /// whose recursive walks (evaluation, printing, `Drop`) could exhaust a thread's stack:
     /// `(x0, …, x49)` against `(x1 + 1 + … + 1, …)` nests `x0`'s value 100 levels deeper at
     /// each binding. Like the parser's nesting limit, this keeps the solver within a 2 MiB
@@ -190,7 +190,7 @@ impl Substitution {
     /// as deep, but not grow.
     ///
     /// ```
-    /// use shapes::{unify, parse, InferErrorKind, Substitution};
+    /// use shapes::{solve::{unify, InferErrorKind, Substitution}, expr::parse};
     ///
     /// let xs: Vec<String> = (0..50).map(|i| format!("x{i}")).collect();
     /// let ys: Vec<String> = (1..=50).map(|i| format!("x{i}{}", " + 1".repeat(100))).collect();
@@ -205,7 +205,7 @@ impl Substitution {
     /// The empty substitution.
     ///
     /// ```
-    /// assert!(shapes::Substitution::new().is_empty());
+    /// assert!(shapes::solve::Substitution::new().is_empty());
     /// ```
     pub fn new() -> Self {
         Substitution::default()
@@ -214,7 +214,7 @@ impl Substitution {
     /// What `name` is bound to, if anything.
     ///
     /// ```
-    /// use shapes::{unify, parse, Term};
+    /// use shapes::{solve::{unify, Term}, expr::parse};
     /// let s = unify(&parse("a").unwrap(), &parse("(2, 3)").unwrap()).unwrap();
     /// assert_eq!(s.get("a"), Some(&Term::Expr(parse("(2, 3)").unwrap())));
     /// assert_eq!(s.get("b"), None);
@@ -254,7 +254,7 @@ impl Substitution {
     /// How many variables are bound.
     ///
     /// ```
-    /// use shapes::{unify, parse};
+    /// use shapes::{solve::unify, expr::parse};
     /// assert_eq!(unify(&parse("(a, b)").unwrap(), &parse("(1, 2)").unwrap()).unwrap().len(), 2);
     /// ```
     pub fn len(&self) -> usize {
@@ -264,7 +264,7 @@ impl Substitution {
     /// Whether nothing is bound.
     ///
     /// ```
-    /// use shapes::{unify, parse};
+    /// use shapes::{solve::unify, expr::parse};
     /// assert!(unify(&parse("a").unwrap(), &parse("a").unwrap()).unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -274,7 +274,7 @@ impl Substitution {
     /// The bindings, in the order they were made.
     ///
     /// ```
-    /// use shapes::{unify, parse};
+    /// use shapes::{solve::unify, expr::parse};
     /// let s = unify(&parse("(a, b)").unwrap(), &parse("(1, 2)").unwrap()).unwrap();
     /// let names: Vec<&str> = s.iter().map(|(n, _)| n.as_str()).collect();
     /// assert_eq!(names, ["a", "b"]);
@@ -289,7 +289,7 @@ impl Substitution {
     /// nodes, and is written in once per occurrence of its variable.
     ///
     /// ```
-    /// use shapes::{unify, parse};
+    /// use shapes::{solve::unify, expr::parse};
     /// let s = unify(&parse("(*batch, d)").unwrap(), &parse("(4, 8, 16)").unwrap()).unwrap();
     /// assert_eq!(s.apply(&parse("(*batch, Π batch)").unwrap()).to_string(), "(4, 8, Π (4, 8))");
     /// ```
@@ -541,7 +541,8 @@ fn term_size(t: &Term) -> Size {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{infer_app, parse, unify};
+    use crate::expr::parse;
+    use crate::solve::{infer_app, unify};
 
     fn list(f: impl Fn(usize) -> String, range: std::ops::Range<usize>) -> String {
         let v: Vec<String> = range.map(f).collect();

@@ -466,21 +466,21 @@ fn is_operation(e: &Expr) -> bool {
 /// equation with no whole-size solution is an error. Kinds are respected: an arrow never
 /// unifies with a shape. A constraint or equation that cannot be decided from the two sides
 /// alone (`(a × b,)` against `(6,)`, `(h // 2,)` against `(5,)`) is an error,
-/// [`InferErrorKind::Undecided`](crate::InferErrorKind), naming it: a caller using `unify` as
+/// [`InferErrorKind::Undecided`](crate::solve::InferErrorKind), naming it: a caller using `unify` as
 /// a matcher never gets a false accept. [`unify_partial`] returns them instead.
 ///
 /// Limits: no term the solution builds (a variable's value, or an expression with the values
 /// of its variables written in) grows past
-/// [`Substitution::MAX_TERM_NODES`](crate::Substitution::MAX_TERM_NODES) nodes or nests
-/// deeper than [`Substitution::MAX_TERM_DEPTH`](crate::Substitution::MAX_TERM_DEPTH) levels;
+/// [`Substitution::MAX_TERM_NODES`](crate::solve::Substitution::MAX_TERM_NODES) nodes or nests
+/// deeper than [`Substitution::MAX_TERM_DEPTH`](crate::solve::Substitution::MAX_TERM_DEPTH) levels;
 /// equations whose solutions would are an error
-/// ([`InferErrorKind::TermTooLarge`](crate::InferErrorKind),
-/// [`InferErrorKind::TermTooDeep`](crate::InferErrorKind)). With those limits, and input as
+/// ([`InferErrorKind::TermTooLarge`](crate::solve::InferErrorKind),
+/// [`InferErrorKind::TermTooDeep`](crate::solve::InferErrorKind)). With those limits, and input as
 /// the parser builds it, solving needs well under a 2 MiB thread stack, debug builds
 /// included.
 ///
 /// ```
-/// use shapes::{unify, parse, Term, DimExpr};
+/// use shapes::{solve::{unify, Term}, expr::{parse, DimExpr}};
 ///
 /// let s = unify(&parse("(4 * d,)").unwrap(), &parse("(3072,)").unwrap()).unwrap();
 /// assert_eq!(s.get("d"), Some(&Term::Dim(DimExpr::Lit(768))));
@@ -509,7 +509,7 @@ pub fn unify(a: &Expr, b: &Expr) -> Result<Substitution, InferError> {
 /// decides them another way) uses. Each is written with the substitution applied.
 ///
 /// ```
-/// use shapes::{unify_partial, parse, Term, DimExpr};
+/// use shapes::{solve::{unify_partial, Term}, expr::{parse, DimExpr}};
 ///
 /// let (s, open) = unify_partial(&parse("(n, a * b)").unwrap(), &parse("(2, 6)").unwrap()).unwrap();
 /// assert_eq!(s.get("n"), Some(&Term::Dim(DimExpr::Lit(2))));

@@ -26,7 +26,7 @@ use crate::shape::Shape;
 /// handled by the derive (each element is checked), not through this trait.
 ///
 /// ```
-/// use shapes::{Dims, HasShape, Shape};
+/// use shapes::{Shape, verify::{Dims, HasShape}};
 ///
 /// assert_eq!(Shape::from([2, 3]).shape().as_ref(), &[2, 3]);
 /// assert_eq!(Dims([4usize, 5]).shape().as_ref(), &[4, 5]);
@@ -60,7 +60,7 @@ impl HasShape for Shape {
 /// A plain list of dims used as a shape: `Dims([768, 3072])`, `Dims(vec![2, 3])`.
 ///
 /// ```
-/// use shapes::{Dims, HasShape};
+/// use shapes::verify::{Dims, HasShape};
 /// assert_eq!(Dims(vec![2usize, 3]).shape().as_ref(), &[2, 3]);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -13,7 +13,7 @@ use crate::shape::Shape;
 ///
 /// ```
 /// use safetensors::tensor::{Dtype, SafeTensors, TensorView};
-/// use shapes::{ShapeIndex, ShapeSource, Shaped};
+/// use shapes::{ShapeSource, Shaped, checkpoint::ShapeIndex};
 ///
 /// #[derive(Shaped)]
 /// struct Linear {

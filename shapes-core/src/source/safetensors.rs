@@ -133,7 +133,7 @@ pub struct TensorEntry {
 /// is checked with overflow-checked arithmetic; duplicate names are an error.
 ///
 /// ```
-/// use shapes::{SafetensorsHeader, ShapeSource};
+/// use shapes::{ShapeSource, checkpoint::SafetensorsHeader};
 ///
 /// let json = br#"{"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}"#;
 /// let mut file = (json.len() as u64).to_le_bytes().to_vec();
@@ -152,11 +152,11 @@ pub struct SafetensorsHeader {
 impl SafetensorsHeader {
     /// The largest header accepted, as in the `safetensors` crate: 100 MB.
     pub const MAX_HEADER_LEN: u64 = 100_000_000;
-    /// The most dims a tensor may have: 8, as [`GgufHeader::MAX_DIMS`](crate::GgufHeader).
+    /// The most dims a tensor may have: 8, as [`GgufHeader::MAX_DIMS`](crate::checkpoint::GgufHeader).
     /// Published checkpoints use at most 5 (a 3-d convolution's weight); a larger rank in a
     /// header is far more likely a corrupt or hostile file than a model.
     pub const MAX_RANK: usize = crate::shape::INLINE_RANK;
-    /// The most tensors a header may list: 2^20, as [`GgufHeader::MAX_TENSORS`](crate::GgufHeader).
+    /// The most tensors a header may list: 2^20, as [`GgufHeader::MAX_TENSORS`](crate::checkpoint::GgufHeader).
     /// Published checkpoints list at most a few thousand per file.
     pub const MAX_TENSORS: usize = super::header::MAX_TENSORS;
 
@@ -164,8 +164,8 @@ impl SafetensorsHeader {
     /// size.
     ///
     /// ```no_run
-    /// let h = shapes::SafetensorsHeader::read_path("model.safetensors")?;
-    /// # Ok::<(), shapes::SafetensorsError>(())
+    /// let h = shapes::checkpoint::SafetensorsHeader::read_path("model.safetensors")?;
+    /// # Ok::<(), shapes::checkpoint::SafetensorsError>(())
     /// ```
     pub fn read_path(path: impl AsRef<Path>) -> Result<Self, SafetensorsError> {
         let file = std::fs::File::open(path)?;
@@ -181,7 +181,7 @@ impl SafetensorsHeader {
     /// let json = br#"{"b":{"dtype":"I8","shape":[4],"data_offsets":[0,4]}}"#;
     /// let mut file = (json.len() as u64).to_le_bytes().to_vec();
     /// file.extend_from_slice(json);
-    /// let h = shapes::SafetensorsHeader::read(&file[..], None).unwrap();
+    /// let h = shapes::checkpoint::SafetensorsHeader::read(&file[..], None).unwrap();
     /// assert_eq!(h.tensors()[0].name, "b");
     /// ```
     pub fn read(mut reader: impl Read, file_len: Option<u64>) -> Result<Self, SafetensorsError> {
@@ -222,7 +222,7 @@ impl SafetensorsHeader {
     /// Reads the header from a file's bytes (all of it, or at least the header).
     ///
     /// ```
-    /// assert!(shapes::SafetensorsHeader::from_bytes(&[1, 2, 3]).is_err());
+    /// assert!(shapes::checkpoint::SafetensorsHeader::from_bytes(&[1, 2, 3]).is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, SafetensorsError> {
         Self::read(bytes, Some(bytes.len() as u64))
@@ -271,7 +271,7 @@ impl SafetensorsHeader {
     /// # let json = br#"{"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}"#;
     /// # let mut file = (json.len() as u64).to_le_bytes().to_vec();
     /// # file.extend_from_slice(json);
-    /// let h = shapes::SafetensorsHeader::read(&file[..], None).unwrap();
+    /// let h = shapes::checkpoint::SafetensorsHeader::read(&file[..], None).unwrap();
     /// assert_eq!(h.get("w").map(|t| t.shape.rank()), Some(1));
     /// ```
     pub fn get(&self, name: &str) -> Option<&TensorEntry> {

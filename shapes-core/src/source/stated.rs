@@ -47,7 +47,7 @@ impl fmt::Display for ConfigValue {
 /// A key a checkpoint states, with its value and where it was found.
 ///
 /// ```
-/// use shapes::{ConfigEntry, ConfigPlace, ConfigValue};
+/// use shapes::checkpoint::{ConfigEntry, ConfigPlace, ConfigValue};
 /// let e = ConfigEntry {
 ///     key: "hidden_size".into(),
 ///     value: ConfigValue::Size(768),

@@ -9,7 +9,7 @@ use crate::source::{Checkpoint, CheckpointFormat};
 /// The naming scheme of a checkpoint's tensors.
 ///
 /// ```
-/// use shapes::Naming;
+/// use shapes::spec::Naming;
 /// assert_eq!(Naming::Gguf.to_string(), "GGUF names");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,7 +25,7 @@ impl Naming {
     ///
     /// ```no_run
     /// let c = shapes::Checkpoint::open("model.gguf")?;
-    /// assert_eq!(shapes::Naming::of(&c), shapes::Naming::Gguf);
+    /// assert_eq!(shapes::spec::Naming::of(&c), shapes::spec::Naming::Gguf);
     /// # Ok::<(), shapes::CheckpointError>(())
     /// ```
     pub fn of(ckpt: &Checkpoint) -> Naming {
@@ -251,7 +251,7 @@ fn find(arch: &str) -> Option<&'static Builtin> {
 /// No built-in spec fits a checkpoint: it names no architecture, or one with no built-in spec.
 ///
 /// ```
-/// let e = shapes::UnknownArchitecture { named: Some("mamba".into()) };
+/// let e = shapes::spec::UnknownArchitecture { named: Some("mamba".into()) };
 /// assert!(e.to_string().starts_with("architecture `mamba` has no built-in spec (the built-ins are llama, qwen3, gemma, "));
 /// ```
 #[derive(Clone, PartialEq, Eq)]
@@ -322,7 +322,7 @@ impl Spec {
     /// name such as `LlamaForCausalLM`) in the naming scheme `naming`.
     ///
     /// ```
-    /// use shapes::{Naming, Spec};
+    /// use shapes::{Spec, spec::Naming};
     /// let spec = Spec::builtin("MistralForCausalLM", Naming::Gguf).unwrap();
     /// assert_eq!(spec.file(), "<built-in llama, GGUF names>");
     /// assert!(Spec::builtin("mamba", Naming::Gguf).is_none());

@@ -95,8 +95,8 @@ impl CheckOptions {
 /// Why a check could not run: the values it was given do not fit the spec.
 ///
 /// ```
-/// use shapes::{CheckError, CheckOptions, Checkpoint, Spec};
-/// let spec = Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+/// use shapes::{CheckOptions, Checkpoint, Spec, spec::CheckError};
+/// let spec = Spec::builtin("llama", shapes::spec::Naming::HuggingFace).unwrap();
 /// # let ckpt = Checkpoint::from_bytes(&{
 /// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
 /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
@@ -239,7 +239,7 @@ impl Spec {
     /// an error before any tensor is checked.
     ///
     /// ```
-    /// use shapes::{CheckError, CheckOptions, Checkpoint, Spec};
+    /// use shapes::{CheckOptions, Checkpoint, Spec, spec::CheckError};
     /// # let npy = {
     /// #     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
     /// #     let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }";

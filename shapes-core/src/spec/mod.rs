@@ -1,5 +1,5 @@
 //! Spec files: a model's tensors and their shape patterns in TOML, compiled to a
-//! [`Plan`](crate::Plan) (the same checker `#[derive(Shaped)]` generates code for).
+//! [`Plan`] (the same checker `#[derive(Shaped)]` generates code for).
 //!
 //! ```toml
 //! name = "Llama"                                  # the root of error paths
@@ -188,8 +188,8 @@ pub(crate) struct Layout {
 /// (`shapes::spec_format`) documents and the test of every key covers.
 ///
 /// ```
-/// assert!(shapes::__private::SPEC_TOP_KEYS.contains(&"ignore"));
-/// assert!(shapes::__private::SPEC_ENTRY_KEYS.contains(&"tied"));
+/// assert!(shapes::spec::TOP_KEYS.contains(&"ignore"));
+/// assert!(shapes::spec::ENTRY_KEYS.contains(&"tied"));
 /// ```
 pub const TOP_KEYS: &[&str] = &[
     "name",
@@ -240,7 +240,7 @@ impl Spec {
     /// The root of its error paths (`Llama`).
     ///
     /// ```
-    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// let spec = shapes::Spec::builtin("llama", shapes::spec::Naming::HuggingFace).unwrap();
     /// assert_eq!(spec.name(), "Llama");
     /// ```
     pub fn name(&self) -> &str {
@@ -250,7 +250,7 @@ impl Spec {
     /// The name it was read under: a file's path, or `<built-in llama, GGUF names>`.
     ///
     /// ```
-    /// let spec = shapes::Spec::builtin("gpt2", shapes::Naming::Gguf).unwrap();
+    /// let spec = shapes::Spec::builtin("gpt2", shapes::spec::Naming::Gguf).unwrap();
     /// assert_eq!(spec.file(), "<built-in gpt2, GGUF names>");
     /// ```
     pub fn file(&self) -> &str {
@@ -292,7 +292,7 @@ impl Spec {
     /// The prefix [`plan_for`](Self::plan_for) picks for `src` (empty: the top level).
     ///
     /// ```
-    /// let spec = shapes::Spec::builtin("bert", shapes::Naming::HuggingFace).unwrap();
+    /// let spec = shapes::Spec::builtin("bert", shapes::spec::Naming::HuggingFace).unwrap();
     /// let empty: std::collections::BTreeMap<String, shapes::Shape> = Default::default();
     /// assert_eq!(spec.prefix_for(&empty), "bert");
     /// ```
@@ -304,7 +304,7 @@ impl Spec {
     /// without `prefixes`).
     ///
     /// ```
-    /// let spec = shapes::Spec::builtin("gpt2", shapes::Naming::HuggingFace).unwrap();
+    /// let spec = shapes::Spec::builtin("gpt2", shapes::spec::Naming::HuggingFace).unwrap();
     /// assert_eq!(spec.prefixes(), ["", "transformer"]);
     /// ```
     pub fn prefixes(&self) -> Vec<&str> {
@@ -350,7 +350,7 @@ impl Spec {
     /// The variables that must be stated by the checkpoint or given before checking.
     ///
     /// ```
-    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// let spec = shapes::Spec::builtin("llama", shapes::spec::Naming::HuggingFace).unwrap();
     /// assert_eq!(spec.given(), ["heads"]);
     /// ```
     pub fn given(&self) -> &[String] {
@@ -372,7 +372,7 @@ impl Spec {
     /// Each variable bound from the checkpoint's config, with the keys tried in order.
     ///
     /// ```
-    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// let spec = shapes::Spec::builtin("llama", shapes::spec::Naming::HuggingFace).unwrap();
     /// let (var, keys) = &spec.config_keys()[0];
     /// assert_eq!((var.as_str(), keys[0].as_str()), ("d_model", "hidden_size"));
     /// ```
@@ -384,7 +384,7 @@ impl Spec {
     /// of an architecture no spec describes, which checks ran.
     ///
     /// ```
-    /// let spec = shapes::Spec::builtin("llama", shapes::Naming::HuggingFace).unwrap();
+    /// let spec = shapes::Spec::builtin("llama", shapes::spec::Naming::HuggingFace).unwrap();
     /// assert!(spec.notes().is_empty());
     /// ```
     pub fn notes(&self) -> &[String] {

@@ -473,7 +473,7 @@ mod tests {
     use super::*;
 
     fn pattern(text: &str) -> Pattern {
-        crate::parse_pattern(text).expect("a valid test pattern")
+        crate::expr::parse_pattern(text).expect("a valid test pattern")
     }
 
     fn set(names: &[&str]) -> BTreeSet<String> {

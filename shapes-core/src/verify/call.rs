@@ -369,7 +369,7 @@ impl<const N: usize> ItemChecks for CallCx<N> {
 ///
 /// ```
 /// use shapes::__private::{CallScope, FieldInfo, ItemChecks, Slot, VarTable};
-/// use shapes::{HasShape, Shape};
+/// use shapes::{Shape, verify::HasShape};
 ///
 /// static VARS: VarTable = VarTable::new().with("n");
 /// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n,)" };
@@ -509,8 +509,8 @@ thread_local! {
 /// call passes, only slower).
 ///
 /// ```
-/// let before = shapes::__private::call_reports();
-/// assert_eq!(shapes::__private::call_reports(), before);
+/// let before = shapes::__testing::call_reports();
+/// assert_eq!(shapes::__testing::call_reports(), before);
 /// ```
 pub fn call_reports() -> usize {
     REPORTS.with(|n| n.get())
@@ -519,7 +519,7 @@ pub fn call_reports() -> usize {
 /// The error a checked function returning `Result<_, E>` gives back on a shape mismatch.
 ///
 /// ```
-/// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
+/// # use shapes::{ShapeError, ShapeErrorKind, verify::{FieldPath, ShapeErrorDetails}};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
 /// #     provenance: vec![], tensor: None });
@@ -537,7 +537,7 @@ pub fn call_error<E: From<ShapeError>>(error: ShapeError) -> E {
 /// the panic names the line that called the checked function.
 ///
 /// ```should_panic
-/// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
+/// # use shapes::{ShapeError, ShapeErrorKind, verify::{FieldPath, ShapeErrorDetails}};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
 /// #     provenance: vec![], tensor: None });

@@ -7,7 +7,7 @@
 /// Whether `name` matches the glob `pattern` as a whole.
 ///
 /// ```
-/// use shapes::__private::glob_match;
+/// use shapes::__testing::glob_match;
 /// assert!(glob_match("pooler.*", "pooler.dense.weight"));
 /// assert!(glob_match("*.position_ids", "embeddings.position_ids"));
 /// assert!(glob_match("layers.?.bias", "layers.3.bias"));
@@ -47,7 +47,7 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 /// Whether any of `globs` matches `name`.
 ///
 /// ```
-/// assert!(shapes::__private::ignored(&["a.*", "b"], "b"));
+/// assert!(shapes::__testing::ignored(&["a.*", "b"], "b"));
 /// ```
 pub fn ignored<S: AsRef<str>>(globs: &[S], name: &str) -> bool {
     globs.iter().any(|g| glob_match(g.as_ref(), name))

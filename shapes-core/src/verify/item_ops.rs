@@ -39,7 +39,8 @@ pub enum ItemOp {
 /// at index `rest`: a rank check, then one [`ItemChecks`] call per item.
 ///
 /// ```
-/// use shapes::__private::{Checker, FieldInfo, ItemChecks, ItemOp, VarTable, run_items};
+/// use shapes::__private::{Checker, FieldInfo, ItemChecks, ItemOp, VarTable};
+/// use shapes::__testing::run_items;
 /// use shapes::Bindings;
 ///
 /// static VARS: VarTable = VarTable::new().with("n");

@@ -30,7 +30,8 @@ pub const LEAN_VARS: usize = 16;
 /// The lean first pass's state (see the module docs).
 ///
 /// ```
-/// use shapes::__private::{FieldInfo, Lean, ScopeChecks, Slot};
+/// use shapes::__private::{FieldInfo, ScopeChecks, Slot};
+/// use shapes::__testing::Lean;
 ///
 /// static W: FieldInfo = FieldInfo { name: "w", pattern: "(d_out, d_in)" };
 /// let mut cx = Lean::new();

@@ -19,20 +19,20 @@
 #[doc(hidden)]
 pub mod analysis;
 mod binders;
-mod bindings;
-mod by_name;
+pub(crate) mod bindings;
+pub(crate) mod by_name;
 mod call;
 mod check_self;
-mod checker;
-mod error;
+pub(crate) mod checker;
+pub(crate) mod error;
 pub(crate) mod fold;
 mod glob;
 mod item_checks;
 mod item_ops;
 mod lean;
 pub(crate) mod names;
-mod path;
-mod plan;
+pub(crate) mod path;
+pub(crate) mod plan;
 #[doc(hidden)]
 pub mod rules;
 mod runtime_plan;
@@ -42,10 +42,11 @@ mod shaped;
 mod static_check;
 pub(crate) mod suggest;
 mod summary;
-mod vars;
+pub(crate) mod vars;
 
 pub use binders::{Binder, Binders};
 pub use bindings::{Binding, Bindings, Tie, Value};
+#[cfg(any(feature = "candle", feature = "burn"))]
 pub use by_name::TorchLayout;
 pub use by_name::{ConfigKey, SourceCx, SourceOptions, rename_config};
 pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
@@ -72,4 +73,4 @@ pub use static_check::{StaticItem, static_matches};
 pub use suggest::{close_names, closest, one_slip, typo_shaped};
 #[cfg(feature = "spec")]
 pub(crate) use summary::causes;
-pub use vars::{MAX_VARS, Slot, SlotMap, VarTable};
+pub use vars::{Slot, SlotMap, VarTable};

@@ -18,7 +18,7 @@ pub enum Segment {
 /// A field path from the verified struct down to one tensor: `Model.layers[3].w_q`.
 ///
 /// ```
-/// use shapes::{FieldPath, Segment};
+/// use shapes::verify::{FieldPath, Segment};
 /// let p = FieldPath::new("Model", &[Segment::Field("layers"), Segment::Index(3), Segment::Field("w_q")]);
 /// assert_eq!(p.to_string(), "Model.layers[3].w_q");
 /// ```
@@ -40,7 +40,7 @@ impl FieldPath {
     /// The name of the struct the path starts at.
     ///
     /// ```
-    /// assert_eq!(shapes::FieldPath::new("Model", &[]).root(), "Model");
+    /// assert_eq!(shapes::verify::FieldPath::new("Model", &[]).root(), "Model");
     /// ```
     pub fn root(&self) -> &'static str {
         self.root
@@ -49,7 +49,7 @@ impl FieldPath {
     /// The steps below the root.
     ///
     /// ```
-    /// use shapes::{FieldPath, Segment};
+    /// use shapes::verify::{FieldPath, Segment};
     /// assert_eq!(FieldPath::new("M", &[Segment::Index(0)]).segments(), &[Segment::Index(0)]);
     /// ```
     pub fn segments(&self) -> &[Segment] {
@@ -107,7 +107,7 @@ impl Origin {
     /// The origin of a value a checkpoint states under a key.
     ///
     /// ```
-    /// use shapes::{ConfigPlace, Origin};
+    /// use shapes::{checkpoint::ConfigPlace, verify::Origin};
     /// let o = Origin::stated(ConfigPlace::ConfigJson, "hidden_size");
     /// assert_eq!(o.to_string(), "config `hidden_size`");
     /// ```

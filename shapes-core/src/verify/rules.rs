@@ -73,9 +73,9 @@ pub struct Finding<'s, L> {
 /// use shapes::__private::analysis::Scope;
 /// use shapes::__private::rules::{self, Declared, Words};
 ///
-/// let a = shapes::parse_pattern("(d_model, head_dim)").unwrap();
-/// let b = shapes::parse_pattern("(head_dim, d_model)").unwrap();
-/// let c = shapes::parse_pattern("(head_dmi,)").unwrap();
+/// let a = shapes::expr::parse_pattern("(d_model, head_dim)").unwrap();
+/// let b = shapes::expr::parse_pattern("(head_dim, d_model)").unwrap();
+/// let c = shapes::expr::parse_pattern("(head_dmi,)").unwrap();
 /// let (at_a, at_b, at_c) = ("a", "b", "c");
 /// let mut scope: Scope<'_, &str> = Scope::default();
 /// scope.add_pattern(&a, &at_a);

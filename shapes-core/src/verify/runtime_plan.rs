@@ -79,7 +79,7 @@ enum Node {
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use shapes::{Plan, PlanNode, Shape};
+/// use shapes::{Plan, Shape, verify::PlanNode};
 ///
 /// let plan = Plan::build(
 ///     "Model",
@@ -332,7 +332,7 @@ impl Plan {
     /// other comparisons are checked once their variables are bound.
     ///
     /// ```
-    /// use shapes::{Plan, PlanNode};
+    /// use shapes::{Plan, verify::PlanNode};
     /// let err = Plan::build("M", &[PlanNode::tensor("w", "(a b)")], &[]).unwrap_err();
     /// assert_eq!(err.to_string(), "w: expected ',' or ')', found 'b' at byte 3\n  (a b)\n     ^");
     /// ```
@@ -378,7 +378,7 @@ impl Plan {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Plan, PlanNode, Shape};
+    /// use shapes::{Plan, Shape, verify::PlanNode};
     /// let plan = Plan::build("Bert", &[PlanNode::tensor("w", "(n,)")], &[]).unwrap();
     /// let src = HashMap::from([
     ///     ("w".to_string(), Shape::from([3])),
@@ -401,7 +401,7 @@ impl Plan {
     /// The globs of the tensors the plan ignores (see [`ignore`](Self::ignore)).
     ///
     /// ```
-    /// let plan = shapes::Plan::build("M", &[shapes::PlanNode::tensor("w", "(n,)")], &[]).unwrap();
+    /// let plan = shapes::Plan::build("M", &[shapes::verify::PlanNode::tensor("w", "(n,)")], &[]).unwrap();
     /// assert!(plan.ignored().is_empty());
     /// ```
     pub fn ignored(&self) -> &[String] {
@@ -417,7 +417,7 @@ impl Plan {
     /// caller binds in [`SourceOptions`] wins over the checkpoint's.
     ///
     /// ```
-    /// use shapes::{Plan, PlanNode};
+    /// use shapes::{Plan, verify::PlanNode};
     /// let plan = Plan::build("Mlp", &[PlanNode::tensor("up.weight", "(d_ff, d_model)")], &[])
     ///     .unwrap()
     ///     .bind_from("d_ff", &["intermediate_size", "{arch}.feed_forward_length"])
@@ -453,7 +453,7 @@ impl Plan {
     /// tried (see [`bind_from`](Self::bind_from)).
     ///
     /// ```
-    /// use shapes::{Plan, PlanNode};
+    /// use shapes::{Plan, verify::PlanNode};
     /// let plan = Plan::build("M", &[PlanNode::tensor("w", "(a,)")], &[]).unwrap();
     /// assert_eq!(plan.key_bindings().count(), 0);
     /// ```
@@ -466,7 +466,7 @@ impl Plan {
     /// The plan's variables, in order of first appearance.
     ///
     /// ```
-    /// use shapes::{Plan, PlanNode};
+    /// use shapes::{Plan, verify::PlanNode};
     /// let plan = Plan::build("M", &[PlanNode::tensor("w", "(d_out, d_in)")], &[]).unwrap();
     /// assert_eq!(plan.variables(), ["d_out", "d_in"]);
     /// ```
@@ -479,7 +479,7 @@ impl Plan {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Plan, PlanNode, Shape};
+    /// use shapes::{Plan, Shape, verify::PlanNode};
     /// let plan = Plan::build("Linear", &[PlanNode::tensor("weight", "(d_out, d_in)")], &[]).unwrap();
     /// let src = HashMap::from([("weight".to_string(), Shape::from([4, 3]))]);
     /// assert_eq!(plan.verify_source(&src).unwrap().get("d_in"), Some(3));
@@ -492,7 +492,7 @@ impl Plan {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Bindings, Plan, PlanNode, Shape, SourceOptions};
+    /// use shapes::{Bindings, Plan, Shape, verify::{PlanNode, SourceOptions}};
     /// let plan = Plan::build("Linear", &[PlanNode::tensor("weight", "(d_out, d_in)")], &[]).unwrap();
     /// let src = HashMap::from([("weight".to_string(), Shape::from([4, 3]))]);
     /// let opts = SourceOptions::new().bindings(Bindings::new().bind("d_out", 5));

@@ -273,7 +273,7 @@ pub trait Shaped {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// use shapes::{Shape, Shaped, verify::SourceOptions};
     ///
     /// #[derive(Shaped)]
     /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
@@ -393,7 +393,7 @@ fn run_with<S: Shaped + ?Sized, E>(
 /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
 ///
 /// let l = Linear { weight: Shape::from([4, 3]) };
-/// let (lean, general) = (l.verify().unwrap(), shapes::__private::verify_general(&l).unwrap());
+/// let (lean, general) = (l.verify().unwrap(), shapes::__testing::verify_general(&l).unwrap());
 /// assert_eq!(lean.iter().collect::<Vec<_>>(), general.iter().collect::<Vec<_>>());
 /// ```
 #[doc(hidden)]

@@ -11,8 +11,8 @@
 /// The candidate closest to `name` by edit distance, when it is close enough to be a typo.
 ///
 /// ```
-/// assert_eq!(shapes::__private::closest("head", &["heads"]), Some("heads".into()));
-/// assert_eq!(shapes::__private::closest("d_modle", &["d_model", "n"]), Some("d_model".into()));
+/// assert_eq!(shapes::__testing::closest("head", &["heads"]), Some("heads".into()));
+/// assert_eq!(shapes::__testing::closest("d_modle", &["d_model", "n"]), Some("d_model".into()));
 /// ```
 pub fn closest(name: &str, candidates: &[&str]) -> Option<String> {
     let a: Vec<char> = name.chars().collect();
@@ -131,7 +131,7 @@ const fn char_count(s: &str) -> usize {
 /// a third of the longer's length in edits (at least one). What "did you mean" suggests.
 ///
 /// ```
-/// use shapes::__private::close_names;
+/// use shapes::__testing::close_names;
 /// assert!(close_names("d_modle", "d_model"));
 /// assert!(!close_names("h_wins", "d_model"));
 /// assert!(!close_names("n", "m"));
@@ -169,7 +169,7 @@ const fn starts_with(s: &[u8], prefix: &[u8]) -> bool {
 /// apart and so asks for more than [`close_names`] does.
 ///
 /// ```
-/// use shapes::__private::one_slip;
+/// use shapes::__testing::one_slip;
 /// assert!(one_slip("intermediate_sise", "intermediate_size"));
 /// assert!(!one_slip("head_fc_layers", "head_layers"));
 /// assert!(!one_slip("n_layer", "n_layers"));
@@ -191,7 +191,7 @@ pub const fn one_slip(a: &str, b: &str) -> bool {
 /// when they differ so.
 ///
 /// ```
-/// use shapes::__private::typo_shaped;
+/// use shapes::__testing::typo_shaped;
 /// assert!(typo_shaped("sqe", "seq"));
 /// assert!(typo_shaped("d_mdel", "d_model"));
 /// assert!(!typo_shaped("seq_q", "seq_k"));

@@ -11,8 +11,8 @@
 /// Exceeding it is a compile-time error in the derived code's constant evaluation.
 pub const MAX_VARS: usize = 64;
 
-/// A variable's slot in a verification scope: an index below [`MAX_VARS`], checked when it is
-/// made (in the `const`s generated code evaluates, so a wrong one is a compile error), so that
+/// A variable's slot in a verification scope: an index below `MAX_VARS` (64), checked when it
+/// is made (in the `const`s generated code evaluates, so a wrong one is a compile error), so that
 /// every use indexes the checker's tables in bounds.
 ///
 /// ```
@@ -37,7 +37,7 @@ impl Slot {
         Slot(index as u8)
     }
 
-    /// The index, below [`MAX_VARS`].
+    /// The index, below `MAX_VARS` (64).
     #[inline(always)]
     pub const fn index(self) -> usize {
         // `new` is the only constructor and checks the bound, so the mask never changes the

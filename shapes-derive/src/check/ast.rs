@@ -3,7 +3,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use shapes_core::Pattern;
+use shapes_core::expr::Pattern;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
 
@@ -240,7 +240,7 @@ fn take_shape(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> Option<LitStr> {
 }
 
 fn parse(cx: &Ctxt, lit: &LitStr) -> Option<Pattern> {
-    match shapes_core::parse_pattern(&lit.value()) {
+    match shapes_core::expr::parse_pattern(&lit.value()) {
         Ok(p) => Some(p),
         Err(e) => {
             cx.error_at(lit.span(), format!("invalid shape pattern: {e}"));

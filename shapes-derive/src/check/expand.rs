@@ -314,11 +314,10 @@ fn first_use(checked: &CheckedFn, name: &str) -> Option<(Span, bool)> {
         let mut vars = Vec::new();
         pattern_vars(&c.pattern, &mut vars);
         if vars.iter().any(|v| v == name) {
-            let variadic = c
-                .pattern
-                .items
-                .iter()
-                .any(|i| matches!(i, shapes_core::Item::Variadic(v) if v.as_str() == name));
+            let variadic =
+                c.pattern.items.iter().any(
+                    |i| matches!(i, shapes_core::expr::Item::Variadic(v) if v.as_str() == name),
+                );
             return Some((c.lit.span(), variadic));
         }
     }

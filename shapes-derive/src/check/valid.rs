@@ -184,7 +184,7 @@ pub fn check(cx: &Ctxt, checked: &CheckedFn) -> Analysis {
 /// Both sides of every `where` equation, then of every comparison.
 fn where_sides(
     checked: &CheckedFn,
-) -> impl Iterator<Item = (&shapes_core::DimExpr, &shapes_core::DimExpr)> {
+) -> impl Iterator<Item = (&shapes_core::expr::DimExpr, &shapes_core::expr::DimExpr)> {
     let eqs = checked.wheres.iter().map(|(l, r, _)| (l, r));
     eqs.chain(checked.constraints.iter().map(|(l, _, r, _)| (l, r)))
 }

@@ -18,7 +18,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use shapes_core::{CmpOp, DimExpr};
+use shapes_core::expr::{CmpOp, DimExpr};
 use syn::Ident;
 
 use super::{Codegen, arith_op, slot_ident};

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use shapes_core::{ArithOp, CmpOp, DimExpr, Item, Pattern};
+use shapes_core::expr::{ArithOp, CmpOp, DimExpr, Item, Pattern};
 use syn::{Ident, LitStr};
 
 mod arith;

@@ -264,7 +264,7 @@ pub fn check_pickle(data: &[u8]) {
     if mode.is_multiple_of(16) {
         // The hostile shape: more names than a checkpoint may hold, refused before a walk.
         let levels = 21 + u32::from(b.byte() % 40);
-        let e = shapes::__private::checkpoint_fuzz::pickle_tensors(&chain(levels))
+        let e = shapes::__testing::checkpoint_fuzz::pickle_tensors(&chain(levels))
             .expect_err("2^21 names or more");
         assert!(e.contains("(MAX_TENSORS)"), "{e}");
         return;
@@ -286,7 +286,7 @@ pub fn check_pickle(data: &[u8]) {
 
     let mut expected = Vec::new();
     reference(&nodes, top, "", &mut expected);
-    let read = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle)
+    let read = shapes::__testing::checkpoint_fuzz::pickle_tensors(&pickle)
         .unwrap_or_else(|e| panic!("a valid pickle refused: {e}"));
     let got: Vec<(String, Vec<usize>)> = read
         .iter()
@@ -353,7 +353,7 @@ pub fn check_pickle(data: &[u8]) {
             break;
         }
         pickle[at] = byte;
-        if let Ok(ts) = shapes::__private::checkpoint_fuzz::pickle_tensors(&pickle) {
+        if let Ok(ts) = shapes::__testing::checkpoint_fuzz::pickle_tensors(&pickle) {
             assert!(ts.len() <= 1 << 20);
             for (_, s, _) in ts {
                 assert!(s.numel().is_some_and(|n| i64::try_from(n).is_ok()));

@@ -362,7 +362,7 @@ fn printer(f: &Formatter<'_>) -> Printer {
 /// `{}`: `(a, b) → (b, c) → (a, c)`; `{:#}`: `(a, b) -> (b, c) -> (a, c)`.
 ///
 /// ```
-/// let e = shapes::parse("{ a -> b | (prod a = prod b) }").unwrap();
+/// let e = shapes::expr::parse("{ a -> b | (prod a = prod b) }").unwrap();
 /// assert_eq!(e.to_string(), "{ a → b | (Π a = Π b) }");
 /// assert_eq!(format!("{e:#}"), "{ a -> b | (prod a = prod b) }");
 /// ```
@@ -375,7 +375,7 @@ impl Display for Expr {
 /// `(a, 2, heads × head_dim)`; rank 1 is `(5,)`, a scalar `()`.
 ///
 /// ```
-/// let p = shapes::parse_pattern("(#b, h * d, ...)").unwrap();
+/// let p = shapes::expr::parse_pattern("(#b, h * d, ...)").unwrap();
 /// assert_eq!(p.to_string(), "(#b, h × d, …)");
 /// assert_eq!(format!("{p:#}"), "(#b, h * d, ...)");
 /// ```
@@ -388,8 +388,8 @@ impl Display for Pattern {
 /// One item as it appears in a pattern: `heads × head_dim`, `_`, `…`, `*batch`, `#n`.
 ///
 /// ```
-/// assert_eq!(shapes::Item::Ellipsis.to_string(), "…");
-/// assert_eq!(format!("{:#}", shapes::Item::Ellipsis), "...");
+/// assert_eq!(shapes::expr::Item::Ellipsis.to_string(), "…");
+/// assert_eq!(format!("{:#}", shapes::expr::Item::Ellipsis), "...");
 /// ```
 impl Display for Item {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -400,7 +400,7 @@ impl Display for Item {
 /// A size with minimal parentheses: `(h + 2 × p - k) ÷ s + 1`.
 ///
 /// ```
-/// let p = shapes::parse_pattern("((h + 2*p - k) // s + 1)").unwrap();
+/// let p = shapes::expr::parse_pattern("((h + 2*p - k) // s + 1)").unwrap();
 /// assert_eq!(p.items[0].to_string(), "(h + 2 × p - k) ÷ s + 1");
 /// assert_eq!(format!("{:#}", p.items[0]), "(h + 2 * p - k) // s + 1");
 /// ```
@@ -413,8 +413,8 @@ impl Display for DimExpr {
 /// A constraint, parenthesised like gorgonia: `((D a = D b) ∧ (∀ b < ∀ a))`.
 ///
 /// ```
-/// let e = shapes::parse("{ a -> b | D a == D b && all b < all a }").unwrap();
-/// let shapes::Expr::Compound(_, p) = e else { unreachable!() };
+/// let e = shapes::expr::parse("{ a -> b | D a == D b && all b < all a }").unwrap();
+/// let shapes::expr::Expr::Compound(_, p) = e else { unreachable!() };
 /// assert_eq!(p.to_string(), "((D a = D b) ∧ (∀ b < ∀ a))");
 /// assert_eq!(format!("{p:#}"), "((D a = D b) && (all b < all a))");
 /// ```
@@ -427,7 +427,7 @@ impl Display for Pred {
 /// One side of a comparison: a size, or `∀ e` (ASCII `all e`).
 ///
 /// ```
-/// use shapes::{Expr, Name, Operand};
+/// use shapes::expr::{Expr, Name, Operand};
 /// let o = Operand::ForAll(Expr::Var(Name::new("a")));
 /// assert_eq!(o.to_string(), "∀ a");
 /// assert_eq!(format!("{o:#}"), "all a");
@@ -441,7 +441,7 @@ impl Display for Operand {
 /// numpy's notation: `3`, `-1`, `0:2`, `::2`, `:`.
 ///
 /// ```
-/// use shapes::SliceSpec;
+/// use shapes::expr::SliceSpec;
 /// assert_eq!(SliceSpec::Index(-1).to_string(), "-1");
 /// let r = SliceSpec::Range { start: Some(0), end: None, step: Some(2) };
 /// assert_eq!(r.to_string(), "0::2");

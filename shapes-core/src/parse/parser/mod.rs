@@ -171,7 +171,7 @@ const NAME_CACHE: usize = 16;
 /// always fits [`MAX_DEPTH`].
 const PRINT_CHECK_DEPTH: usize = MAX_DEPTH / 4;
 
-/// Parses a whole expression (see [`crate::parse()`]).
+/// Parses a whole expression (see [`crate::expr::parse()`]).
 pub(crate) fn parse_expr(input: &str) -> Result<Expr, ParseError> {
     let (e, deepest) = parse_expr_unchecked(input)?;
     if let Some(offset) = deepest {
@@ -193,7 +193,7 @@ fn parse_expr_unchecked(input: &str) -> Result<(Expr, Option<usize>), ParseError
     Ok((e, p.deepest))
 }
 
-/// Parses a whole pattern (see [`crate::parse_pattern`]).
+/// Parses a whole pattern (see [`crate::expr::parse_pattern`]).
 pub(crate) fn parse_pattern(input: &str) -> Result<Pattern, ParseError> {
     let (pattern, deepest) = parse_pattern_unchecked(input)?;
     if let Some(offset) = deepest {

@@ -1,5 +1,6 @@
 use super::*;
-use crate::{infer_app, parse};
+use crate::expr::parse;
+use crate::solve::infer_app;
 
 fn dims(range: std::ops::Range<usize>, f: impl Fn(usize) -> String) -> String {
     let v: Vec<String> = range.map(f).collect();
@@ -52,7 +53,8 @@ fn products_of_many_symbolic_dims_stop_at_the_depth_limit() {
 /// What the free-form solver fuzz target found: answers that printed to text that does not
 /// parse. Each is now an error or an answer that round-trips.
 mod printable_answers {
-    use crate::{infer_app, parse};
+    use crate::expr::parse;
+    use crate::solve::infer_app;
 
     fn round_trips_or_errs(f: &str, args: &[&str]) {
         let f = parse(f).unwrap();

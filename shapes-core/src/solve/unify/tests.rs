@@ -1,7 +1,6 @@
 //! Unification on hostile input: terms that grow without bound must end in a clean error.
 
-use crate::expr::Expr;
-use crate::parse;
+use crate::expr::{Expr, parse};
 use crate::solve::{InferErrorKind, Substitution, Term, infer_app, unify};
 
 fn e(s: &str) -> Expr {

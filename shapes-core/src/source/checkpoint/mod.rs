@@ -349,7 +349,7 @@ impl Checkpoint {
     /// use shapes::ShapeSource;
     /// assert_eq!(c.config("hidden_size").unwrap().to_string(), "config `hidden_size` = 8");
     /// // A list states its length.
-    /// assert_eq!(c.config("vocab").unwrap().value, shapes::ConfigValue::Size(3));
+    /// assert_eq!(c.config("vocab").unwrap().value, shapes::checkpoint::ConfigValue::Size(3));
     /// // A config that is not a JSON object is refused.
     /// std::fs::write(&cfg, "[1, 2]").unwrap();
     /// let e = shapes::Checkpoint::from_bytes(&npy)?.with_config(&cfg).unwrap_err();

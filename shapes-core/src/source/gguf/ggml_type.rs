@@ -8,7 +8,7 @@ use std::fmt;
 /// its byte-size check is skipped.
 ///
 /// ```
-/// use shapes::GgmlType;
+/// use shapes::checkpoint::GgmlType;
 /// assert_eq!(GgmlType(12).name(), Some("Q4_K"));
 /// assert_eq!(GgmlType(12).block(), Some((256, 144)));
 /// assert_eq!(GgmlType(12).to_string(), "Q4_K");
@@ -61,7 +61,7 @@ impl GgmlType {
     /// The type's name in ggml, when this crate knows the code.
     ///
     /// ```
-    /// assert_eq!(shapes::GgmlType(30).name(), Some("BF16"));
+    /// assert_eq!(shapes::checkpoint::GgmlType(30).name(), Some("BF16"));
     /// ```
     pub fn name(self) -> Option<&'static str> {
         self.traits().map(|t| t.1)
@@ -70,8 +70,8 @@ impl GgmlType {
     /// `(elements per block, bytes per block)`, when this crate knows the code.
     ///
     /// ```
-    /// assert_eq!(shapes::GgmlType(0).block(), Some((1, 4)));
-    /// assert_eq!(shapes::GgmlType(8).block(), Some((32, 34)));
+    /// assert_eq!(shapes::checkpoint::GgmlType(0).block(), Some((1, 4)));
+    /// assert_eq!(shapes::checkpoint::GgmlType(8).block(), Some((32, 34)));
     /// ```
     pub fn block(self) -> Option<(u64, u64)> {
         self.traits().map(|t| (t.2, t.3))

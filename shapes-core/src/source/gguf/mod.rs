@@ -77,7 +77,7 @@ pub use self::value::{GgufArray, GgufType, GgufValue};
 /// f.extend(3u64.to_le_bytes());
 /// f.extend(1u32.to_le_bytes()); // F16
 /// f.extend(0u64.to_le_bytes());
-/// let h = shapes::GgufHeader::read(&f[..], None).unwrap();
+/// let h = shapes::checkpoint::GgufHeader::read(&f[..], None).unwrap();
 /// let t = &h.tensors()[0];
 /// assert_eq!((t.name.as_str(), t.shape.dims()), ("norm.weight", &[3, 8][..]));
 /// assert_eq!(t.ggml_type.name(), Some("F16"));
@@ -120,7 +120,7 @@ pub struct GgufTensor {
 /// it before checking shapes:
 ///
 /// ```
-/// use shapes::{Bindings, GgufHeader, ShapeSource};
+/// use shapes::{Bindings, ShapeSource, checkpoint::GgufHeader};
 ///
 /// # fn string(out: &mut Vec<u8>, s: &str) {
 /// #     out.extend((s.len() as u64).to_le_bytes());
@@ -189,9 +189,9 @@ impl GgufHeader {
     /// Reads the header of the file at `path`; the tensor data is never read.
     ///
     /// ```no_run
-    /// let h = shapes::GgufHeader::read_path("tinyllama-1.1b-chat.Q4_K_M.gguf")?;
+    /// let h = shapes::checkpoint::GgufHeader::read_path("tinyllama-1.1b-chat.Q4_K_M.gguf")?;
     /// println!("{} tensors", h.tensors().len());
-    /// # Ok::<(), shapes::GgufError>(())
+    /// # Ok::<(), shapes::checkpoint::GgufError>(())
     /// ```
     pub fn read_path(path: impl AsRef<Path>) -> Result<Self, GgufError> {
         let file = std::fs::File::open(path)?;
@@ -211,7 +211,7 @@ impl GgufHeader {
     /// against [`MAX_HEADER_LEN`](Self::MAX_HEADER_LEN), and long strings are read in chunks.
     ///
     /// ```
-    /// let e = shapes::GgufHeader::read(&b"GGUF\x04\0\0\0"[..], None).unwrap_err();
+    /// let e = shapes::checkpoint::GgufHeader::read(&b"GGUF\x04\0\0\0"[..], None).unwrap_err();
     /// assert_eq!(e.to_string(), "GGUF version 4 is not supported (versions 1, 2 and 3 are)");
     /// ```
     pub fn read(reader: impl Read, file_len: Option<u64>) -> Result<Self, GgufError> {
@@ -221,7 +221,7 @@ impl GgufHeader {
     /// Reads the header from a file's bytes (all of it, so that tensor extents are checked).
     ///
     /// ```
-    /// assert!(shapes::GgufHeader::from_bytes(b"GGML").is_err());
+    /// assert!(shapes::checkpoint::GgufHeader::from_bytes(b"GGML").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, GgufError> {
         read::header(bytes, Some(bytes.len() as u64))
@@ -231,7 +231,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().version(), 3);
+    /// assert_eq!(shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap().version(), 3);
     /// ```
     pub fn version(&self) -> u32 {
         self.version
@@ -241,7 +241,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// assert!(shapes::GgufHeader::from_bytes(&f).unwrap().tensors().is_empty());
+    /// assert!(shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap().tensors().is_empty());
     /// ```
     pub fn tensors(&self) -> &[GgufTensor] {
         self.tensors.items()
@@ -251,7 +251,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
+    /// let h = shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap();
     /// assert!(h.get("output.weight").is_none());
     /// ```
     pub fn get(&self, name: &str) -> Option<&GgufTensor> {
@@ -262,7 +262,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// assert!(shapes::GgufHeader::from_bytes(&f).unwrap().metadata().is_empty());
+    /// assert!(shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap().metadata().is_empty());
     /// ```
     pub fn metadata(&self) -> &[(String, GgufValue)] {
         self.metadata.items()
@@ -272,7 +272,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
+    /// let h = shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap();
     /// assert!(h.meta("general.name").is_none());
     /// ```
     pub fn meta(&self, key: &str) -> Option<&GgufValue> {
@@ -283,7 +283,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().architecture(), None);
+    /// assert_eq!(shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap().architecture(), None);
     /// ```
     pub fn architecture(&self) -> Option<&str> {
         self.meta("general.architecture")?.as_str()
@@ -294,7 +294,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
+    /// let h = shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap();
     /// assert!(h.arch_value("context_length").is_none());
     /// ```
     pub fn arch_value(&self, suffix: &str) -> Option<&GgufValue> {
@@ -306,7 +306,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// let h = shapes::GgufHeader::from_bytes(&f).unwrap();
+    /// let h = shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap();
     /// assert_eq!(h.arch_usize("block_count"), None);
     /// ```
     pub fn arch_usize(&self, suffix: &str) -> Option<usize> {
@@ -317,7 +317,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().alignment(), 32);
+    /// assert_eq!(shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap().alignment(), 32);
     /// ```
     pub fn alignment(&self) -> u64 {
         self.alignment
@@ -327,7 +327,7 @@ impl GgufHeader {
     ///
     /// ```
     /// # let mut f = b"GGUF\x03\0\0\0".to_vec(); f.extend([0u8; 24]);
-    /// assert_eq!(shapes::GgufHeader::from_bytes(&f).unwrap().data_offset(), 32);
+    /// assert_eq!(shapes::checkpoint::GgufHeader::from_bytes(&f).unwrap().data_offset(), 32);
     /// ```
     pub fn data_offset(&self) -> u64 {
         self.data_offset

@@ -4,7 +4,7 @@
 /// The type of a GGUF metadata value (`gguf_metadata_value_type`).
 ///
 /// ```
-/// use shapes::{GgufType, GgufValue};
+/// use shapes::checkpoint::{GgufType, GgufValue};
 /// assert_eq!(GgufValue::U32(4096).value_type(), GgufType::U32);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,7 +67,7 @@ impl GgufType {
 /// same.
 ///
 /// ```
-/// use shapes::GgufValue;
+/// use shapes::checkpoint::GgufValue;
 /// assert_eq!(GgufValue::U32(4096).as_usize(), Some(4096));
 /// assert_eq!(GgufValue::I32(-1).as_usize(), None);
 /// assert_eq!(GgufValue::String("llama".into()).as_str(), Some("llama"));
@@ -95,7 +95,7 @@ impl GgufValue {
     /// The value's GGUF type.
     ///
     /// ```
-    /// use shapes::{GgufType, GgufValue};
+    /// use shapes::checkpoint::{GgufType, GgufValue};
     /// assert_eq!(GgufValue::Bool(true).value_type(), GgufType::Bool);
     /// ```
     pub fn value_type(&self) -> GgufType {
@@ -119,7 +119,7 @@ impl GgufValue {
     /// Any integer with a non-negative value, as `u64`.
     ///
     /// ```
-    /// use shapes::GgufValue;
+    /// use shapes::checkpoint::GgufValue;
     /// assert_eq!(GgufValue::I64(32).as_u64(), Some(32));
     /// assert_eq!(GgufValue::F32(32.0).as_u64(), None);
     /// ```
@@ -140,7 +140,7 @@ impl GgufValue {
     /// Any integer with a value that fits in `usize` (a dim, a layer count, …).
     ///
     /// ```
-    /// assert_eq!(shapes::GgufValue::U64(22).as_usize(), Some(22));
+    /// assert_eq!(shapes::checkpoint::GgufValue::U64(22).as_usize(), Some(22));
     /// ```
     pub fn as_usize(&self) -> Option<usize> {
         self.as_u64().and_then(|v| usize::try_from(v).ok())
@@ -149,7 +149,7 @@ impl GgufValue {
     /// Any integer that fits in `i64`.
     ///
     /// ```
-    /// assert_eq!(shapes::GgufValue::I8(-3).as_i64(), Some(-3));
+    /// assert_eq!(shapes::checkpoint::GgufValue::I8(-3).as_i64(), Some(-3));
     /// ```
     pub fn as_i64(&self) -> Option<i64> {
         match *self {
@@ -164,7 +164,7 @@ impl GgufValue {
     /// A float, or an integer converted to `f64` (`rope.freq_base`, `rms_norm_eps`, …).
     ///
     /// ```
-    /// assert_eq!(shapes::GgufValue::F32(1e-5).as_f64(), Some(1e-5f32 as f64));
+    /// assert_eq!(shapes::checkpoint::GgufValue::F32(1e-5).as_f64(), Some(1e-5f32 as f64));
     /// ```
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
@@ -180,7 +180,7 @@ impl GgufValue {
     /// A string value.
     ///
     /// ```
-    /// assert_eq!(shapes::GgufValue::Bool(true).as_str(), None);
+    /// assert_eq!(shapes::checkpoint::GgufValue::Bool(true).as_str(), None);
     /// ```
     pub fn as_str(&self) -> Option<&str> {
         match self {
@@ -192,7 +192,7 @@ impl GgufValue {
     /// A boolean value.
     ///
     /// ```
-    /// assert_eq!(shapes::GgufValue::Bool(true).as_bool(), Some(true));
+    /// assert_eq!(shapes::checkpoint::GgufValue::Bool(true).as_bool(), Some(true));
     /// ```
     pub fn as_bool(&self) -> Option<bool> {
         match *self {
@@ -204,7 +204,7 @@ impl GgufValue {
     /// An array value.
     ///
     /// ```
-    /// assert!(shapes::GgufValue::U8(1).as_array().is_none());
+    /// assert!(shapes::checkpoint::GgufValue::U8(1).as_array().is_none());
     /// ```
     pub fn as_array(&self) -> Option<&GgufArray> {
         match self {
@@ -225,7 +225,7 @@ impl GgufValue {
 /// stored: a shape check does not need them, and `len()` still gives the vocabulary size.
 ///
 /// ```
-/// use shapes::{GgufArray, GgufType, GgufValue};
+/// use shapes::checkpoint::{GgufArray, GgufType, GgufValue};
 /// # fn vocab(a: &GgufArray) -> u64 { a.len() }
 /// let a = GgufArray::new(GgufType::U32, vec![GgufValue::U32(32), GgufValue::U32(8)]);
 /// assert_eq!(a.len(), 2);
@@ -242,7 +242,7 @@ impl GgufArray {
     /// An array holding `values`, whose elements are all of type `elem_type`.
     ///
     /// ```
-    /// let a = shapes::GgufArray::new(shapes::GgufType::Bool, vec![]);
+    /// let a = shapes::checkpoint::GgufArray::new(shapes::checkpoint::GgufType::Bool, vec![]);
     /// assert!(a.is_empty());
     /// ```
     pub fn new(elem_type: GgufType, values: Vec<GgufValue>) -> Self {
@@ -256,8 +256,8 @@ impl GgufArray {
     /// The elements' type.
     ///
     /// ```
-    /// let a = shapes::GgufArray::new(shapes::GgufType::I32, vec![]);
-    /// assert_eq!(a.elem_type(), shapes::GgufType::I32);
+    /// let a = shapes::checkpoint::GgufArray::new(shapes::checkpoint::GgufType::I32, vec![]);
+    /// assert_eq!(a.elem_type(), shapes::checkpoint::GgufType::I32);
     /// ```
     pub fn elem_type(&self) -> GgufType {
         self.elem_type
@@ -266,7 +266,7 @@ impl GgufArray {
     /// The number of elements in the file (whether or not they were kept).
     ///
     /// ```
-    /// let a = shapes::GgufArray::new(shapes::GgufType::U8, vec![shapes::GgufValue::U8(1)]);
+    /// let a = shapes::checkpoint::GgufArray::new(shapes::checkpoint::GgufType::U8, vec![shapes::checkpoint::GgufValue::U8(1)]);
     /// assert_eq!(a.len(), 1);
     /// ```
     pub fn len(&self) -> u64 {
@@ -276,7 +276,7 @@ impl GgufArray {
     /// Whether the array has no elements.
     ///
     /// ```
-    /// assert!(shapes::GgufArray::new(shapes::GgufType::U8, vec![]).is_empty());
+    /// assert!(shapes::checkpoint::GgufArray::new(shapes::checkpoint::GgufType::U8, vec![]).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -285,8 +285,8 @@ impl GgufArray {
     /// The elements, or `None` when the array was too large to keep (see the type's docs).
     ///
     /// ```
-    /// let a = shapes::GgufArray::new(shapes::GgufType::U8, vec![shapes::GgufValue::U8(7)]);
-    /// assert_eq!(a.values(), Some(&[shapes::GgufValue::U8(7)][..]));
+    /// let a = shapes::checkpoint::GgufArray::new(shapes::checkpoint::GgufType::U8, vec![shapes::checkpoint::GgufValue::U8(7)]);
+    /// assert_eq!(a.values(), Some(&[shapes::checkpoint::GgufValue::U8(7)][..]));
     /// ```
     pub fn values(&self) -> Option<&[GgufValue]> {
         self.values.as_deref()

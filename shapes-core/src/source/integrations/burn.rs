@@ -12,7 +12,7 @@ use crate::source::has_shape::HasShape;
 ///
 /// ```
 /// use burn_tensor::{Int, Tensor};
-/// use shapes::{HasShape, Shaped};
+/// use shapes::{Shaped, verify::HasShape};
 ///
 /// #[derive(Shaped)]
 /// struct Embedding {

@@ -9,7 +9,7 @@ use crate::source::has_shape::HasShape;
 ///
 /// ```
 /// use candle_core::{DType, Device, Tensor};
-/// use shapes::{HasShape, Shaped};
+/// use shapes::{Shaped, verify::HasShape};
 ///
 /// #[derive(Shaped)]
 /// struct Attention {

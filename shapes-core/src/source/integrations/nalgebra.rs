@@ -12,7 +12,7 @@ use crate::source::has_shape::HasShape;
 ///
 /// ```
 /// use nalgebra::{DMatrix, DVector, Matrix3x4};
-/// use shapes::{HasShape, Shaped};
+/// use shapes::{Shaped, verify::HasShape};
 ///
 /// #[derive(Shaped)]
 /// struct Affine {

@@ -10,7 +10,7 @@ use crate::source::has_shape::HasShape;
 ///
 /// ```
 /// use ndarray::{Array1, Array2, ArrayView2, ArrayD, IxDyn};
-/// use shapes::{HasShape, Shaped};
+/// use shapes::{Shaped, verify::HasShape};
 ///
 /// #[derive(Shaped)]
 /// struct Linear<'a> {
@@ -52,7 +52,7 @@ impl<S: RawData, D: Dimension> HasShape for ArrayBase<S, D> {
 ///
 /// ```
 /// use ndarray::{Array2, ArrayRef2};
-/// use shapes::HasShape;
+/// use shapes::verify::HasShape;
 ///
 /// fn dims_of(a: &ArrayRef2<f64>) -> Vec<usize> {
 ///     HasShape::shape(a).as_ref().to_vec()

@@ -10,7 +10,7 @@ use crate::source::safetensors::TensorEntry;
 ///
 /// ```
 /// use safetensors::tensor::{Dtype, SafeTensors, TensorView};
-/// use shapes::{HasShape, Shaped};
+/// use shapes::{Shaped, verify::HasShape};
 ///
 /// #[derive(Shaped)]
 /// struct Linear<'a> {
@@ -50,7 +50,7 @@ impl HasShape for TensorView<'_> {
 /// checkpoint's layout from its header alone, before (or instead of) loading any data.
 ///
 /// ```
-/// use shapes::{HasShape, SafetensorsHeader, Shaped, TensorEntry};
+/// use shapes::{Shaped, verify::HasShape, checkpoint::{SafetensorsHeader, TensorEntry}};
 ///
 /// #[derive(Shaped)]
 /// struct Linear<'a> {

@@ -116,7 +116,7 @@ pub struct InferredSpec {
 /// file.extend_from_slice(json);
 /// let ckpt = shapes::Checkpoint::from_bytes(&file)?;
 /// let e = shapes::Spec::infer(&ckpt).unwrap_err();
-/// assert_eq!(e, shapes::InferSpecError::Empty);
+/// assert_eq!(e, shapes::spec::InferSpecError::Empty);
 /// assert!(e.to_string().contains("nothing to write a spec for"));
 /// # Ok::<(), shapes::CheckpointError>(())
 /// ```

@@ -143,7 +143,7 @@ impl Bindings {
     /// struct or plan declares.
     ///
     /// ```
-    /// use shapes::{Bindings, Origin};
+    /// use shapes::{Bindings, verify::Origin};
     /// let origin = Origin::Config { key: "hidden_size".into() };
     /// let b = Bindings::new().bind_from("d_model", 768, origin.clone());
     /// assert_eq!((b.get("d_model"), b.origin("d_model")), (Some(768), Some(origin)));
@@ -180,7 +180,7 @@ impl Bindings {
     }
 
     /// The tensors a checkpoint leaves out because they are tied to another, as declared by
-    /// the struct or plan (see [`PlanNode::tied`](crate::PlanNode::tied)).
+    /// the struct or plan (see [`PlanNode::tied`](crate::verify::PlanNode::tied)).
     ///
     /// ```
     /// assert!(shapes::Bindings::new().tied().is_empty());
@@ -197,12 +197,12 @@ impl Bindings {
     }
 
     /// The source's tensors that nothing describes, allowed by non-strict `verify_source`
-    /// ([`SourceOptions::strict`](crate::SourceOptions::strict)): warnings, sorted; empty
+    /// ([`SourceOptions::strict`](crate::verify::SourceOptions::strict)): warnings, sorted; empty
     /// after a strict check, which makes them errors.
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// use shapes::{Shape, Shaped, verify::SourceOptions};
     /// #[derive(Shaped)]
     /// struct Norm { #[shape("(d,)")] weight: Shape }
     /// let src = HashMap::from([("weight".to_string(), Shape::from([4])), ("step".to_string(), Shape::from([1]))]);

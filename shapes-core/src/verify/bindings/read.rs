@@ -59,7 +59,7 @@ impl Bindings {
     /// Where `name`'s value came from.
     ///
     /// ```
-    /// use shapes::{Bindings, Origin};
+    /// use shapes::{Bindings, verify::Origin};
     /// assert_eq!(Bindings::new().bind("n", 2).origin("n"), Some(Origin::Given));
     /// ```
     pub fn origin(&self, name: &str) -> Option<Origin> {

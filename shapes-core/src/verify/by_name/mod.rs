@@ -103,7 +103,7 @@ pub(crate) fn stated(
 /// struct does not describe are errors, and which tensors to ignore.
 ///
 /// ```
-/// use shapes::{Bindings, SourceOptions};
+/// use shapes::{Bindings, verify::SourceOptions};
 /// let opts = SourceOptions::new().bindings(Bindings::new().bind("heads", 12)).strict(false);
 /// assert!(!opts.is_strict());
 /// assert_eq!(opts.pre().get("heads"), Some(12));
@@ -129,7 +129,7 @@ impl SourceOptions {
     /// Strict (unexpected tensors are errors), nothing pre-bound.
     ///
     /// ```
-    /// assert!(shapes::SourceOptions::new().is_strict());
+    /// assert!(shapes::verify::SourceOptions::new().is_strict());
     /// ```
     pub fn new() -> Self {
         SourceOptions::default()
@@ -142,7 +142,7 @@ impl SourceOptions {
     /// [`ignore`](Self::ignore) them.
     ///
     /// ```
-    /// assert!(!shapes::SourceOptions::new().strict(false).is_strict());
+    /// assert!(!shapes::verify::SourceOptions::new().strict(false).is_strict());
     /// ```
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
@@ -158,7 +158,7 @@ impl SourceOptions {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// use shapes::{Shape, Shaped, verify::SourceOptions};
     ///
     /// #[derive(Shaped)]
     /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
@@ -184,7 +184,7 @@ impl SourceOptions {
     /// The globs of the tensors ignored.
     ///
     /// ```
-    /// assert_eq!(shapes::SourceOptions::new().ignore(["pooler.*"]).ignored(), ["pooler.*"]);
+    /// assert_eq!(shapes::verify::SourceOptions::new().ignore(["pooler.*"]).ignored(), ["pooler.*"]);
     /// ```
     pub fn ignored(&self) -> &[String] {
         &self.ignore
@@ -193,7 +193,7 @@ impl SourceOptions {
     /// Values bound before verifying (from a config), as in `verify_with`.
     ///
     /// ```
-    /// let o = shapes::SourceOptions::new().bindings(shapes::Bindings::new().bind("d", 4));
+    /// let o = shapes::verify::SourceOptions::new().bindings(shapes::Bindings::new().bind("d", 4));
     /// assert_eq!(o.pre().get("d"), Some(4));
     /// ```
     pub fn bindings(mut self, pre: Bindings) -> Self {
@@ -204,7 +204,7 @@ impl SourceOptions {
     /// Whether unexpected tensors are errors.
     ///
     /// ```
-    /// assert!(shapes::SourceOptions::default().is_strict());
+    /// assert!(shapes::verify::SourceOptions::default().is_strict());
     /// ```
     pub fn is_strict(&self) -> bool {
         self.strict
@@ -213,7 +213,7 @@ impl SourceOptions {
     /// The pre-bound values.
     ///
     /// ```
-    /// assert!(shapes::SourceOptions::new().pre().is_empty());
+    /// assert!(shapes::verify::SourceOptions::new().pre().is_empty());
     /// ```
     pub fn pre(&self) -> &Bindings {
         &self.pre

@@ -216,7 +216,7 @@ impl ShapeError {
     /// The details by value.
     ///
     /// ```
-    /// use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind};
+    /// use shapes::{ShapeError, ShapeErrorKind, verify::{FieldPath, ShapeErrorDetails}};
     /// let kind = ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None };
     /// let e = ShapeError::from(ShapeErrorDetails::new(FieldPath::new("M", &[]), kind.clone()));
     /// assert_eq!(e.into_details().kind, kind);
@@ -266,7 +266,7 @@ impl ShapeErrorDetails {
     /// An error of `kind` about `path`, with no axis, pattern, shape, provenance or tensor yet.
     ///
     /// ```
-    /// use shapes::{FieldPath, ShapeErrorDetails, ShapeErrorKind};
+    /// use shapes::{ShapeErrorKind, verify::{FieldPath, ShapeErrorDetails}};
     /// let e = ShapeErrorDetails::new(FieldPath::new("M", &[]), ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None });
     /// assert_eq!(e.to_string(), "M: tensor \"w\" is missing from the source");
     /// ```
@@ -285,7 +285,7 @@ impl ShapeErrorDetails {
     /// The found size at the error's axis, when there is one.
     ///
     /// ```
-    /// use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind, Shape};
+    /// use shapes::{ShapeError, ShapeErrorKind, Shape, verify::{FieldPath, ShapeErrorDetails}};
     /// let e = ShapeError::from(ShapeErrorDetails {
     ///     path: FieldPath::new("M", &[]), axis: Some(1), pattern: Some("(a, 3)".into()),
     ///     shape: Some(Shape::from([2, 4])), kind: ShapeErrorKind::Literal { expected: 3 },
@@ -503,7 +503,7 @@ impl std::error::Error for ShapeError {}
 /// Every mismatch found by one verification, in declaration order.
 ///
 /// ```
-/// # use shapes::{FieldPath, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+/// # use shapes::{ShapeError, ShapeErrorKind, ShapeErrors, verify::{FieldPath, ShapeErrorDetails}};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("M", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
 /// #     provenance: vec![], tensor: None });
@@ -547,13 +547,13 @@ impl ShapeErrors {
     }
 
     /// The source's tensors that nothing describes, allowed by a non-strict `verify_source`
-    /// ([`SourceOptions::strict`](crate::SourceOptions::strict)): warnings, sorted, beside
+    /// ([`SourceOptions::strict`](crate::verify::SourceOptions::strict)): warnings, sorted, beside
     /// the errors; empty after a strict check, where they are
     /// [`unexpected_tensors`](Self::unexpected_tensors).
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use shapes::{Shape, Shaped, SourceOptions};
+    /// use shapes::{Shape, Shaped, verify::SourceOptions};
     /// #[derive(Shaped)]
     /// struct Norm { #[shape("(d,)")] weight: Shape, #[shape("(d,)")] bias: Shape }
     /// let src = HashMap::from([("weight".to_string(), Shape::from([4])), ("step".to_string(), Shape::from([1]))]);

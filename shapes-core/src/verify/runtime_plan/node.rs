@@ -3,7 +3,7 @@
 /// One node of a [`Plan`](super::Plan), as a spec describes it.
 ///
 /// ```
-/// use shapes::PlanNode;
+/// use shapes::verify::PlanNode;
 /// let layer = PlanNode::group("attn", vec![PlanNode::tensor("q.weight", "(d_model, d_model)")]);
 /// let model = vec![
 ///     PlanNode::tensor("embed.weight", "(vocab, d_model)"),
@@ -69,8 +69,8 @@ impl PlanNode {
     /// A tensor named `name` whose shape matches `pattern`.
     ///
     /// ```
-    /// let t = shapes::PlanNode::tensor("w", "(a, b)");
-    /// assert!(matches!(t, shapes::PlanNode::Tensor { .. }));
+    /// let t = shapes::verify::PlanNode::tensor("w", "(a, b)");
+    /// assert!(matches!(t, shapes::verify::PlanNode::Tensor { .. }));
     /// ```
     pub fn tensor(name: impl Into<String>, pattern: impl Into<String>) -> Self {
         PlanNode::Tensor {
@@ -82,8 +82,8 @@ impl PlanNode {
     /// A group of `children` under `prefix`, present once.
     ///
     /// ```
-    /// let g = shapes::PlanNode::group("mlp", vec![]);
-    /// assert!(matches!(g, shapes::PlanNode::Group { repeat: None, optional: false, .. }));
+    /// let g = shapes::verify::PlanNode::group("mlp", vec![]);
+    /// assert!(matches!(g, shapes::verify::PlanNode::Group { repeat: None, optional: false, .. }));
     /// ```
     pub fn group(prefix: impl Into<String>, children: Vec<PlanNode>) -> Self {
         PlanNode::Group {
@@ -99,7 +99,7 @@ impl PlanNode {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use shapes::{Plan, PlanNode, Shape};
+    /// use shapes::{Plan, Shape, verify::PlanNode};
     /// let plan = Plan::build("Lm", &[
     ///     PlanNode::tensor("embed.weight", "(vocab, d_model)"),
     ///     PlanNode::tied("lm_head.weight", "(vocab, d_model)", "embed.weight", Some("tie_word_embeddings")),
@@ -128,7 +128,7 @@ impl PlanNode {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use shapes::{Plan, PlanNode, Shape};
+    /// use shapes::{Plan, Shape, verify::PlanNode};
     /// let ffn = PlanNode::one_of(vec![
     ///     vec![PlanNode::tensor("up.weight", "(d_ff, d)"), PlanNode::tensor("down.weight", "(d, d_ff)")],
     ///     vec![PlanNode::tensor("up_exps.weight", "(e, d_ff, d)"), PlanNode::tensor("down_exps.weight", "(e, d, d_ff)")],
@@ -157,7 +157,7 @@ impl PlanNode {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use shapes::{Bindings, Plan, PlanNode, Shape, SourceOptions};
+    /// use shapes::{Bindings, Plan, Shape, verify::{PlanNode, SourceOptions}};
     /// let mlp = PlanNode::one_of(vec![
     ///     vec![PlanNode::tensor("up.weight", "(d_ff, d)")],
     ///     vec![PlanNode::tensor("up_exps.weight", "(e, d_ff_exp, d)")],
@@ -191,11 +191,11 @@ impl PlanNode {
     /// A tensor becomes a group of one repeated tensor named by its own name. The source must
     /// hold at least one element (a wrong prefix would otherwise check nothing), unless the
     /// group is also [`optional`](Self::optional), and when `count` is given a value (by
-    /// [`SourceOptions::bindings`](crate::SourceOptions::bindings)), exactly that many.
+    /// [`SourceOptions::bindings`](crate::verify::SourceOptions::bindings)), exactly that many.
     ///
     /// ```
-    /// let g = shapes::PlanNode::group("layers", vec![]).repeated(Some("n_layers"));
-    /// assert!(matches!(g, shapes::PlanNode::Group { repeat: Some(Some(_)), .. }));
+    /// let g = shapes::verify::PlanNode::group("layers", vec![]).repeated(Some("n_layers"));
+    /// assert!(matches!(g, shapes::verify::PlanNode::Group { repeat: Some(Some(_)), .. }));
     /// ```
     pub fn repeated(self, count: Option<&str>) -> Self {
         let count = Some(count.map(str::to_owned));
@@ -229,8 +229,8 @@ impl PlanNode {
     /// This node made optional: checked only when the source has something under its name.
     ///
     /// ```
-    /// let t = shapes::PlanNode::tensor("bias", "(d,)").optional();
-    /// assert!(matches!(t, shapes::PlanNode::Group { optional: true, .. }));
+    /// let t = shapes::verify::PlanNode::tensor("bias", "(d,)").optional();
+    /// assert!(matches!(t, shapes::verify::PlanNode::Group { optional: true, .. }));
     /// ```
     pub fn optional(self) -> Self {
         match self {
