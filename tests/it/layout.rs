@@ -100,17 +100,54 @@ fn references(at: &[String], text: &str, known: &BTreeSet<Vec<String>>) -> BTree
                     rest = &rest[1..];
                 }
             }
-            let mut best = base.clone();
-            let mut cur = base;
-            for part in rest {
-                cur.push((*part).to_owned());
-                if known.contains(&cur) {
-                    best = cur.clone();
-                } else {
-                    break;
+            let deepest = |parts: &[&str]| {
+                let mut best = base.clone();
+                let mut cur = base.clone();
+                for part in parts {
+                    cur.push((*part).to_owned());
+                    if known.contains(&cur) {
+                        best = cur.clone();
+                    } else {
+                        break;
+                    }
+                }
+                best
+            };
+            out.insert(deepest(rest));
+            // A group, `crate::{a, b::c}`: each of its paths as well.
+            let after = begin
+                + text[begin..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                    .unwrap_or(text.len() - begin);
+            if text[after..].starts_with('{') {
+                let mut depth = 0usize;
+                let mut end = after;
+                for (i, c) in text[after..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = after + i;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                for item in text[after + 1..end].split(',') {
+                    let item_path: Vec<&str> = item
+                        .trim()
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                        .next()
+                        .unwrap_or("")
+                        .split("::")
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    let parts: Vec<&str> = rest.iter().copied().chain(item_path).collect();
+                    out.insert(deepest(&parts));
                 }
             }
-            out.insert(best);
         }
     }
     out
@@ -213,8 +250,12 @@ fn the_cycle_finder_finds_a_cycle() {
     std::fs::write(dir.join("a/c.rs"), "use super::super::a::Y;").unwrap();
     std::fs::write(dir.join("b.rs"), "use crate::a::c::Z;").unwrap();
     let found = cycles(&dir);
+    // Through a group import too.
+    std::fs::write(dir.join("b.rs"), "use crate::{a::c::Z, d};").unwrap();
+    let grouped = cycles(&dir);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(found, [vec!["a".to_string(), "b".to_string()]]);
+    assert_eq!(grouped, found);
 }
 
 #[test]
