@@ -5,7 +5,7 @@
 use super::binders::{Binder, Binders};
 use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
-use super::checker::Checker;
+use super::checker::{Checker, Passes};
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::lean::{LEAN_VARS, Lean};
 use super::path::FieldPath;
@@ -448,12 +448,8 @@ fn settle<S: Shaped + ?Sized>(
     report: bool,
 ) -> Result<Bindings, Vec<ShapeError>> {
     let map: SlotMap = const { S::VARS.identity() };
-    while cx.needs_another_pass() {
-        cx.begin_pass(false);
-        s.check_in(&mut cx, &map);
-        if cx.is_clean() {
-            return Ok(cx.take_bindings());
-        }
+    if cx.settle_passes(|cx| s.check_in(cx, &map)) {
+        return Ok(cx.take_bindings());
     }
     recorded(s, pre, report)
 }

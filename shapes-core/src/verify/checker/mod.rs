@@ -15,6 +15,8 @@
 mod passes;
 mod report;
 
+pub(crate) use passes::Passes;
+
 use super::binders::Binders;
 use super::bindings::{Bindings, Value, same_name};
 use super::error::{ShapeError, ShapeErrorKind};
