@@ -1,6 +1,8 @@
 //! The [`Shaped`] trait, what `#[derive(Shaped)]` implements, and its entry points: a struct
 //! verified in memory, a checkpoint verified by name, a nested struct in a scope of its own.
-//! Every one of them drives the one [`Checker`] through [`Checker::run`].
+//! Every one of them drives the one [`Checker`] through [`Checker::run`], except `verify`'s
+//! first pass, inlined for speed: what follows it goes through the same pass loop
+//! ([`Passes::settle_passes`]).
 
 use super::binders::{Binder, Binders};
 use super::bindings::Bindings;
@@ -436,7 +438,7 @@ fn checked<S: Shaped + ?Sized>(
 }
 
 /// What follows a first pass of [`run_with`] that was not clean: the passes that solve what
-/// waited for later variables; and if the struct is wrong, its checks run again from the
+/// waited for later variables ([`Passes::settle_passes`], the one pass loop); and if the struct is wrong, its checks run again from the
 /// start by a checker that records the path of every binding. (The first passes take a
 /// variable as bound by its binder, which holds when the binder's tensor was checked: on a
 /// run that fails, it may not have been, for a rank that differs.)

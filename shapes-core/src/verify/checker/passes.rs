@@ -7,7 +7,7 @@
 //! [`CallCx`] (`CallScope::check`, through [`Passes::passes`]).
 //!
 //! [`finish`]: Checker::finish
-//! [`CallCx`]: crate::verify::call::CallCx
+//! [`CallCx`]: crate::verify_impl::call::CallCx
 
 use super::{Checker, report};
 use crate::verify::bindings::Bindings;
@@ -104,7 +104,7 @@ impl Passes for Checker {
 }
 
 /// A checker that runs its checks in passes: the general [`Checker`], and the lean checker of
-/// a `#[shapes::check]` call ([`CallCx`](crate::verify::call::CallCx)). What the one pass loop,
+/// a `#[shapes::check]` call ([`CallCx`](crate::verify_impl::call::CallCx)). What the one pass loop,
 /// [`passes`](Passes::passes), drives.
 pub(crate) trait Passes {
     /// Starts a pass that reports nothing: nothing pending, nothing bound by it yet.
