@@ -12,11 +12,12 @@
 //! Both implement [`ItemChecks`], the one contract the generated checks are written against.
 //!
 //! A [`CallScope`] runs the arguments' checks in passes (like `verify`, so the order of the
-//! parameters does not matter; driven by the one pass loop, [`Passes::passes`]), keeps the bindings while the function body runs, then checks the
-//! return value against them. To report a mismatch of the return value, the arguments are gone
-//! (moved into the body), so the bindings they made are recorded into the `Checker` with their
-//! origins (parameter and axis), and the return check runs there. On success nothing is
-//! allocated, hashed or looked up by name.
+//! parameters does not matter; driven by the one pass loop, [`Passes::passes`]), keeps the
+//! bindings while the function body runs, then checks the return value against them. To report
+//! a mismatch of the return value, the arguments are gone (moved into the body), so the
+//! bindings they made are recorded into the `Checker` with their origins (parameter and axis),
+//! and the return check runs there. On success nothing is allocated, hashed or looked up by
+//! name.
 
 use smallvec::SmallVec;
 

@@ -438,10 +438,11 @@ fn checked<S: Shaped + ?Sized>(
 }
 
 /// What follows a first pass of [`run_with`] that was not clean: the passes that solve what
-/// waited for later variables ([`Passes::settle_passes`], the one pass loop); and if the struct is wrong, its checks run again from the
-/// start by a checker that records the path of every binding. (The first passes take a
-/// variable as bound by its binder, which holds when the binder's tensor was checked: on a
-/// run that fails, it may not have been, for a rank that differs.)
+/// waited for later variables ([`Passes::settle_passes`], the one pass loop); and if the struct
+/// is wrong, its checks run again from the start by a checker that records the path of every
+/// binding. (The first passes take a variable as bound by its binder, which holds when the
+/// binder's tensor was checked: on a run that fails, it may not have been, for a rank that
+/// differs.)
 #[inline(never)]
 fn settle<S: Shaped + ?Sized>(
     mut cx: Checker,
