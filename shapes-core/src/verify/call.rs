@@ -12,17 +12,18 @@
 //! Both implement [`ItemChecks`], the one contract the generated checks are written against.
 //!
 //! A [`CallScope`] runs the arguments' checks in passes (like `verify`, so the order of the
-//! parameters does not matter), keeps the bindings while the function body runs, then checks the
-//! return value against them. To report a mismatch of the return value, the arguments are gone
-//! (moved into the body), so the bindings they made are recorded into the `Checker` with their
-//! origins (parameter and axis), and the return check runs there. On success nothing is
-//! allocated, hashed or looked up by name.
+//! parameters does not matter; driven by the one pass loop, [`Passes::passes`]), keeps the
+//! bindings while the function body runs, then checks the return value against them. To report
+//! a mismatch of the return value, the arguments are gone (moved into the body), so the
+//! bindings they made are recorded into the `Checker` with their origins (parameter and axis),
+//! and the return check runs there. On success nothing is allocated, hashed or looked up by
+//! name.
 
 use smallvec::SmallVec;
 
 use super::binders::Binder;
 use super::bindings::{Bindings, Value};
-use super::checker::Checker;
+use super::checker::{Checker, Passes};
 use super::error::ShapeError;
 use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, OriginKind};
@@ -197,6 +198,27 @@ impl<const N: usize> CallCx<N> {
                 cx.record(b.slot, value, b.field.unwrap_or(&NO_FIELD), b.axis, kind);
             }
         }
+    }
+}
+
+/// Driven by the one pass loop, [`Passes::passes`]. A mismatch ends the passes: the call only
+/// asks this checker for the verdict, the general [`Checker`] builds the error.
+impl<const N: usize> Passes for CallCx<N> {
+    #[inline(always)]
+    fn begin_quiet_pass(&mut self) {
+        self.pending = 0;
+        self.progress = false;
+        self.field = &NO_FIELD;
+    }
+
+    #[inline(always)]
+    fn is_clean(&self) -> bool {
+        !self.failed && self.pending == 0
+    }
+
+    #[inline(always)]
+    fn needs_another_pass(&self) -> bool {
+        !self.failed && self.pending > 0 && self.progress
     }
 }
 
@@ -462,20 +484,8 @@ impl<const N: usize> CallScope<N> {
         report: impl Fn(&mut Checker),
     ) -> Result<(), ShapeError> {
         let before = self.cx.logged;
-        loop {
-            self.cx.pending = 0;
-            self.cx.progress = false;
-            self.cx.field = &NO_FIELD;
-            fast(&mut self.cx);
-            if self.cx.failed {
-                break;
-            }
-            if self.cx.pending == 0 {
-                return Ok(());
-            }
-            if !self.cx.progress {
-                break;
-            }
+        if self.cx.passes(fast) {
+            return Ok(());
         }
         self.report(before, &report)
     }

@@ -1,11 +1,13 @@
 //! The [`Shaped`] trait, what `#[derive(Shaped)]` implements, and its entry points: a struct
 //! verified in memory, a checkpoint verified by name, a nested struct in a scope of its own.
-//! Every one of them drives the one [`Checker`] through [`Checker::run`].
+//! Every one of them drives the one [`Checker`] through [`Checker::run`], except `verify`'s
+//! first pass, inlined for speed: what follows it goes through the same pass loop
+//! ([`Passes::settle_passes`]).
 
 use super::binders::{Binder, Binders};
 use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
-use super::checker::Checker;
+use super::checker::{Checker, Passes};
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::lean::{LEAN_VARS, Lean};
 use super::path::FieldPath;
@@ -436,10 +438,11 @@ fn checked<S: Shaped + ?Sized>(
 }
 
 /// What follows a first pass of [`run_with`] that was not clean: the passes that solve what
-/// waited for later variables; and if the struct is wrong, its checks run again from the
-/// start by a checker that records the path of every binding. (The first passes take a
-/// variable as bound by its binder, which holds when the binder's tensor was checked: on a
-/// run that fails, it may not have been, for a rank that differs.)
+/// waited for later variables ([`Passes::settle_passes`], the one pass loop); and if the struct
+/// is wrong, its checks run again from the start by a checker that records the path of every
+/// binding. (The first passes take a variable as bound by its binder, which holds when the
+/// binder's tensor was checked: on a run that fails, it may not have been, for a rank that
+/// differs.)
 #[inline(never)]
 fn settle<S: Shaped + ?Sized>(
     mut cx: Checker,
@@ -448,12 +451,8 @@ fn settle<S: Shaped + ?Sized>(
     report: bool,
 ) -> Result<Bindings, Vec<ShapeError>> {
     let map: SlotMap = const { S::VARS.identity() };
-    while cx.needs_another_pass() {
-        cx.begin_pass(false);
-        s.check_in(&mut cx, &map);
-        if cx.is_clean() {
-            return Ok(cx.take_bindings());
-        }
+    if cx.settle_passes(|cx| s.check_in(cx, &map)) {
+        return Ok(cx.take_bindings());
     }
     recorded(s, pre, report)
 }

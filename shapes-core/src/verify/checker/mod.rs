@@ -1,5 +1,7 @@
 //! [`Checker`]: the checker that records and reports, behind `verify*`, `verify_source*` and the
-//! error of a `#[shapes::check]` call; and [`Checker::run`], the one pass driver.
+//! error of a `#[shapes::check]` call; [`Checker::run`], and the one pass loop,
+//! [`Passes::passes`], which every checker that runs in passes (this one, `verify`'s settle, a
+//! checked call's `CallCx`) is driven by.
 //!
 //! Generated code drives it through [`ItemChecks`] with straight-line calls, one per pattern
 //! item, with variables already turned into slots. The success path touches no name,
@@ -14,6 +16,8 @@
 
 mod passes;
 mod report;
+
+pub(crate) use passes::Passes;
 
 use super::binders::Binders;
 use super::bindings::{Bindings, Value, same_name};

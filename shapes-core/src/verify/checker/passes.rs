@@ -1,4 +1,13 @@
-//! Pass control: [`Checker::run`] and what follows a first pass that was not clean.
+//! Pass control: the one pass loop ([`Passes::passes`]), [`Checker::run`] and what follows a
+//! first pass that was not clean.
+//!
+//! Every checker that runs its checks in passes drives them here: [`Checker::run`]/[`finish`]
+//! (`verify_source`, a plan, the error of a checked call), `verify`'s settle after its inlined
+//! first pass (`shaped.rs`, through [`Passes::settle_passes`]), and a `#[shapes::check]` call's
+//! [`CallCx`] (`CallScope::check`, through [`Passes::passes`]).
+//!
+//! [`finish`]: Checker::finish
+//! [`CallCx`]: crate::verify_impl::call::CallCx
 
 use super::{Checker, report};
 use crate::verify::bindings::Bindings;
@@ -22,7 +31,8 @@ impl Checker {
     }
 
     /// What follows a first pass that was not clean: the passes that bind what equations
-    /// waiting for later variables can now solve, while they make progress; then, if something
+    /// waiting for later variables can now solve, while they make progress
+    /// ([`settle_passes`](Passes::settle_passes)); then, if something
     /// is still wrong, the reporting pass that turns every mismatch and everything still
     /// pending into an error. With `report` false, the caller (a nested scope checked in a
     /// quiet pass of its parent) only learns that it failed.
@@ -37,12 +47,8 @@ impl Checker {
         if !report && self.failed {
             return Err(vec![ShapeError::unrecorded(self.root)]);
         }
-        while self.needs_another_pass() {
-            self.begin_pass(false);
-            checks(&mut self);
-            if self.is_clean() {
-                return Ok(self.take_bindings());
-            }
+        if self.settle_passes(&mut checks) {
+            return Ok(self.take_bindings());
         }
         if !report {
             return Err(vec![ShapeError::unrecorded(self.root)]);
@@ -72,17 +78,71 @@ impl Checker {
         self.quiet && self.failed
     }
 
-    pub(crate) fn needs_another_pass(&self) -> bool {
-        self.pending > 0 && self.progress
-    }
-
-    pub(crate) fn is_clean(&self) -> bool {
-        self.pending == 0 && !self.failed
-    }
-
     /// The bindings, taken out (only they are moved, not the whole checker).
     #[inline]
     pub(crate) fn take_bindings(&mut self) -> Bindings {
         std::mem::take(&mut self.out)
+    }
+}
+
+impl Passes for Checker {
+    #[inline(always)]
+    fn begin_quiet_pass(&mut self) {
+        self.begin_pass(false);
+    }
+
+    #[inline(always)]
+    fn is_clean(&self) -> bool {
+        self.pending == 0 && !self.failed
+    }
+
+    /// An error does not end the passes: the reporting pass quotes what later ones bind.
+    #[inline(always)]
+    fn needs_another_pass(&self) -> bool {
+        self.pending > 0 && self.progress
+    }
+}
+
+/// A checker that runs its checks in passes: the general [`Checker`], and the lean checker of
+/// a `#[shapes::check]` call ([`CallCx`](crate::verify_impl::call::CallCx)). What the one pass loop,
+/// [`passes`](Passes::passes), drives.
+pub(crate) trait Passes {
+    /// Starts a pass that reports nothing: nothing pending, nothing bound by it yet.
+    fn begin_quiet_pass(&mut self);
+
+    /// Whether the last pass settled every check and found nothing wrong.
+    fn is_clean(&self) -> bool;
+
+    /// Whether the last pass left checks pending and bound something new, so that another
+    /// pass may settle them.
+    fn needs_another_pass(&self) -> bool;
+
+    /// The one pass loop: runs passes of `checks` until one is clean (`true`) or another
+    /// would change nothing (`false`).
+    #[inline(always)]
+    fn passes(&mut self, mut checks: impl FnMut(&mut Self)) -> bool
+    where
+        Self: Sized,
+    {
+        loop {
+            self.begin_quiet_pass();
+            checks(self);
+            if self.is_clean() {
+                return true;
+            }
+            if !self.needs_another_pass() {
+                return false;
+            }
+        }
+    }
+
+    /// What follows a first pass that was not clean: [`passes`](Passes::passes), if the
+    /// first one made progress with work still pending. Whether one came out clean.
+    #[inline(always)]
+    fn settle_passes(&mut self, checks: impl FnMut(&mut Self)) -> bool
+    where
+        Self: Sized,
+    {
+        self.needs_another_pass() && self.passes(checks)
     }
 }
