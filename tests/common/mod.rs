@@ -4,6 +4,7 @@
 // Each file is also compiled into an example or a bench that uses the rest of it.
 #[allow(dead_code)]
 pub mod bert;
+pub mod blessed;
 pub mod ckpt_files;
 pub mod deepseek;
 #[cfg(feature = "candle")]

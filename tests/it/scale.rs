@@ -5,6 +5,7 @@
 
 use shapes::{Checkpoint, CheckpointFormat, Spec, spec::Naming};
 
+use crate::common::blessed::assert_blessed;
 use crate::common::ckpt_files::TempDir;
 use crate::common::deepseek::{Layout, Typed};
 
@@ -111,18 +112,7 @@ fn a_spec_written_from_it_chooses_dense_or_experts_per_layer_and_folds_the_exper
 fn the_structs_written_from_it_are_what_the_writer_writes() {
     let (_dir, ckpt) = open("scale-infer-rust", &SMALL.tensors(), 3);
     let rust = Spec::infer(&ckpt).expect("a spec").to_rust();
-    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/it/spec_infer_written_choice.rs");
-    if std::env::var_os("SHAPES_BLESS").is_some() {
-        std::fs::write(&file, &rust).expect("blessed");
-    }
-    let committed = std::fs::read_to_string(&file).expect("the committed structs");
-    assert_eq!(
-        committed,
-        rust,
-        "rerun with SHAPES_BLESS=1 to rewrite {}",
-        file.display()
-    );
+    assert_blessed("tests/it/spec_infer_written_choice.rs", &rust);
 }
 
 /// The structs, compiled: the derive has no `one_of`, so the dense and the sparse MLP are

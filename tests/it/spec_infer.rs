@@ -3,10 +3,9 @@
 //! `spec_infer_written.rs` beside this file, compiled into this binary; the test holds that
 //! file equal to what the writer writes now (`SHAPES_BLESS=1` rewrites it).
 
-use std::path::Path;
-
 use shapes::{Checkpoint, Shape, Shaped, Spec};
 
+use crate::common::blessed::assert_blessed;
 use crate::common::ckpt_files::{self, TempDir, Tensor};
 
 /// A mixture-of-experts decoder: `layers` layers with 2 key/value heads of 6 and 4 experts
@@ -54,17 +53,7 @@ fn the_written_structs_are_what_the_writer_writes() {
     let dir = TempDir::new("spec-infer-rust");
     let ckpt = open(&dir, &moe(3, 24));
     let rust = Spec::infer(&ckpt).expect("a spec").to_rust();
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/spec_infer_written.rs");
-    if std::env::var_os("SHAPES_BLESS").is_some() {
-        std::fs::write(&file, &rust).expect("blessed");
-    }
-    let committed = std::fs::read_to_string(&file).expect("the committed structs");
-    assert_eq!(
-        committed,
-        rust,
-        "rerun with SHAPES_BLESS=1 to rewrite {}",
-        file.display()
-    );
+    assert_blessed("tests/it/spec_infer_written.rs", &rust);
 }
 
 /// The structs, compiled.
