@@ -68,6 +68,42 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
+/// The path at the start of `text` (`a::b::c`), as its segments, and where it ends.
+fn leading_path(text: &str) -> (Vec<&str>, usize) {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(text.len());
+    let path = text[..end].split("::").filter(|s| !s.is_empty()).collect();
+    (path, end)
+}
+
+/// The paths of the use tree at the start of `text`, each after `prefix`: the tree's own
+/// path, and for a group (`a::{b, c::{d}}`) each path in it (`a::b`, `a::c`, `a::c::d`).
+fn use_paths<'t>(prefix: &[&'t str], text: &'t str, out: &mut Vec<Vec<&'t str>>) {
+    let (path, end) = leading_path(text);
+    let mut full = prefix.to_vec();
+    full.extend(path);
+    out.push(full.clone());
+    let Some(inner) = text[end..].strip_prefix('{') else {
+        return;
+    };
+    let (mut depth, mut item) = (0usize, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth > 0 => depth -= 1,
+            '}' | ',' if depth == 0 => {
+                use_paths(&full, inner[item..i].trim_start(), out);
+                if c == '}' {
+                    return;
+                }
+                item = i + 1;
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The module paths `text` (of module `at`) refers to, each cut to the longest known module.
 fn references(at: &[String], text: &str, known: &BTreeSet<Vec<String>>) -> BTreeSet<Vec<String>> {
     let mut out = BTreeSet::new();
@@ -80,73 +116,31 @@ fn references(at: &[String], text: &str, known: &BTreeSet<Vec<String>>) -> BTree
             if begin > 0 && (bytes[begin - 1].is_ascii_alphanumeric() || bytes[begin - 1] == b'_') {
                 continue;
             }
-            let path: Vec<&str> = text[begin..]
-                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
-                .next()
-                .unwrap_or("")
-                .split("::")
-                .filter(|s| !s.is_empty())
-                .collect();
-            let mut base: Vec<String> = match path.first().copied() {
-                Some("crate") => Vec::new(),
-                Some("self") => at.to_vec(),
-                _ => at.to_vec(),
-            };
-            let mut rest = &path[1..];
-            if path.first() == Some(&"super") {
-                base.pop();
-                while rest.first() == Some(&"super") {
+            let mut paths = Vec::new();
+            use_paths(&[], &text[begin..], &mut paths);
+            for path in paths {
+                let mut base: Vec<String> = match path.first().copied() {
+                    Some("crate") => Vec::new(),
+                    _ => at.to_vec(),
+                };
+                let mut rest = &path[1..];
+                if path.first() == Some(&"super") {
                     base.pop();
-                    rest = &rest[1..];
+                    while rest.first() == Some(&"super") {
+                        base.pop();
+                        rest = &rest[1..];
+                    }
                 }
-            }
-            let deepest = |parts: &[&str]| {
                 let mut best = base.clone();
-                let mut cur = base.clone();
-                for part in parts {
-                    cur.push((*part).to_owned());
-                    if known.contains(&cur) {
-                        best = cur.clone();
+                for part in rest {
+                    base.push((*part).to_owned());
+                    if known.contains(&base) {
+                        best = base.clone();
                     } else {
                         break;
                     }
                 }
-                best
-            };
-            out.insert(deepest(rest));
-            // A group, `crate::{a, b::c}`: each of its paths as well.
-            let after = begin
-                + text[begin..]
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
-                    .unwrap_or(text.len() - begin);
-            if text[after..].starts_with('{') {
-                let mut depth = 0usize;
-                let mut end = after;
-                for (i, c) in text[after..].char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                end = after + i;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                for item in text[after + 1..end].split(',') {
-                    let item_path: Vec<&str> = item
-                        .trim()
-                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
-                        .next()
-                        .unwrap_or("")
-                        .split("::")
-                        .filter(|s| !s.is_empty())
-                        .collect();
-                    let parts: Vec<&str> = rest.iter().copied().chain(item_path).collect();
-                    out.insert(deepest(&parts));
-                }
+                out.insert(best);
             }
         }
     }
@@ -251,7 +245,7 @@ fn the_cycle_finder_finds_a_cycle() {
     std::fs::write(dir.join("b.rs"), "use crate::a::c::Z;").unwrap();
     let found = cycles(&dir);
     // Through a group import too.
-    std::fs::write(dir.join("b.rs"), "use crate::{a::c::Z, d};").unwrap();
+    std::fs::write(dir.join("b.rs"), "use crate::{d::{E, F}, a::c::Z};").unwrap();
     let grouped = cycles(&dir);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(found, [vec!["a".to_string(), "b".to_string()]]);
