@@ -368,6 +368,14 @@ mod tests {
         }
     }
 
+    /// Each role's list, name and instances.
+    fn roles(f: &Folded) -> Vec<(Option<usize>, &str, usize)> {
+        f.roles
+            .iter()
+            .map(|r| (r.list, r.rel.as_str(), r.instances))
+            .collect()
+    }
+
     #[test]
     fn layers_and_experts_in_them_fold() {
         let mut ts = vec![t("embed.weight", &[10, 4])];
@@ -399,13 +407,8 @@ mod tests {
             (f.lists[1].rel.as_str(), f.lists[1].count, f.lists[1].parent),
             ("moe.experts", Some(2), Some(0))
         );
-        let rels: Vec<(Option<usize>, &str, usize)> = f
-            .roles
-            .iter()
-            .map(|r| (r.list, r.rel.as_str(), r.instances))
-            .collect();
         assert_eq!(
-            rels,
+            roles(&f),
             [
                 (None, "embed.weight", 1),
                 (Some(0), "norm.weight", 3),
@@ -474,13 +477,8 @@ mod tests {
             ),
             ("mlp", &vec![1, 2], Some(2))
         );
-        let rels: Vec<(Option<usize>, &str, usize)> = f
-            .roles
-            .iter()
-            .map(|r| (r.list, r.rel.as_str(), r.instances))
-            .collect();
         assert_eq!(
-            rels,
+            roles(&f),
             [
                 (Some(0), "norm.weight", 5),
                 (Some(1), "up.weight", 2),

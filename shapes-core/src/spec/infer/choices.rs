@@ -181,9 +181,9 @@ pub(super) fn mark<'a>(
 ) -> Vec<Cow<'a, str>> {
     let keys = folded.keys();
     let mut by_list: HashMap<usize, Vec<&Split>> = HashMap::new();
-    for s in splits {
-        if let Some(&l) = keys.get(&s.list_key) {
-            by_list.entry(l).or_default().push(s);
+    for split in splits {
+        if let Some(&l) = keys.get(&split.list_key) {
+            by_list.entry(l).or_default().push(split);
         }
     }
     tensors
@@ -193,17 +193,17 @@ pub(super) fn mark<'a>(
             let (Some(l), indices, from) = place(&segments, &cands, &keys) else {
                 return Cow::Borrowed(t.name.as_str());
             };
-            for s in by_list.get(&l).into_iter().flatten() {
-                let depth = s.at.matches('.').count() + 1;
+            for split in by_list.get(&l).into_iter().flatten() {
+                let depth = split.at.matches('.').count() + 1;
                 let Some(below) = segments.get(from..from + depth) else {
                     continue;
                 };
                 if segments.len() > from + depth
-                    && below.join(".") == s.at
-                    && let Some(&option) = s.option_of.get(&indices)
+                    && below.join(".") == split.at
+                    && let Some(&option) = split.option_of.get(&indices)
                 {
                     let mut out: Vec<Cow<'_, str>> =
-                        segments.iter().map(|s| Cow::Borrowed(*s)).collect();
+                        segments.iter().map(|seg| Cow::Borrowed(*seg)).collect();
                     out[from + depth - 1] =
                         Cow::Owned(format!("{}{MARK}{option}", segments[from + depth - 1]));
                     return Cow::Owned(out.join("."));

@@ -12,8 +12,9 @@
 
 mod torch_layout;
 
-pub use self::torch_layout::TorchLayout;
 use std::collections::HashMap;
+
+pub use self::torch_layout::TorchLayout;
 
 use super::bindings::{Bindings, Tie};
 use super::checker::Checker;
