@@ -81,6 +81,8 @@ pub mod expr {
         ArithFailure, ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred,
         SliceSpec,
     };
+    #[doc(hidden)]
+    pub use crate::expr_impl::{Side, SizeNode, SizeTree, Undo, UndoPath, for_each_var, undo_path};
     pub use crate::parse::{ParseError, parse, parse_pattern};
 
     pub(crate) use crate::expr_impl::*;

@@ -288,7 +288,11 @@ impl ArithOp {
     #[doc(hidden)]
     pub fn invertible(self, unknown: Side) -> bool {
         let _ = unknown;
-        !matches!(self, ArithOp::FloorDiv | ArithOp::Rem)
+        // Every operator listed, so that a new one is decided here, not defaulted.
+        match self {
+            ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div => true,
+            ArithOp::FloorDiv | ArithOp::Rem => false,
+        }
     }
 
     /// Undoes one step: the `x` with `x op k = t` (`unknown` is [`Side::Left`]) or

@@ -1,9 +1,11 @@
 //! The shape-expression language's syntax tree, its printer (`print`), the walks over its
-//! variables (`visit`), and the one table of size arithmetic (`arith`).
+//! variables (`visit`), the one table of size arithmetic (`arith`) and the one walk that
+//! applies it to either form of a size expression (`tree`).
 
 mod arith;
 mod ast;
 mod print;
+mod tree;
 pub(crate) mod visit;
 
 pub use arith::ArithFailure;
@@ -11,5 +13,8 @@ pub use arith::ArithFailure;
 pub use arith::Side;
 #[doc(hidden)]
 pub use arith::generated as arith_generated;
-pub(crate) use arith::{Int, Inversion, Step, int, natural, root};
+pub(crate) use arith::{Int, Step, int};
 pub use ast::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};
+pub(crate) use tree::{Eval, Solution, eval, eval_size, solve, write};
+#[doc(hidden)]
+pub use tree::{SizeNode, SizeTree, Undo, UndoPath, for_each_var, undo_path};

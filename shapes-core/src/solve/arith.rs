@@ -7,18 +7,17 @@
 //! brings the value back; only a dim's final value must be a size ([`natural_dim`]).
 
 use super::error::{InferError, InferErrorKind, err};
-use crate::expr::{ArithFailure, ArithOp, DimExpr, Int, Inversion, Name, Side, Step, int, root};
+use crate::expr::{
+    ArithFailure, ArithOp, DimExpr, Eval, Int, Name, Solution, Step, eval, int, solve as tree_solve,
+};
 
 /// The value of a closed expression (literals and arithmetic only), over the integers;
 /// `None` when it has a variable or a size function.
 pub(crate) fn closed(e: &DimExpr) -> Option<Result<Int, Step>> {
-    match e {
-        DimExpr::Lit(n) => Some(Ok(int(*n))),
-        DimExpr::Bin(op, a, b) => {
-            let (a, b) = (closed(a)?, closed(b)?);
-            Some(a.and_then(|a| b.and_then(|b| op.step(a, b))))
-        }
-        _ => None,
+    match eval(e, &|_| None) {
+        Eval::Value(v) => Some(Ok(v)),
+        Eval::Failed(step) => Some(Err(step)),
+        Eval::Unknown { .. } | Eval::Opaque => None,
     }
 }
 
@@ -94,23 +93,10 @@ pub(crate) enum Solved {
 }
 
 /// Solves `e = target`, where `e` is folded (no bound variables, literals combined), for its
-/// one unknown (occurring once, or as a power: `z × z × z = 125`). An equation whose only
-/// solutions are not whole sizes is an error: `4 × d = 3070`, `a + 10 = 5`, `z × z = 8`.
+/// one unknown (occurring once, or as a power: `z × z × z = 125`), through the one solver of
+/// size arithmetic (`expr::tree`). An equation whose only solutions are not whole sizes is an
+/// error: `4 × d = 3070`, `a + 10 = 5`, `z × z = 8`.
 pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
-    let no_solution = || {
-        err(InferErrorKind::NoExactSolution {
-            equation: format!("{e} = {target}"),
-        })
-    };
-    let fail = |inv: Inversion| match inv {
-        Inversion::NoWholeSolution(step) if step.reason == ArithFailure::Overflow => {
-            err(InferErrorKind::Arithmetic {
-                expr: format!("solving {e} = {target}"),
-                reason: ArithFailure::Overflow,
-            })
-        }
-        _ => no_solution(),
-    };
     if let Some(v) = closed(e) {
         return match v {
             Ok(v) if v == int(target) => Ok(Solved::Holds),
@@ -120,65 +106,18 @@ pub(crate) fn solve(e: &DimExpr, target: usize) -> Result<Solved, InferError> {
             }),
         };
     }
-    let mut cur = e;
-    let mut t = int(target);
-    loop {
-        let DimExpr::Bin(op, a, b) = cur else {
-            return Ok(match cur {
-                DimExpr::Var(n) => match usize::try_from(t) {
-                    Ok(v) => Solved::Bound(n.clone(), v),
-                    Err(_) => return no_solution(),
-                },
-                _ => Solved::Stuck,
-            });
-        };
-        let (next, side, k) = match (closed(a), closed(b)) {
-            (None, Some(Ok(k))) => (&**a, Side::Left, k),
-            (Some(Ok(k)), None) => (&**b, Side::Right, k),
-            (None, None) => {
-                return match monomial(cur) {
-                    Some((Some(x), coef, power)) => match root(coef, power, t) {
-                        Inversion::Value(v) => match usize::try_from(v) {
-                            Ok(v) => Ok(Solved::Bound(x.clone(), v)),
-                            Err(_) => no_solution(),
-                        },
-                        Inversion::Undecided => Ok(Solved::Stuck),
-                        inv => fail(inv),
-                    },
-                    _ => Ok(Solved::Stuck),
-                };
-            }
-            _ => return Ok(Solved::Stuck),
-        };
-        match op.invert(side, k, t, matches!(next, DimExpr::Var(_))) {
-            Inversion::Value(v) => {
-                cur = next;
-                t = v;
-            }
-            Inversion::Undecided => return Ok(Solved::Stuck),
-            inv => return fail(inv),
+    match tree_solve(e, target, &|_| None) {
+        Solution::Bound(name, v) => Ok(Solved::Bound(name.clone(), v)),
+        Solution::Stuck => Ok(Solved::Stuck),
+        Solution::NotWhole(step) if step.reason == ArithFailure::Overflow => {
+            err(InferErrorKind::Arithmetic {
+                expr: format!("solving {e} = {target}"),
+                reason: ArithFailure::Overflow,
+            })
         }
-    }
-}
-
-/// `e` as `coef × xⁿ` for one unknown `x`, when it is a product of literals and that unknown.
-fn monomial(e: &DimExpr) -> Option<(Option<&Name>, Int, u32)> {
-    if let Some(v) = closed(e) {
-        return v.ok().map(|v| (None, v, 0));
-    }
-    match e {
-        DimExpr::Var(n) => Some((Some(n), 1, 1)),
-        DimExpr::Bin(ArithOp::Mul, a, b) => {
-            let (va, ca, pa) = monomial(a)?;
-            let (vb, cb, pb) = monomial(b)?;
-            if let (Some(x), Some(y)) = (va, vb)
-                && x != y
-            {
-                return None;
-            }
-            Some((va.or(vb), ca.checked_mul(cb)?, pa.checked_add(pb)?))
-        }
-        _ => None,
+        Solution::NotWhole(_) => err(InferErrorKind::NoExactSolution {
+            equation: format!("{e} = {target}"),
+        }),
     }
 }
 

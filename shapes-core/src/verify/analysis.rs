@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::suggest::{close_names, const_distance, typo_shaped};
-use crate::expr::{ArithOp, DimExpr, Item, Pattern, Side};
+use crate::expr::{ArithOp, DimExpr, Item, Pattern, for_each_var, undo_path};
 
 /// Every variable of the patterns and equations checked in one scope, and how it appears;
 /// `L` is where a pattern or equation is written (a literal, a byte range).
@@ -349,22 +349,8 @@ impl<'a, L> Scope<'a, L> {
 
 /// Each variable of `e`, once per occurrence, left to right.
 pub fn dim_vars(e: &DimExpr) -> Vec<&str> {
-    fn walk<'e>(e: &'e DimExpr, out: &mut Vec<&'e str>) {
-        match e {
-            DimExpr::Var(n) => out.push(n.as_str()),
-            DimExpr::Bin(_, l, r) => {
-                walk(l, out);
-                walk(r, out);
-            }
-            DimExpr::Lit(_)
-            | DimExpr::Rank(_)
-            | DimExpr::Prod(_)
-            | DimExpr::Sum(_)
-            | DimExpr::Index(..) => {}
-        }
-    }
     let mut out = Vec::new();
-    walk(e, &mut out);
+    for_each_var(e, &mut |n| out.push(n.as_str()));
     out
 }
 
@@ -397,7 +383,7 @@ pub fn push_unique(out: &mut Vec<String>, name: &str) {
 /// the part holding every occurrence is a power of it (`c × var × var`), which has at most one
 /// whole root.
 pub fn invertible(e: &DimExpr, var: &str) -> bool {
-    let count = |e: &DimExpr| dim_vars(e).iter().filter(|v| **v == var).count();
+    let mentions = |d: &DimExpr| dim_vars(d).contains(&var);
     // A product of `var` and other factors: `coef × varⁿ`.
     fn power_of(e: &DimExpr, var: &str) -> bool {
         match e {
@@ -406,26 +392,18 @@ pub fn invertible(e: &DimExpr, var: &str) -> bool {
             _ => !dim_vars(e).contains(&var) && unsupported(e).is_none(),
         }
     }
-    match count(e) {
-        0 => false,
-        1 => match e {
-            DimExpr::Var(n) => n.as_str() == var,
-            DimExpr::Bin(op, l, _) if count(l) == 1 => {
-                op.invertible(Side::Left) && invertible(l, var)
-            }
-            DimExpr::Bin(op, _, r) => op.invertible(Side::Right) && invertible(r, var),
-            _ => false,
-        },
-        _ => match e {
-            DimExpr::Bin(ArithOp::Mul, ..) if power_of(e, var) => true,
-            DimExpr::Bin(op, l, r) if count(r) == 0 => {
-                op.invertible(Side::Left) && invertible(l, var)
-            }
-            DimExpr::Bin(op, l, r) if count(l) == 0 => {
-                op.invertible(Side::Right) && invertible(r, var)
-            }
-            _ => false,
-        },
+    if !mentions(e) {
+        return false;
+    }
+    // The solver's own walk down to `var`, every operand without it known by then.
+    let mut path = undo_path(e, |d| !mentions(d));
+    if !path.by_ref().all(|undo| undo.op.invertible(undo.side)) {
+        return false;
+    }
+    match path.rest() {
+        DimExpr::Var(n) => n.as_str() == var,
+        rest @ DimExpr::Bin(ArithOp::Mul, ..) => power_of(rest, var),
+        _ => false,
     }
 }
 

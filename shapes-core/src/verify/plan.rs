@@ -1,6 +1,8 @@
 //! The static description of a derived struct's checks, built as constants by the derive.
 
-use crate::expr::{ArithFailure, ArithOp, Int, Inversion, Side, Step, int, natural, root};
+use crate::expr::{
+    ArithOp, SizeNode, SizeTree, Solution, Step, eval_size, for_each_var, solve, write,
+};
 
 /// A dim expression compiled for the checker: variables are indices into the struct's
 /// [`VarTable`](super::VarTable). The derive emits these as `static` trees.
@@ -31,22 +33,23 @@ pub(crate) enum Outcome {
     Wait,
 }
 
-/// The outcome of evaluating a [`SlotExpr`] against the current bindings: `V` is `usize`
-/// for a dim's final value, [`Int`] for an intermediate one (which may be below zero).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Eval<V = usize> {
-    /// Every variable is bound: the value.
-    Value(V),
-    /// Some variable is unbound: one of them (the first met) and how many unbound occurrences;
-    /// `distinct` when no unknown occurs twice, `single` when every occurrence is `slot`.
-    Unknown {
-        slot: u8,
-        occurrences: u32,
-        distinct: bool,
-        single: bool,
-    },
-    /// Every variable is bound, but the arithmetic fails.
-    Failed(Step),
+/// The value of a [`SlotExpr`] against the current bindings: a dim's final value, or the
+/// first unbound variable's slot.
+pub(crate) type Eval = crate::expr::Eval<u8, usize>;
+
+/// A slot tree is read by the one walk over size arithmetic (`expr::tree`): its evaluator,
+/// solver, variable walk and printer are the language's.
+impl SizeTree for SlotExpr {
+    type Var<'a> = u8;
+
+    #[inline(always)]
+    fn node(&self) -> SizeNode<'_, Self> {
+        match self {
+            SlotExpr::Lit(n) => SizeNode::Lit(*n),
+            SlotExpr::Var(v) => SizeNode::Var(*v),
+            SlotExpr::Bin(op, l, r) => SizeNode::Bin(*op, l, r),
+        }
+    }
 }
 
 impl SlotExpr {
@@ -54,89 +57,7 @@ impl SlotExpr {
     /// which must be a size (steps in between may go below zero).
     #[inline]
     pub(crate) fn eval(&self, value: &impl Fn(u8) -> Option<usize>) -> Eval {
-        match self.eval_int(value) {
-            Eval::Value(v) => match usize::try_from(v) {
-                Ok(n) => Eval::Value(n),
-                Err(_) => Eval::Failed(self.final_step(v, value)),
-            },
-            Eval::Unknown {
-                slot,
-                occurrences,
-                distinct,
-                single,
-            } => Eval::Unknown {
-                slot,
-                occurrences,
-                distinct,
-                single,
-            },
-            Eval::Failed(e) => Eval::Failed(e),
-        }
-    }
-
-    /// Why `v`, this expression's value, is not a size: its last step, quoted.
-    #[cold]
-    fn final_step(&self, v: Int, value: &impl Fn(u8) -> Option<usize>) -> Step {
-        let (op, lhs, rhs) = match self {
-            SlotExpr::Bin(op, l, r) => match (l.eval_int(value), r.eval_int(value)) {
-                (Eval::Value(a), Eval::Value(b)) => (*op, a, b),
-                _ => (ArithOp::Add, v, 0),
-            },
-            // A literal or a variable is a size.
-            _ => (ArithOp::Add, v, 0),
-        };
-        match natural(v, op, lhs, rhs) {
-            Err(step) => step,
-            Ok(_) => Step {
-                reason: ArithFailure::Overflow,
-                op,
-                lhs,
-                rhs,
-            },
-        }
-    }
-
-    /// Evaluates over the integers.
-    pub(crate) fn eval_int(&self, value: &impl Fn(u8) -> Option<usize>) -> Eval<Int> {
-        match self {
-            SlotExpr::Lit(n) => Eval::Value(int(*n)),
-            SlotExpr::Var(v) => match value(*v) {
-                Some(n) => Eval::Value(int(n)),
-                None => Eval::Unknown {
-                    slot: *v,
-                    occurrences: 1,
-                    distinct: true,
-                    single: true,
-                },
-            },
-            SlotExpr::Bin(op, l, r) => match (l.eval_int(value), r.eval_int(value)) {
-                (Eval::Value(a), Eval::Value(b)) => match op.step(a, b) {
-                    Ok(v) => Eval::Value(v),
-                    Err(e) => Eval::Failed(e),
-                },
-                (Eval::Failed(e), _) | (_, Eval::Failed(e)) => Eval::Failed(e),
-                (
-                    Eval::Unknown {
-                        slot,
-                        occurrences,
-                        distinct,
-                        single,
-                    },
-                    Eval::Unknown {
-                        slot: s2,
-                        occurrences: o2,
-                        distinct: d2,
-                        single: g2,
-                    },
-                ) => Eval::Unknown {
-                    slot,
-                    occurrences: occurrences.saturating_add(o2),
-                    distinct: distinct && d2 && slot != s2,
-                    single: single && g2 && slot == s2,
-                },
-                (u @ Eval::Unknown { .. }, _) | (_, u @ Eval::Unknown { .. }) => u,
-            },
-        }
+        eval_size(self, value)
     }
 
     /// What `self = target` tells, given the variables bound so far: it holds, it fails, or it
@@ -152,127 +73,38 @@ impl SlotExpr {
             Eval::Unknown {
                 distinct, single, ..
             } if distinct || single => self.solve(target, value),
-            Eval::Unknown { .. } => Outcome::Wait,
+            Eval::Unknown { .. } | Eval::Opaque => Outcome::Wait,
         }
     }
 
-    /// Solves `self = target` for its one unknown, undoing one operator at a time, or taking
-    /// the whole root of a power of it.
     #[cold]
     fn solve(&self, target: usize, value: &impl Fn(u8) -> Option<usize>) -> Outcome {
-        let (mut cur, mut t) = (self, int(target));
-        loop {
-            let (op, next, side, k) = match cur {
-                SlotExpr::Var(local) => {
-                    let local = *local;
-                    return match usize::try_from(t) {
-                        Ok(value) => Outcome::Bind { local, value },
-                        // Only reached for a bare variable, whose target is a size.
-                        Err(_) => Outcome::Wait,
-                    };
-                }
-                SlotExpr::Lit(_) => return Outcome::Wait,
-                SlotExpr::Bin(op, l, r) => match (l.eval_int(value), r.eval_int(value)) {
-                    (Eval::Unknown { .. }, Eval::Value(k)) => (*op, *l, Side::Left, k),
-                    (Eval::Value(k), Eval::Unknown { .. }) => (*op, *r, Side::Right, k),
-                    (Eval::Unknown { .. }, Eval::Unknown { .. }) => {
-                        return cur.solve_power(t, value);
-                    }
-                    _ => return Outcome::Wait,
-                },
-            };
-            let size = matches!(next, SlotExpr::Var(_));
-            match op.invert(side, k, t, size) {
-                Inversion::Value(v) => (cur, t) = (next, v),
-                Inversion::Undecided => return Outcome::Wait,
-                Inversion::NoWholeSolution(step) => return Outcome::NoWholeSolution(step),
-            }
-        }
-    }
-
-    /// `self = t` where `self` is a product of the one unknown (at least twice) and bound
-    /// values: `coef × xⁿ = t` has at most one natural solution, its whole root.
-    fn solve_power(&self, t: Int, value: &impl Fn(u8) -> Option<usize>) -> Outcome {
-        let Some((Some(local), coef, power)) = self.monomial(value) else {
-            return Outcome::Wait;
-        };
-        match root(coef, power, t) {
-            Inversion::Value(x) => match usize::try_from(x) {
-                Ok(value) => Outcome::Bind { local, value },
-                Err(_) => Outcome::Wait,
-            },
-            Inversion::Undecided => Outcome::Wait,
-            Inversion::NoWholeSolution(step) => Outcome::NoWholeSolution(step),
-        }
-    }
-
-    /// `self` as `coef × xⁿ` for one unknown `x` (`None` as the unknown when there is none),
-    /// when it is a product of bound values and that unknown.
-    fn monomial(&self, value: &impl Fn(u8) -> Option<usize>) -> Option<(Option<u8>, Int, u32)> {
-        match self.eval_int(value) {
-            Eval::Value(v) => return Some((None, v, 0)),
-            Eval::Failed(_) => return None,
-            Eval::Unknown { .. } => {}
-        }
-        match self {
-            SlotExpr::Var(l) => Some((Some(*l), 1, 1)),
-            SlotExpr::Bin(ArithOp::Mul, a, b) => {
-                let (va, ca, pa) = a.monomial(value)?;
-                let (vb, cb, pb) = b.monomial(value)?;
-                if let (Some(x), Some(y)) = (va, vb)
-                    && x != y
-                {
-                    return None;
-                }
-                Some((va.or(vb), ca.checked_mul(cb)?, pa.checked_add(pb)?))
-            }
-            _ => None,
+        match solve(self, target, value) {
+            Solution::Bound(local, value) => Outcome::Bind { local, value },
+            Solution::NotWhole(step) => Outcome::NoWholeSolution(step),
+            Solution::Stuck => Outcome::Wait,
         }
     }
 
     /// The distinct local variables, in order of first appearance.
     pub(crate) fn vars(&self, out: &mut Vec<u8>) {
-        match self {
-            SlotExpr::Lit(_) => {}
-            SlotExpr::Var(v) => {
-                if !out.contains(v) {
-                    out.push(*v);
-                }
+        for_each_var(self, &mut |v| {
+            if !out.contains(&v) {
+                out.push(v);
             }
-            SlotExpr::Bin(_, l, r) => {
-                l.vars(out);
-                r.vars(out);
-            }
-        }
+        });
     }
 
     /// Writes the expression with `leaf` printing each variable (its name or its value), with
     /// the fewest parentheses that keep the meaning.
     pub(crate) fn write(&self, f: &mut String, leaf: &impl Fn(u8) -> String) {
-        self.write_prec(f, leaf, 0);
-    }
-
-    fn write_prec(&self, f: &mut String, leaf: &impl Fn(u8) -> String, outer: u8) {
-        match self {
-            SlotExpr::Lit(n) => f.push_str(&n.to_string()),
-            SlotExpr::Var(v) => f.push_str(&leaf(*v)),
-            SlotExpr::Bin(op, l, r) => {
-                let p = op.precedence();
-                let paren = p < outer;
-                if paren {
-                    f.push('(');
-                }
-                l.write_prec(f, leaf, p);
-                f.push(' ');
-                f.push_str(op.symbol(true));
-                f.push(' ');
-                // Left-associative: a right operand of the same precedence needs parentheses.
-                r.write_prec(f, leaf, p + 1);
-                if paren {
-                    f.push(')');
-                }
+        // Writing to a `String` does not fail.
+        let _ = write(self, f, true, &mut |f: &mut String, e: &SlotExpr| {
+            if let SlotExpr::Var(v) = e {
+                f.push_str(&leaf(*v));
             }
-        }
+            Ok(())
+        });
     }
 }
 

@@ -18,7 +18,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use shapes_core::expr::{CmpOp, DimExpr};
+use shapes_core::expr::{CmpOp, DimExpr, Side, for_each_var, undo_path};
 use syn::Ident;
 
 use super::{Codegen, arith_op, slot_ident};
@@ -190,19 +190,13 @@ fn side(g: &Codegen, e: &DimExpr) -> TokenStream {
 /// Records each variable's local index and how often it is written; `false` when `e` holds
 /// something the checker does not evaluate (reported by the rules).
 fn collect(g: &Codegen, e: &DimExpr, vars: &mut Vec<(u8, usize)>) -> bool {
-    match e {
-        DimExpr::Lit(_) => true,
-        DimExpr::Var(v) => {
-            let l = g.local(v.as_str());
-            match vars.iter_mut().find(|(x, _)| *x == l) {
-                Some((_, uses)) => *uses += 1,
-                None => vars.push((l, 1)),
-            }
-            true
+    for_each_var(e, &mut |v| {
+        let l = g.local(v.as_str());
+        match vars.iter_mut().find(|(x, _)| *x == l) {
+            Some((_, uses)) => *uses += 1,
+            None => vars.push((l, 1)),
         }
-        DimExpr::Bin(_, l, r) => collect(g, l, vars) && collect(g, r, vars),
-        DimExpr::Rank(_) | DimExpr::Prod(_) | DimExpr::Sum(_) | DimExpr::Index(..) => false,
-    }
+    })
 }
 
 /// `(__cx.value_of(__slotA), …)`: the value of each of `vars`, read once, for the arms to match.
@@ -258,34 +252,28 @@ fn eval(g: &Codegen, e: &DimExpr) -> TokenStream {
 
 /// Whether `e` writes the variable `local`.
 fn has(g: &Codegen, e: &DimExpr, local: u8) -> bool {
-    match e {
-        DimExpr::Var(v) => g.local(v.as_str()) == local,
-        DimExpr::Bin(_, l, r) => has(g, l, local) || has(g, r, local),
-        _ => false,
-    }
+    let mut found = false;
+    for_each_var(e, &mut |v| found |= g.local(v.as_str()) == local);
+    found
 }
 
-/// A block giving `Option<usize>`: the one natural `unknown` with `e = target`, undoing one
-/// operator at a time from the top, as `SlotExpr::solve` does; `unknown` is written once in
-/// `e` and every other variable is bound.
+/// A block giving `Option<usize>`: the one natural `unknown` with `e = target`, the one
+/// solver's walk (`undo_path`) unrolled: each operator from the top down to `unknown` undone
+/// through the table; `unknown` is written once in `e` and every other variable is bound.
 fn solve(g: &Codegen, e: &DimExpr, unknown: u8, target: &TokenStream) -> TokenStream {
     let p = &g.private_path;
-    let mut steps = Vec::new();
-    let mut cur = e;
-    while let DimExpr::Bin(op, l, r) = cur {
-        let (side, next, known) = if has(g, l, unknown) {
-            (quote!(Left), &**l, &**r)
-        } else {
-            (quote!(Right), &**r, &**l)
+    let steps = undo_path(e, |d| !has(g, d, unknown)).map(|undo| {
+        let side = match undo.side {
+            Side::Left => quote!(Left),
+            Side::Right => quote!(Right),
         };
-        let size = matches!(next, DimExpr::Var(_));
-        let op = arith_op(*op);
-        let k = eval(g, known);
-        steps.push(quote! {
+        let size = undo.size();
+        let op = arith_op(undo.op);
+        let k = eval(g, undo.known);
+        quote! {
             let __t = #p::arith::undo(#p::ArithOp::#op, #p::Side::#side, #k, __t, #size)?;
-        });
-        cur = next;
-    }
+        }
+    });
     quote! {{
         let __t = #p::arith::int(#target);
         #(#steps)*

@@ -14,6 +14,7 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::ast::{Axis, DimExpr, Expr, Item, Operand, Pattern, Pred, SliceSpec};
+use super::tree::write_within;
 
 /// Binding strength of an expression form, loosest first.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -259,24 +260,15 @@ impl Printer {
     /// A size, parenthesised when its operator binds looser than `min` (a precedence from
     /// [`ArithOp::precedence`](super::ast::ArithOp::precedence); 0 means never).
     fn dim(self, f: &mut Formatter<'_>, d: &DimExpr, min: u8) -> fmt::Result {
+        write_within(d, f, self.ascii, &mut |f, leaf| self.leaf(f, leaf), min)
+    }
+
+    /// A variable, or a size of a shape: what the arithmetic walk leaves to the printer.
+    fn leaf(self, f: &mut Formatter<'_>, d: &DimExpr) -> fmt::Result {
         match d {
-            DimExpr::Lit(n) => write!(f, "{n}"),
             DimExpr::Var(n) => write!(f, "{n}"),
-            DimExpr::Bin(op, lhs, rhs) => {
-                let prec = op.precedence();
-                let paren = prec < min;
-                if paren {
-                    f.write_str("(")?;
-                }
-                self.dim(f, lhs, prec)?;
-                write!(f, " {} ", op.symbol(self.ascii))?;
-                // Left-associative: an equal-precedence right operand needs parentheses.
-                self.dim(f, rhs, prec + 1)?;
-                if paren {
-                    f.write_str(")")?;
-                }
-                Ok(())
-            }
+            // The walk writes these itself.
+            DimExpr::Lit(_) | DimExpr::Bin(..) => self.dim(f, d, 0),
             DimExpr::Rank(e) => {
                 f.write_str("D ")?;
                 self.keyword_operand(f, e)
