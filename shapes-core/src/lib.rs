@@ -77,12 +77,12 @@ pub mod expr {
     //! assert_eq!(matmul.to_string(), "(a, b) → (b, c) → (a, c)");
     //! ```
 
+    #[doc(hidden)]
+    pub use crate::expr_impl::Side;
     pub use crate::expr_impl::{
         ArithFailure, ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred,
         SliceSpec,
     };
-    #[doc(hidden)]
-    pub use crate::expr_impl::{Side, SizeNode, SizeTree, Undo, UndoPath, for_each_var, undo_path};
     pub use crate::parse::{ParseError, parse, parse_pattern};
 
     pub(crate) use crate::expr_impl::*;

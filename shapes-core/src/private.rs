@@ -3,8 +3,6 @@
 //! `parse_constraints`), and nothing else: what only tests use is in `__testing`. Not a
 //! public API: anything here may change in any release.
 
-pub use crate::expr_impl::Side;
-pub use crate::expr_impl::arith_generated as arith;
 pub use crate::expr_impl::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
@@ -14,13 +12,14 @@ pub use crate::verify_impl::analysis;
 pub use crate::verify_impl::rename_config;
 pub use crate::verify_impl::rules;
 pub use crate::verify_impl::{
+    Arith, Checker, FieldInfo, ItemChecks, ItemOp, Leaf, NO_FIELD, ScopeChecks, Segment, Shaped,
+    Slot, SlotExpr, SlotMap, StaticItem, VarTable, isolated, isolated_source, message_str,
+    static_matches,
+};
+pub use crate::verify_impl::{
     Binder, Binders, shared_mask, shares_var, struct_binder, struct_error,
 };
 pub use crate::verify_impl::{CHECKS, CallCx, CallScope, call_error, call_panic};
-pub use crate::verify_impl::{
-    Checker, FieldInfo, ItemChecks, ItemOp, NO_FIELD, ScopeChecks, Segment, Shaped, Slot, SlotExpr,
-    SlotMap, StaticItem, VarTable, isolated, isolated_source, message_str, static_matches,
-};
 pub use crate::verify_impl::{ConfigKey, SourceCx, SourceTensor, source_tensor};
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};

@@ -52,8 +52,8 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
 fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let p = quote!(#krate::__private);
     // Above the size at which `check_in` stops being inlined, dim expressions go to the
-    // general checker alone: straight-line arithmetic for each would triple the code rustc
-    // compiles for a struct of a thousand fields, for a call made once per verification.
+    // general checker alone: an inlined shortcut for each would grow the code rustc compiles
+    // for a struct of a thousand fields, for a call made once per verification.
     let straight_line = input.fields.len() <= expand_memory::INLINE_FIELDS;
     let g = Codegen::new(p.clone(), own_vars(input)).with_straight_line(straight_line);
     let vars = var_table(&g, krate, input);

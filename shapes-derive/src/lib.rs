@@ -12,8 +12,9 @@
 //! - `analysis`: the one static analysis of variables, shared with `#[check]`; `valid` holds
 //!   the derive's rules on top of it.
 //! - `codegen`: the code generator shared by the three bodies: `expand_memory` (`check_in`),
-//!   `expand_source` (`check_source_in`) and `#[check]`'s; its child `codegen::arith`: the
-//!   straight-line arithmetic of a dim expression, beside the general checker's tree.
+//!   `expand_source` (`check_source_in`) and `#[check]`'s; its child `codegen::arith`: a dim
+//!   expression or `where` relation of one operator handed to the inlined
+//!   `ItemChecks::bin`/`where_holds`, beside the general checker's tree.
 //! - `expand`: the pipeline and the `impl Shaped`; `fallback`: the impl emitted beside errors.
 //! - `expr_macro`: `expr!`.
 #![forbid(unsafe_code)]

@@ -1,6 +1,7 @@
-//! Dim expressions known at compile time are checked by straight-line arithmetic in the
-//! generated code, falling back to the general checker's expression tree for anything but a
-//! clean pass. Over a grid of shapes, a derived struct and a `#[check]` function must agree
+//! Dim expressions known at compile time: one operator between two leaves is decided by an
+//! inlined shortcut (`ItemChecks::bin`, and `where_holds` for a `where`), falling back to the
+//! general checker's expression tree for anything but a clean pass; deeper expressions go to
+//! the tree. Over a grid of shapes, a derived struct and a `#[check]` function must agree
 //! exactly with a run-time `Plan` (which only walks the tree): the same bindings, with the
 //! same origins, and the same error texts; and a passing call never leaves the fast path.
 
@@ -8,7 +9,7 @@ use std::collections::BTreeMap;
 
 use shapes::{Bindings, Plan, Shape, Shaped, check, verify::PlanNode};
 
-/// Every case of the straight-line code: solved from the left or the right of each operator,
+/// Every case of the shortcut and the tree: solved from the left or the right of each operator,
 /// below zero in between, a floor division only known once its operand is, a power (left to
 /// the tree), a variable waiting for a later dim, a variadic before an expression, and
 /// `where` relations (an equation, comparisons, one side below zero, and equations that solve

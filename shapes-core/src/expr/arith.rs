@@ -281,7 +281,7 @@ impl ArithOp {
     ///
     /// ```
     /// use shapes::expr::ArithOp;
-    /// use shapes::__private::Side;
+    /// use shapes::expr::Side;
     /// assert!(ArithOp::Mul.invertible(Side::Right));
     /// assert!(!ArithOp::FloorDiv.invertible(Side::Left));
     /// ```
@@ -292,6 +292,17 @@ impl ArithOp {
         match self {
             ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div => true,
             ArithOp::FloorDiv | ArithOp::Rem => false,
+        }
+    }
+
+    /// The size `x` with `x op k = t` (`unknown` [`Side::Left`]) or `k op x = t`, when one
+    /// step of [`invert`](Self::invert) finds exactly one: what generated code solves a
+    /// variable of a dim `l op r` with.
+    #[inline(always)]
+    pub(crate) fn undo_to_size(self, unknown: Side, k: Int, t: Int) -> Option<usize> {
+        match self.invert(unknown, k, t, true) {
+            Inversion::Value(x) => usize::try_from(x).ok(),
+            Inversion::Undecided | Inversion::NoWholeSolution(_) => None,
         }
     }
 
@@ -350,67 +361,6 @@ impl ArithOp {
             // x // 1 = t: x = t. Any other floor division or remainder loses information.
             (ArithOp::FloorDiv, Side::Left) if k == 1 => done(ArithOp::Add, t, 0),
             (ArithOp::FloorDiv | ArithOp::Rem, _) => Undecided,
-        }
-    }
-}
-
-/// The table's steps as generated code calls them, with the operator known at compile time,
-/// so that each call inlines to one or two checked instructions: the straight-line arithmetic
-/// of a dim expression written in a pattern. Each gives a value exactly when the table does
-/// and `None` otherwise; generated code then runs the general checker, which says why.
-#[doc(hidden)]
-pub mod generated {
-    use super::{ArithOp, Int, Inversion, Side};
-
-    /// A size as an intermediate value.
-    ///
-    /// ```
-    /// assert_eq!(shapes::__private::arith::int(7), 7i128);
-    /// ```
-    #[inline(always)]
-    pub const fn int(n: usize) -> Int {
-        super::int(n)
-    }
-
-    /// `lhs op rhs` over the integers: the value of the table's step (`ArithOp::checked`).
-    ///
-    /// ```
-    /// use shapes::__private::arith::step;
-    /// use shapes::expr::ArithOp;
-    /// assert_eq!(step(ArithOp::Sub, 2, 3), Some(-1));
-    /// assert_eq!(step(ArithOp::Div, 10, 4), None);
-    /// ```
-    #[inline(always)]
-    pub fn step(op: ArithOp, lhs: Int, rhs: Int) -> Option<Int> {
-        op.checked(lhs, rhs).ok()
-    }
-
-    /// A value as a size, `None` when it is below zero or past `usize`: what a side of a
-    /// `where` must be.
-    ///
-    /// ```
-    /// use shapes::__private::arith::size;
-    /// assert_eq!((size(3), size(-1)), (Some(3), None));
-    /// ```
-    #[inline(always)]
-    pub fn size(v: Int) -> Option<usize> {
-        usize::try_from(v).ok()
-    }
-
-    /// The `x` of `x op k = t` (or `k op x = t`): the table's inversion (`ArithOp::invert`),
-    /// `None` when it has none or leaves it undecided.
-    ///
-    /// ```
-    /// use shapes::__private::{Side, arith::undo};
-    /// use shapes::expr::ArithOp;
-    /// assert_eq!(undo(ArithOp::Mul, Side::Left, 7, 56, true), Some(8));
-    /// assert_eq!(undo(ArithOp::Mul, Side::Left, 7, 55, true), None);
-    /// ```
-    #[inline(always)]
-    pub fn undo(op: ArithOp, unknown: Side, k: Int, t: Int, size: bool) -> Option<Int> {
-        match op.invert(unknown, k, t, size) {
-            Inversion::Value(x) => Some(x),
-            Inversion::Undecided | Inversion::NoWholeSolution(_) => None,
         }
     }
 }

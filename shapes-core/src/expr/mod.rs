@@ -11,10 +11,8 @@ pub(crate) mod visit;
 pub use arith::ArithFailure;
 #[doc(hidden)]
 pub use arith::Side;
-#[doc(hidden)]
-pub use arith::generated as arith_generated;
 pub(crate) use arith::{Int, Step, int};
 pub use ast::{ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec};
-pub(crate) use tree::{Eval, Solution, eval, eval_size, solve, write};
-#[doc(hidden)]
-pub use tree::{SizeNode, SizeTree, Undo, UndoPath, for_each_var, undo_path};
+pub(crate) use tree::{
+    Eval, SizeNode, SizeTree, Solution, eval, eval_size, for_each_var, solve, undo_path, write,
+};

@@ -19,7 +19,7 @@ use super::ast::{ArithOp, DimExpr, Name};
 
 /// One node of a size expression, as [`SizeTree::node`] shows it.
 #[derive(Debug)]
-pub enum SizeNode<'a, T: SizeTree + ?Sized + 'a> {
+pub(crate) enum SizeNode<'a, T: SizeTree + ?Sized + 'a> {
     /// A literal size.
     Lit(usize),
     /// A variable.
@@ -33,14 +33,7 @@ pub enum SizeNode<'a, T: SizeTree + ?Sized + 'a> {
 
 /// A size expression the arithmetic walks read: each node a literal, a variable, an operator
 /// between two sub-expressions, or a size the arithmetic cannot see into.
-///
-/// ```
-/// use shapes::expr::{parse_pattern, Item, SizeNode, SizeTree};
-/// let p = parse_pattern("(heads * head_dim,)").unwrap();
-/// let Item::Dim(e) = &p.items[0] else { unreachable!() };
-/// assert!(matches!(e.node(), SizeNode::Bin(..)));
-/// ```
-pub trait SizeTree {
+pub(crate) trait SizeTree {
     /// How a variable is named: a [`Name`] in the language, a slot in the checker.
     type Var<'a>: Copy + PartialEq
     where
@@ -197,16 +190,10 @@ fn final_step<'a, T: SizeTree + ?Sized>(
 
 /// Calls `f` on each variable occurrence of `e`'s arithmetic, left to right; `false` when `e`
 /// holds a size of a shape ([`SizeNode::Opaque`]), whose variables are not visited.
-///
-/// ```
-/// use shapes::expr::{for_each_var, parse_pattern, Item};
-/// let p = parse_pattern("(a * b + a,)").unwrap();
-/// let Item::Dim(e) = &p.items[0] else { unreachable!() };
-/// let mut seen = Vec::new();
-/// assert!(for_each_var(e, &mut |v| seen.push(v.to_string())));
-/// assert_eq!(seen, ["a", "b", "a"]);
-/// ```
-pub fn for_each_var<'a, T: SizeTree + ?Sized>(e: &'a T, f: &mut impl FnMut(T::Var<'a>)) -> bool {
+pub(crate) fn for_each_var<'a, T: SizeTree + ?Sized>(
+    e: &'a T,
+    f: &mut impl FnMut(T::Var<'a>),
+) -> bool {
     match e.node() {
         SizeNode::Lit(_) => true,
         SizeNode::Var(v) => {
@@ -222,20 +209,20 @@ pub fn for_each_var<'a, T: SizeTree + ?Sized>(e: &'a T, f: &mut impl FnMut(T::Va
 /// the `x` of `x op k = t` (`side` [`Side::Left`]) or of `k op x = t`, where `k` is `known`'s
 /// value; the walk goes on in `next`.
 #[derive(Debug)]
-pub struct Undo<'a, T: ?Sized> {
+pub(crate) struct Undo<'a, T: ?Sized> {
     /// The operator.
-    pub op: ArithOp,
+    pub(crate) op: ArithOp,
     /// Which operand holds the unknown.
-    pub side: Side,
+    pub(crate) side: Side,
     /// The other operand.
-    pub known: &'a T,
+    pub(crate) known: &'a T,
     /// The operand holding the unknown.
-    pub next: &'a T,
+    pub(crate) next: &'a T,
 }
 
 impl<T: SizeTree + ?Sized> Undo<'_, T> {
     /// Whether `next` is a variable: the value found for it must then be a size.
-    pub fn size(&self) -> bool {
+    pub(crate) fn size(&self) -> bool {
         matches!(self.next.node(), SizeNode::Var(_))
     }
 }
@@ -244,16 +231,7 @@ impl<T: SizeTree + ?Sized> Undo<'_, T> {
 /// whether an operand has a value: the walk takes the one operand without one at each
 /// operator, and stops at a node that is not an operator, or whose operands both have a value
 /// or both lack one ([`UndoPath::rest`]).
-///
-/// ```
-/// use shapes::expr::{parse_pattern, undo_path, DimExpr, Item};
-/// let p = parse_pattern("(2 * (x + 1),)").unwrap();
-/// let Item::Dim(e) = &p.items[0] else { unreachable!() };
-/// let mut path = undo_path(e, |d: &DimExpr| !d.to_string().contains('x'));
-/// assert_eq!(path.by_ref().count(), 2);
-/// assert_eq!(path.rest().to_string(), "x");
-/// ```
-pub fn undo_path<'a, T: SizeTree + ?Sized, F: FnMut(&'a T) -> bool>(
+pub(crate) fn undo_path<'a, T: SizeTree + ?Sized, F: FnMut(&'a T) -> bool>(
     e: &'a T,
     known: F,
 ) -> UndoPath<'a, T, F> {
@@ -262,14 +240,14 @@ pub fn undo_path<'a, T: SizeTree + ?Sized, F: FnMut(&'a T) -> bool>(
 
 /// The iterator of [`undo_path`].
 #[derive(Debug)]
-pub struct UndoPath<'a, T: ?Sized, F> {
+pub(crate) struct UndoPath<'a, T: ?Sized, F> {
     cur: &'a T,
     known: F,
 }
 
 impl<'a, T: SizeTree + ?Sized, F: FnMut(&'a T) -> bool> UndoPath<'a, T, F> {
     /// Where the walk stopped (or stands).
-    pub fn rest(&self) -> &'a T {
+    pub(crate) fn rest(&self) -> &'a T {
         self.cur
     }
 }
@@ -479,6 +457,53 @@ mod tests {
         })
         .unwrap();
         s
+    }
+
+    fn dim(text: &str) -> DimExpr {
+        match crate::parse::parse_pattern(&format!("({text},)"))
+            .unwrap()
+            .items
+            .remove(0)
+        {
+            crate::expr::Item::Dim(d) => d,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_conv_size_evaluates_and_solves() {
+        let e = dim("(h + 2*p - k) // s + 1");
+        let v = |n: &Name| match n.as_str() {
+            "h" => Some(32),
+            "p" => Some(1),
+            "k" => Some(3),
+            "s" => Some(2),
+            _ => None,
+        };
+        assert_eq!(eval(&e, &v), Eval::Value(16));
+        let e = dim("heads * head_dim");
+        let v = |n: &Name| (n.as_str() == "heads").then_some(12);
+        assert!(matches!(solve(&e, 768, &v), Solution::Bound(n, 64) if n.as_str() == "head_dim"));
+        // A negative final value is no size, quoting the step.
+        let e = dim("a - b");
+        let v = |n: &Name| Some(if n.as_str() == "a" { 2 } else { 3 });
+        let Eval::Failed(step) = eval_size(&e, &v) else {
+            panic!("2 - 3 is no size")
+        };
+        assert_eq!(step.to_string(), "2 - 3 is below zero");
+    }
+
+    #[test]
+    fn the_undo_path_leads_to_the_unknown() {
+        let e = dim("2 * (x + 1)");
+        let mut path = undo_path(&e, |d: &DimExpr| !d.to_string().contains('x'));
+        let ops: Vec<ArithOp> = path.by_ref().map(|u| u.op).collect();
+        assert_eq!(ops, [ArithOp::Mul, ArithOp::Add]);
+        assert_eq!(path.rest().to_string(), "x");
+        let mut seen = Vec::new();
+        assert!(for_each_var(&dim("a * b + a"), &mut |v| seen.push(v.to_string())));
+        assert_eq!(seen, ["a", "b", "a"]);
+        assert!(!for_each_var(&dim("D x + a"), &mut |_| {}));
     }
 
     /// Both forms of an expression go through one walk: the same value, the same unknowns,

@@ -9,7 +9,7 @@
 
 use super::plan::{FieldInfo, SlotExpr};
 use super::vars::{Slot, SlotMap};
-use crate::expr::CmpOp;
+use crate::expr::{ArithOp, CmpOp, Int, Side, int};
 
 /// The checks of one value against one pattern, in the order the pattern's items come.
 ///
@@ -60,14 +60,14 @@ pub trait ItemChecks {
     /// arithmetic can be undone; otherwise it waits for a later pass.
     fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize);
 
-    /// The value `slot` is bound to, if it is: what the straight-line arithmetic generated
-    /// for a dim expression reads.
+    /// The value `slot` is bound to, if it is: what the inlined shortcuts
+    /// ([`bin`](Self::bin), [`where_holds`](Self::where_holds)) read.
     fn value_of(&self, slot: Slot) -> Option<usize>;
 
-    /// `slot` is `value`, solved from the dim expression at `axis` by code generated for that
-    /// expression: exactly what [`expr`](Self::expr) binds when it solves the same equation.
-    /// Generated code calls it only with the value `expr` would find, and calls `expr` itself
-    /// whenever its straight-line arithmetic finds no value (to wait, or to report).
+    /// `slot` is `value`, solved from the dim expression at `axis` by [`bin`](Self::bin):
+    /// exactly what [`expr`](Self::expr) binds when it solves the same equation. `bin` calls
+    /// it only with the value `expr` would find, and calls `expr` itself whenever it finds no
+    /// value (to wait, or to report).
     fn solved(&mut self, slot: Slot, value: usize, dims: &[usize], axis: usize);
 
     /// A variadic `*name` covering `dims[start..end]`.
@@ -118,5 +118,120 @@ pub trait ItemChecks {
         if dims.get(axis) != Some(&1) {
             self.var(slot, dims, axis);
         }
+    }
+
+    /// A dim `l op r` of two leaves (`heads * head_dim`, `h_wins * window`), `d` its size:
+    /// decided here, inlined with the operator and the leaves known at compile time, when its
+    /// leaves are bound and it holds, or when one variable is unknown and the arithmetic
+    /// table undoes the operator to a size; anything else (a mismatch, a failed step, an
+    /// unknown that waits) is [`expr`](Self::expr) on `expr`, the same dim as a tree. The
+    /// shortcut only takes a path that `expr` would take to the same value.
+    #[inline(always)]
+    fn bin(
+        &mut self,
+        (op, l, r): (ArithOp, Leaf, Leaf),
+        d: usize,
+        expr: &'static SlotExpr,
+        map: &SlotMap,
+        dims: &[usize],
+        axis: usize,
+    ) {
+        let t = int(d);
+        let solved = match (l.value(self), r.value(self)) {
+            (Some(a), Some(b)) => {
+                if op.checked(a, b) == Ok(t) {
+                    return;
+                }
+                None
+            }
+            (None, Some(k)) => l.slot().zip(op.undo_to_size(Side::Left, k, t)),
+            (Some(k), None) => r.slot().zip(op.undo_to_size(Side::Right, k, t)),
+            (None, None) => None,
+        };
+        match solved {
+            Some((slot, value)) => self.solved(slot, value, dims, axis),
+            None => self.expr(expr, map, dims, axis),
+        }
+    }
+
+    /// A `where` relation `l op r` whose sides are leaves or one operator between two:
+    /// nothing to do, inlined, when every leaf is bound and it holds; anything else (a side
+    /// to solve, a failure to report) is [`where_cmp`](Self::where_cmp) on the trees.
+    #[inline(always)]
+    fn where_holds(
+        &mut self,
+        (l, op, r): (Arith, CmpOp, Arith),
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+    ) {
+        if let (Some(a), Some(b)) = (l.size(self), r.size(self))
+            && op.holds(a, b)
+        {
+            return;
+        }
+        self.where_cmp(op, lhs, rhs, map);
+    }
+}
+
+/// An operand of a dim's or a `where` side's one operator, as generated code hands it to
+/// [`ItemChecks::bin`]: a literal, or a variable's slot.
+///
+/// ```
+/// use shapes::__private::{Leaf, Slot};
+/// assert_ne!(Leaf::Lit(2), Leaf::Var(Slot::new(0)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaf {
+    /// A literal size.
+    Lit(usize),
+    /// A variable.
+    Var(Slot),
+}
+
+impl Leaf {
+    /// Its value, when it has one.
+    #[inline(always)]
+    fn value<C: ItemChecks + ?Sized>(self, cx: &C) -> Option<Int> {
+        match self {
+            Leaf::Lit(n) => Some(int(n)),
+            Leaf::Var(slot) => cx.value_of(slot).map(int),
+        }
+    }
+
+    /// The variable's slot.
+    #[inline(always)]
+    fn slot(self) -> Option<Slot> {
+        match self {
+            Leaf::Lit(_) => None,
+            Leaf::Var(slot) => Some(slot),
+        }
+    }
+}
+
+/// A side of a `where` relation as generated code hands it to [`ItemChecks::where_holds`].
+///
+/// ```
+/// use shapes::__private::{Arith, ArithOp, Leaf, Slot};
+/// let heads_times_dim = Arith::Bin(ArithOp::Mul, Leaf::Var(Slot::new(1)), Leaf::Var(Slot::new(2)));
+/// assert_ne!(heads_times_dim, Arith::Leaf(Leaf::Lit(768)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arith {
+    /// A literal or a variable.
+    Leaf(Leaf),
+    /// One operator between two leaves.
+    Bin(ArithOp, Leaf, Leaf),
+}
+
+impl Arith {
+    /// Its value as a size, when every leaf is bound and the arithmetic gives one.
+    #[inline(always)]
+    fn size<C: ItemChecks + ?Sized>(self, cx: &C) -> Option<usize> {
+        let v = match self {
+            Arith::Leaf(l) => l.value(cx)?,
+            Arith::Bin(op, l, r) => op.checked(l.value(cx)?, r.value(cx)?).ok()?,
+        };
+        usize::try_from(v).ok()
     }
 }

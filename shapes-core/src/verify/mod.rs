@@ -56,7 +56,7 @@ pub use checker::Checker;
 pub(crate) use error::{ErrorWords, InWords};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use glob::{glob_match, ignored};
-pub use item_checks::ItemChecks;
+pub use item_checks::{Arith, ItemChecks, Leaf};
 pub use item_ops::{ItemOp, SourceTensor, run_items, source_tensor};
 pub use lean::Lean;
 #[doc(hidden)]

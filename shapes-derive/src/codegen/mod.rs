@@ -27,7 +27,7 @@ pub struct Codegen {
     pub own_vars: Vec<String>,
     /// A counter for unique `static` names.
     next_static: Cell<usize>,
-    /// Whether a dim expression gets straight-line arithmetic (`codegen_arith::dim_expr`)
+    /// Whether a dim expression gets the inlined shortcut (`codegen_arith::dim_expr`)
     /// before the general checker, or the general checker alone: what a struct of very many
     /// fields gets, whose `check_in` is not inlined anyway and whose size rustc pays for. Such
     /// a struct's plain patterns keep the general item checks too (`plain_tensor_check`).
@@ -59,7 +59,7 @@ impl Codegen {
         }
     }
 
-    /// This generator with straight-line arithmetic for dim expressions on or off.
+    /// This generator with the inlined shortcut for dim expressions on or off.
     pub fn with_straight_line(mut self, on: bool) -> Self {
         self.straight_line = on;
         self
@@ -102,8 +102,7 @@ impl Codegen {
             .map(|(l, r, _)| {
                 let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                let general = quote!(__cx.where_eq(&#ln, &#rn, __map););
-                let check = codegen_arith::where_relation(self, l, CmpOp::Eq, r, &general);
+                let check = codegen_arith::where_relation(self, (l, CmpOp::Eq, r), &ln, &rn);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
@@ -122,9 +121,7 @@ impl Codegen {
             .map(|(l, op, r, _)| {
                 let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                let name = cmp_op(*op);
-                let general = quote!(__cx.where_cmp(#p::CmpOp::#name, &#ln, &#rn, __map););
-                let check = codegen_arith::where_relation(self, l, *op, r, &general);
+                let check = codegen_arith::where_relation(self, (l, *op, r), &ln, &rn);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
@@ -350,14 +347,13 @@ impl Codegen {
                 Item::Dim(e) => {
                     let name = self.fresh("E");
                     let tree = self.slot_expr(e);
-                    let general = quote!(__cx.expr(&#name, __map, __d, #axis););
-                    // Straight-line arithmetic first; the tree for what it cannot decide.
+                    // The inlined shortcut first; the tree for what it cannot decide.
                     let check = if rest.is_none() {
                         let target = quote!(__a[#i]);
-                        codegen_arith::dim_expr(self, e, &target, &axis, &general)
+                        codegen_arith::dim_expr(self, e, &name, &target, &axis)
                     } else {
                         let target = quote!(__t);
-                        let inline = codegen_arith::dim_expr(self, e, &target, &axis, &general);
+                        let inline = codegen_arith::dim_expr(self, e, &name, &target, &axis);
                         quote! {
                             if let #p::Some(&__t) = __d.get(#axis) {
                                 #inline

@@ -41,14 +41,44 @@ fn tokens(fields: usize) -> usize {
     count(out)
 }
 
-/// Tokens per field, from the difference between 110 and 10 fields (the per-struct part
-/// cancels out). benches/compile_time.sh prints this line.
+/// Tokens per field, from the difference between 210 and 110 fields (the per-struct part
+/// cancels out; both are past `INLINE_FIELDS`, so neither gets inlined checks).
+/// benches/compile_time.sh prints this line.
 #[test]
 fn tokens_per_field() {
-    let per_field = (tokens(110) - tokens(10)) / 100;
+    let per_field = (tokens(210) - tokens(110)) / 100;
     println!("tokens per field: {per_field}");
-    // 413 before plain tensors were read by name through one call each (347 since); 523 when
-    // every dim expression got straight-line arithmetic, which structs of more than
-    // `INLINE_FIELDS` fields (this one) now leave to the general checker (340).
-    assert!(per_field < 360, "{per_field} tokens per field");
+    // 413 before plain tensors were read by name through one call each; 523 when every dim
+    // expression got straight-line arithmetic, which structs of more than `INLINE_FIELDS`
+    // fields (these) leave to the general checker. Measured between 10 and 110 fields, this
+    // read 340 while the 10-field struct's inlined arithmetic was subtracted from it; between
+    // 110 and 210 fields it is 374, the same before and after that arithmetic became one
+    // call (`ItemChecks::bin`).
+    assert!(per_field < 400, "{per_field} tokens per field");
+}
+
+/// The README's 3-field `Attention` struct: what a user's first derive expands to. The second
+/// review measured 7,088 tokens and 15 statics for it (at `2c17918`); the one-description
+/// issue asks for at most half.
+#[test]
+fn readme_struct_expands_to_half_the_tokens_it_did() {
+    let input: syn::DeriveInput = syn::parse_str(
+        r#"#[shapes(given = "heads", where = "d_model = heads * head_dim")]
+        struct Attention<T> {
+            #[shape("(d_model, heads * head_dim)")] w_q: T,
+            #[shape("(d_model, kv_heads * head_dim)")] w_k: T,
+            #[shape("(heads * head_dim,)")] b_q: Option<T>,
+        }"#,
+    )
+    .unwrap_or_else(|e| panic!("the README struct does not parse: {e}"));
+    let out = super::derive(&input);
+    let text = out.to_string();
+    assert!(!text.contains("compile_error"), "rejected: {text}");
+    let tokens = count(out);
+    println!(
+        "README struct: {tokens} tokens, {} characters, {} statics",
+        text.len(),
+        text.matches("static ").count()
+    );
+    assert!(tokens <= 7_088 / 2, "{tokens} tokens");
 }
