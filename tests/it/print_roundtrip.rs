@@ -119,16 +119,7 @@ fn cmp_op() -> impl Strategy<Value = CmpOp> {
 }
 
 fn arith_op() -> impl Strategy<Value = ArithOp> {
-    prop::sample::select(
-        &[
-            ArithOp::Add,
-            ArithOp::Sub,
-            ArithOp::Mul,
-            ArithOp::Div,
-            ArithOp::FloorDiv,
-            ArithOp::Rem,
-        ][..],
-    )
+    prop::sample::select(&ArithOp::ALL[..])
 }
 
 fn boxed(e: Expr) -> Box<Expr> {

@@ -376,14 +376,22 @@ impl core::fmt::Debug for ArithFailure {
 mod tests {
     use super::*;
 
-    const OPS: [ArithOp; 6] = [
-        ArithOp::Add,
-        ArithOp::Sub,
-        ArithOp::Mul,
-        ArithOp::Div,
-        ArithOp::FloorDiv,
-        ArithOp::Rem,
-    ];
+    /// `ArithOp::ALL` lists every variant once: the match below has no wildcard, so a new
+    /// operator is a compile error here until it is given its place in the list.
+    #[test]
+    fn all_lists_every_operator_once() {
+        let place = |op: ArithOp| match op {
+            ArithOp::Add => 0,
+            ArithOp::Sub => 1,
+            ArithOp::Mul => 2,
+            ArithOp::Div => 3,
+            ArithOp::FloorDiv => 4,
+            ArithOp::Rem => 5,
+        };
+        for (i, op) in ArithOp::ALL.into_iter().enumerate() {
+            assert_eq!(place(op), i, "{op:?}");
+        }
+    }
 
     #[test]
     fn checked_names_each_failure() {
@@ -462,7 +470,7 @@ mod tests {
     /// target back. Every `NoWholeSolution` is right: no small size works.
     #[test]
     fn inversions_agree_with_application() {
-        for op in OPS {
+        for op in ArithOp::ALL {
             for side in [Side::Left, Side::Right] {
                 for k in -6..12 {
                     for t in -10..40 {
@@ -495,7 +503,7 @@ mod tests {
     /// once both known operands are ≥ 1 (so never leaves a determined variable unknown).
     #[test]
     fn invertible_means_decided() {
-        for op in OPS {
+        for op in ArithOp::ALL {
             for side in [Side::Left, Side::Right] {
                 if !op.invertible(side) {
                     continue;

@@ -96,6 +96,23 @@ pub enum ArithOp {
 }
 
 impl ArithOp {
+    /// Every operator, each once: what random tests of the arithmetic draw from, so that a
+    /// new operator is drawn too (a test in `expr/arith.rs` matches every variant against
+    /// this list, so the compiler points at it).
+    ///
+    /// ```
+    /// use shapes::expr::ArithOp;
+    /// assert!(ArithOp::ALL.contains(&ArithOp::FloorDiv));
+    /// ```
+    pub const ALL: [ArithOp; 6] = [
+        ArithOp::Add,
+        ArithOp::Sub,
+        ArithOp::Mul,
+        ArithOp::Div,
+        ArithOp::FloorDiv,
+        ArithOp::Rem,
+    ];
+
     /// Binding strength: `+ -` are 1, `* / // %` are 2. All are left-associative.
     ///
     /// ```

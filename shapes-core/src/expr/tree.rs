@@ -412,14 +412,6 @@ mod tests {
     }
 
     const NAMES: [&str; 3] = ["a", "b", "c"];
-    const OPS: [ArithOp; 6] = [
-        ArithOp::Add,
-        ArithOp::Sub,
-        ArithOp::Mul,
-        ArithOp::Div,
-        ArithOp::FloorDiv,
-        ArithOp::Rem,
-    ];
 
     /// The same random expression in both forms: names, and slots (their index in `NAMES`).
     fn both(g: &mut Gen, depth: u32) -> (DimExpr, &'static SlotExpr) {
@@ -434,7 +426,7 @@ mod tests {
                 SlotExpr::Var(v),
             )
         } else {
-            let op = OPS[g.below(6) as usize];
+            let op = ArithOp::ALL[g.below(ArithOp::ALL.len() as u64) as usize];
             let (dl, sl) = both(g, depth - 1);
             let (dr, sr) = both(g, depth - 1);
             (
