@@ -19,7 +19,9 @@ pub use crate::verify_impl::{
 pub use crate::verify_impl::{
     Binder, Binders, shared_mask, shares_var, struct_binder, struct_error,
 };
-pub use crate::verify_impl::{CHECKS, CallCx, CallScope, call_error, call_panic};
+pub use crate::verify_impl::{
+    CHECKS, CallCx, CallLog, CallScope, FastCx, Journal, call_error, call_panic,
+};
 pub use crate::verify_impl::{ConfigKey, SourceCx, SourceTensor, source_tensor};
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};

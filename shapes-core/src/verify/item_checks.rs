@@ -4,7 +4,8 @@
 //! of these methods, one per pattern item, with variables already turned into [`Slot`]s. Two
 //! checkers implement them with the same meaning: [`Checker`](super::Checker), which records
 //! where each value came from and builds every error (`verify`, `verify_source`, a call's
-//! report), and [`CallCx`](super::CallCx), the lean success path of a checked call, which only
+//! report), and [`FastCx`](super::FastCx), the success path of compiled checks (a struct's
+//! `verify` and a checked call), which only
 //! notes that something failed. A plan built at run time drives the same methods.
 
 use super::plan::{FieldInfo, SlotExpr};

@@ -4,10 +4,10 @@
 //! Layers, lowest first: `vars` (slots), `plan` (the static description of checks: dim
 //! expressions over slots), `path`, `bindings`, `error`, `suggest`, `fold` and `summary` (how
 //! many errors are written); then `item_checks`, the one contract generated code calls,
-//! implemented by `checker` (records and reports; the pass driver), `call` (a checked
-//! call's lean success path) and `lean` (`verify`'s lean first pass), and `scope_checks`,
+//! implemented by `checker` (records and reports; the pass driver) and `fast` (the success
+//! path of compiled checks: `verify`'s first pass and a checked call's), and `scope_checks`,
 //! what a struct's checks drive on top of it (path levels, nested scopes), implemented by
-//! `checker` and `lean`; `by_name` (the source side of a
+//! both; `call` (a checked call's scope); `by_name` (the source side of a
 //! checkpoint check); `item_ops` (a pattern's items as data, run through `item_checks` by one
 //! interpreter: a run-time plan's tensors and a derived struct's tensors read by name);
 //! `binders` (where a method checked with `#[shapes::check(self)]` reads a struct's
@@ -25,11 +25,11 @@ mod call;
 mod check_self;
 pub(crate) mod checker;
 pub(crate) mod error;
+mod fast;
 pub(crate) mod fold;
 mod glob;
 mod item_checks;
 mod item_ops;
-mod lean;
 pub(crate) mod names;
 pub(crate) mod path;
 pub(crate) mod plan;
@@ -49,16 +49,16 @@ pub use bindings::{Binding, Bindings, Tie, Value};
 #[cfg(any(feature = "candle", feature = "burn"))]
 pub use by_name::TorchLayout;
 pub use by_name::{ConfigKey, SourceCx, SourceOptions, rename_config};
-pub use call::{CHECKS, CallCx, CallScope, call_error, call_panic, call_reports};
+pub use call::{CHECKS, CallScope, call_error, call_panic, call_reports};
 pub use check_self::{shared_mask, shares_var, struct_binder, struct_error};
 pub use checker::Checker;
 #[cfg(feature = "spec")]
 pub(crate) use error::{ErrorWords, InWords};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+pub use fast::{BindOrder, CallCx, CallLog, FastCx, Journal, StructCx};
 pub use glob::{glob_match, ignored};
 pub use item_checks::{Arith, ItemChecks, Leaf};
 pub use item_ops::{ItemOp, SourceTensor, run_items, source_tensor};
-pub use lean::Lean;
 #[doc(hidden)]
 pub use path::NO_FIELD;
 pub use path::{FieldPath, Origin, Segment};

@@ -4,11 +4,11 @@
 //! `#[derive(Shaped)]` and the framework layers write a struct's checks once, generic over
 //! this trait, and `verify` runs them against two checkers:
 //!
-//! - [`Lean`](super::Lean), the success path: the variables' sizes and the order they were
-//!   bound in, no path, no origin, no error; it stops at the first thing it cannot settle on
-//!   its own;
+//! - [`StructCx`](super::StructCx), the success path (the fast checker a checked call uses
+//!   too): the variables' sizes and the order they were bound in, no path, no origin, no
+//!   error; it stops at the first thing it cannot settle on its own;
 //! - [`Checker`](super::Checker), which records where each value came from and builds every
-//!   error: the passes that settle what the lean pass could not, and the report.
+//!   error: the passes that settle what the fast pass could not, and the report.
 
 use super::error::ShapeError;
 use super::item_checks::ItemChecks;

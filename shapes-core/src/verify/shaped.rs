@@ -9,7 +9,7 @@ use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::{Checker, Passes};
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
-use super::lean::{LEAN_VARS, Lean};
+use super::fast::{STRUCT_VARS, StructCx};
 use super::path::FieldPath;
 use super::scope_checks::ScopeChecks;
 use super::vars::{SlotMap, VarTable};
@@ -181,7 +181,7 @@ pub trait Shaped {
     }
 
     /// Runs this struct's checks in `cx`, with its local variable `i` at slot `map.get(i)`:
-    /// the lean first pass of `verify` ([`Lean`]) or the general [`Checker`].
+    /// the fast first pass of `verify` ([`StructCx`]) or the general [`Checker`].
     #[doc(hidden)]
     fn check_in<C: ScopeChecks>(&self, cx: &mut C, map: &SlotMap);
 
@@ -359,11 +359,12 @@ fn first_error(errors: Vec<ShapeError>) -> ShapeError {
 /// scope checked in a quiet pass of its parent).
 ///
 /// A struct whose every variable has a static binder (at most [`LEAN_VARS`] of them), verified
-/// with nothing pre-bound, is checked by the [`Lean`] pass first: on success its bindings are
-/// the result. Otherwise, or when the lean pass stops, the general [`Checker`] verifies it
+/// with nothing pre-bound, is checked by the fast checker first ([`StructCx`], the one a
+/// checked call uses too): on success its bindings are the result. Otherwise, or when the fast
+/// checker stops, the general [`Checker`] verifies it
 /// from the start.
 ///
-/// Inlined into each struct's `verify` (the measured hot path); the lean pass's state then
+/// Inlined into each struct's `verify` (the measured hot path); the fast checker's state then
 /// lives in the caller's frame, mostly in registers.
 #[inline(always)]
 fn run_with<S: Shaped + ?Sized, E>(
@@ -373,19 +374,19 @@ fn run_with<S: Shaped + ?Sized, E>(
     wrap: impl FnOnce(Vec<ShapeError>) -> E,
 ) -> Result<Bindings, E> {
     let pre = pre.filter(|pre| !pre.is_empty());
-    if const { S::VARS.len() <= LEAN_VARS && S::BINDERS.all_static(&S::VARS) } && pre.is_none() {
-        let mut lean = Lean::new();
-        s.check_in(&mut lean, &const { S::VARS.identity() });
-        if lean.is_done(S::BINDERS) {
-            return Ok(lean.bindings(const { &S::VARS }, S::NAME, S::BINDERS));
+    if const { S::VARS.len() <= STRUCT_VARS && S::BINDERS.all_static(&S::VARS) } && pre.is_none() {
+        let mut fast = StructCx::new();
+        fast.passes(|cx| s.check_in(cx, &const { S::VARS.identity() }));
+        if fast.is_done(S::BINDERS) {
+            return Ok(fast.bindings(const { &S::VARS }, S::NAME, S::BINDERS));
         }
-        return checked_after_lean(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)));
+        return checked_after_fast(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)));
     }
     checked(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)))
 }
 
 /// What [`Shaped::verify`] returns, found by the general [`Checker`] alone, recording the path
-/// of every binding: no lean pass, no origin read from a static binder. For the tests that
+/// of every binding: no fast pass, no origin read from a static binder. For the tests that
 /// hold `verify` to it.
 ///
 /// ```
@@ -395,18 +396,18 @@ fn run_with<S: Shaped + ?Sized, E>(
 /// struct Linear { #[shape("(d_out, d_in)")] weight: Shape }
 ///
 /// let l = Linear { weight: Shape::from([4, 3]) };
-/// let (lean, general) = (l.verify().unwrap(), shapes::__testing::verify_general(&l).unwrap());
-/// assert_eq!(lean.iter().collect::<Vec<_>>(), general.iter().collect::<Vec<_>>());
+/// let (fast, general) = (l.verify().unwrap(), shapes::__testing::verify_general(&l).unwrap());
+/// assert_eq!(fast.iter().collect::<Vec<_>>(), general.iter().collect::<Vec<_>>());
 /// ```
 #[doc(hidden)]
 pub fn verify_general<S: Shaped + ?Sized>(s: &S) -> Result<Bindings, ShapeError> {
     recorded(s, None, true).map_err(first_error)
 }
 
-/// [`checked`] out of line: after a lean pass that stopped.
+/// [`checked`] out of line: after a fast pass that stopped.
 #[cold]
 #[inline(never)]
-fn checked_after_lean<S: Shaped + ?Sized>(
+fn checked_after_fast<S: Shaped + ?Sized>(
     s: &S,
     pre: Option<&Bindings>,
     report: bool,

@@ -161,7 +161,7 @@ impl Binders {
     /// Whether every variable of `vars` (the struct's table) has a binder that is
     /// [`first`](Self::first): a verification that succeeds binds each of them there, so its
     /// bindings can name where every value came from without recording a path (what lets
-    /// `verify` run the lean pass).
+    /// `verify` run the fast pass, [`StructCx`](super::StructCx)).
     ///
     /// ```
     /// use shapes::__private::{Binders, VarTable};

@@ -254,8 +254,8 @@ impl Checker {
         self.out.push_tie(tie);
     }
 
-    /// Binds `slot` to `value` as the value `field` had at `axis`: how the bindings a lean
-    /// checker made are handed to this one, with their origins, to build an error.
+    /// Binds `slot` to `value` as the value `field` had at `axis`: how the bindings the fast
+    /// checker of a call made are handed to this one, with their origins, to build an error.
     pub(crate) fn record(
         &mut self,
         slot: Slot,

@@ -3,11 +3,12 @@
 //!
 //! Every checker that runs its checks in passes drives them here: [`Checker::run`]/[`finish`]
 //! (`verify_source`, a plan, the error of a checked call), `verify`'s settle after its inlined
-//! first pass (`shaped.rs`, through [`Passes::settle_passes`]), and a `#[shapes::check]` call's
-//! [`CallCx`] (`CallScope::check`, through [`Passes::passes`]).
+//! first pass (`shaped.rs`, through [`Passes::settle_passes`]), and the fast checker of
+//! compiled checks, [`FastCx`] (`verify`'s first pass and `CallScope::check`, through
+//! [`Passes::passes`]).
 //!
 //! [`finish`]: Checker::finish
-//! [`CallCx`]: crate::verify_impl::call::CallCx
+//! [`FastCx`]: crate::verify_impl::FastCx
 
 use super::{Checker, report};
 use crate::verify::bindings::Bindings;
@@ -103,8 +104,8 @@ impl Passes for Checker {
     }
 }
 
-/// A checker that runs its checks in passes: the general [`Checker`], and the lean checker of
-/// a `#[shapes::check]` call ([`CallCx`](crate::verify_impl::call::CallCx)). What the one pass loop,
+/// A checker that runs its checks in passes: the general [`Checker`], and the fast checker of
+/// compiled checks ([`FastCx`]). What the one pass loop,
 /// [`passes`](Passes::passes), drives.
 pub(crate) trait Passes {
     /// Starts a pass that reports nothing: nothing pending, nothing bound by it yet.
