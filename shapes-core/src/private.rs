@@ -22,7 +22,9 @@ pub use crate::verify_impl::{
 pub use crate::verify_impl::{
     CHECKS, CallCx, CallLog, CallScope, FastCx, Journal, call_error, call_panic,
 };
-pub use crate::verify_impl::{ConfigKey, SourceCx, SourceTensor, source_tensor};
+pub use crate::verify_impl::{
+    Checks, ConfigKey, FieldLeaf, FieldNode, Node, SourceCx, Wrap, run_nodes,
+};
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};
 pub use std::boxed::Box;

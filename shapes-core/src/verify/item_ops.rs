@@ -4,15 +4,13 @@
 //!
 //! Straight-line generated code is the fastest way to check a value in memory, and it is what
 //! `check_in` keeps. Where a check costs a name lookup anyway, code size matters more: a
-//! run-time [`Plan`](super::Plan) compiles its patterns to these ops, and a derived struct's
-//! `check_source_in` describes each plain tensor field by a `static` [`SourceTensor`] and calls
-//! [`source_tensor`], one call per field instead of a block of inlined checks (a struct of
-//! thousands of fields compiles in a fraction of the time).
+//! description of by-name checks holds its patterns as these ops, whether a run-time
+//! [`Plan`](super::Plan) built it or a derived struct's `check_source_in` wrote it as a
+//! constant (see `interpret.rs`): no code per field (a struct of thousands of fields compiles
+//! in a fraction of the time).
 
-use super::by_name::SourceCx;
-use super::checker::Checker;
 use super::item_checks::ItemChecks;
-use super::plan::{FieldInfo, SlotExpr};
+use super::plan::SlotExpr;
 use super::vars::SlotMap;
 
 /// One pattern item, with its variables as local indices of the struct's table (mapped to
@@ -83,61 +81,4 @@ pub fn run_items<C: ItemChecks + ?Sized>(
             ItemOp::Skip => {}
         }
     }
-}
-
-/// A plain tensor field of a derived struct (one tensor, perhaps in an `Option`), as
-/// `check_source_in` reads it by name: generated as a `static`, checked by [`source_tensor`].
-#[derive(Debug)]
-pub struct SourceTensor {
-    /// The field's name and pattern text, for errors.
-    pub info: FieldInfo,
-    /// The tensor's name under the current prefix.
-    pub name: &'static str,
-    /// The pattern's items.
-    pub ops: &'static [ItemOp],
-    /// Where the pattern's `...`/`*name` is, if it has one.
-    pub rest: Option<usize>,
-    /// An `Option` field: absent from the source is `None`, not missing.
-    pub optional: bool,
-}
-
-/// Checks the tensor `t` describes, read by name from `src`: what the derive's
-/// `check_source_in` does for a plain tensor field, out of line so that each field is one call.
-///
-/// ```
-/// use std::collections::BTreeMap;
-/// use shapes::{Shape, Shaped};
-///
-/// #[derive(Shaped)]
-/// struct Linear {
-///     #[shape("(d_out, d_in)")] weight: Shape,
-///     #[shape("(d_out,)")] bias: Option<Shape>,
-/// }
-///
-/// // Each field's `verify_source` check is one `source_tensor` call.
-/// let mut header = BTreeMap::from([("weight".to_string(), Shape::from([4, 3]))]);
-/// assert!(Linear::verify_source(&header).is_ok());
-/// header.insert("bias".to_string(), Shape::from([5]));
-/// let err = Linear::verify_source(&header).unwrap_err();
-/// assert!(err.to_string().starts_with(
-///     "Linear.bias (tensor \"bias\"): axis 0 expected d_out = 4, found 5"
-/// ), "{err}");
-/// ```
-#[inline(never)]
-pub fn source_tensor(
-    cx: &mut Checker,
-    src: &mut SourceCx<'_>,
-    map: &SlotMap,
-    t: &'static SourceTensor,
-) {
-    let mark = src.push(t.name);
-    if !t.optional || src.present() {
-        cx.field(&t.info);
-        let start = src.mark(cx);
-        if let Some(d) = src.tensor(cx) {
-            run_items(cx, t.ops, t.rest, map, d);
-        }
-        src.tag(cx, start);
-    }
-    src.pop(mark);
 }

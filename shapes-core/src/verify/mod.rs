@@ -28,6 +28,7 @@ pub(crate) mod error;
 mod fast;
 pub(crate) mod fold;
 mod glob;
+mod interpret;
 mod item_checks;
 mod item_ops;
 pub(crate) mod names;
@@ -57,8 +58,9 @@ pub(crate) use error::{ErrorWords, InWords};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use fast::{BindOrder, CallCx, CallLog, FastCx, Journal, StructCx};
 pub use glob::{glob_match, ignored};
+pub use interpret::{Checks, FieldLeaf, FieldNode, Node, Wrap, run_nodes};
 pub use item_checks::{Arith, ItemChecks, Leaf};
-pub use item_ops::{ItemOp, SourceTensor, run_items, source_tensor};
+pub use item_ops::{ItemOp, run_items};
 #[doc(hidden)]
 pub use path::NO_FIELD;
 pub use path::{FieldPath, Origin, Segment};

@@ -20,11 +20,11 @@ use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::ShapeErrors;
+use super::interpret::{self, Checks, Node, Walk};
 use super::item_checks::ItemChecks;
-use super::item_ops::{ItemOp, run_items};
+use super::item_ops::ItemOp;
 use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
-use super::scope_checks::ScopeChecks;
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::{CmpOp, DimExpr, Item, Pattern};
 use crate::parse::{parse_constraints, parse_pattern};
@@ -40,40 +40,6 @@ pub use self::error::{PlanError, PlanErrorKind};
 #[cfg(feature = "spec")]
 pub(crate) use self::fit::Fit;
 pub use self::node::PlanNode;
-
-/// A compiled pattern: its items and, when it has a `...`/`*name`, where.
-#[derive(Debug, Clone)]
-struct Checks {
-    info: &'static FieldInfo,
-    ops: Vec<ItemOp>,
-    rest: Option<usize>,
-}
-
-#[derive(Debug, Clone)]
-enum Node {
-    Tensor {
-        name: String,
-        checks: Checks,
-    },
-    Tied {
-        name: String,
-        checks: Checks,
-        to: String,
-        key: Option<String>,
-    },
-    Group {
-        prefix: String,
-        field: &'static Segment,
-        repeat: Option<(Option<Slot>, &'static FieldInfo)>,
-        optional: bool,
-        children: Vec<Node>,
-    },
-    Choice {
-        alternatives: Vec<Vec<Node>>,
-        optional: bool,
-        leading: Option<&'static str>,
-    },
-}
 
 /// Checks built at run time, run against a [`ShapeSource`] by the checker derived code uses.
 ///
@@ -122,14 +88,6 @@ impl fmt::Debug for Plan {
             .field("ignore", &self.ignore)
             .finish()
     }
-}
-
-/// Where a walk of the plan is: the values given before checking, and the index of the
-/// innermost repeated element (for a [`PlanNode::Choice`] with `leading`).
-#[derive(Clone, Copy)]
-struct Walk<'a> {
-    pre: &'a Bindings,
-    index: Option<usize>,
 }
 
 /// Leaks `s` into a `&'static str` (see the module doc: once per plan).
@@ -209,11 +167,20 @@ impl Builder {
             name: field,
             pattern: leak(pattern),
         }));
-        Ok(Checks { info, ops, rest })
+        Ok(Checks {
+            info,
+            ops: Vec::leak(ops),
+            rest,
+        })
     }
 
     fn nodes(&mut self, nodes: &[PlanNode], at: &str) -> Result<Vec<Node>, PlanError> {
         nodes.iter().map(|n| self.node(n, at)).collect()
+    }
+
+    /// [`nodes`](Self::nodes), leaked: the children of a group or a choice.
+    fn leaked(&mut self, nodes: &[PlanNode], at: &str) -> Result<&'static [Node], PlanError> {
+        Ok(Vec::leak(self.nodes(nodes, at)?))
     }
 
     fn node(&mut self, node: &PlanNode, at: &str) -> Result<Node, PlanError> {
@@ -224,7 +191,7 @@ impl Builder {
                 // `Model.layers[1].up.weight`; a derived field of that name reads the same.
                 let field = leak(name);
                 Ok(Node::Tensor {
-                    name: name.clone(),
+                    name: field,
                     checks: self.checks(field, pattern, &here)?,
                 })
             }
@@ -237,10 +204,10 @@ impl Builder {
                 let here = join(at, name);
                 let field = leak(name);
                 Ok(Node::Tied {
-                    name: name.clone(),
+                    name: field,
                     checks: self.checks(field, pattern, &here)?,
-                    to: to.clone(),
-                    key: key.clone(),
+                    to: leak(to),
+                    key: key.as_deref().map(leak),
                 })
             }
             PlanNode::Group {
@@ -250,7 +217,8 @@ impl Builder {
                 children,
             } => {
                 let here = join(at, prefix);
-                let field: &'static Segment = Box::leak(Box::new(Segment::Field(leak(prefix))));
+                let name = leak(prefix);
+                let field: &'static Segment = Box::leak(Box::new(Segment::Field(name)));
                 let repeat = match repeat {
                     None => None,
                     Some(None) => Some((None, &NO_FIELD)),
@@ -271,11 +239,11 @@ impl Builder {
                     }
                 };
                 Ok(Node::Group {
-                    prefix: prefix.clone(),
+                    prefix: name,
                     field,
                     repeat,
                     optional: *optional,
-                    children: self.nodes(children, &here)?,
+                    children: self.leaked(children, &here)?,
                 })
             }
             PlanNode::Choice {
@@ -297,11 +265,12 @@ impl Builder {
                         });
                     }
                 };
+                let alternatives = alternatives
+                    .iter()
+                    .map(|a| self.leaked(a, at))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(Node::Choice {
-                    alternatives: alternatives
-                        .iter()
-                        .map(|a| self.nodes(a, at))
-                        .collect::<Result<_, _>>()?,
+                    alternatives: Vec::leak(alternatives),
                     optional: *optional,
                     leading,
                 })
@@ -520,167 +489,13 @@ impl Plan {
 
     /// One pass over the plan: what a derived `check_source_in` does.
     fn check_source_in(&self, cx: &mut Checker, src: &mut SourceCx<'_>, pre: &Bindings) {
-        let walk = Walk { pre, index: None };
-        for node in &self.nodes {
-            if cx.gave_up() {
-                return;
-            }
-            self.node(node, cx, src, walk);
-        }
+        let walk = Walk {
+            pre: Some(pre),
+            index: None,
+        };
+        interpret::run(&self.nodes, cx, &self.map, src, walk);
         for (op, lhs, rhs) in &self.wheres {
             cx.where_cmp(*op, lhs, rhs, &self.map);
         }
-    }
-
-    fn node(&self, node: &Node, cx: &mut Checker, src: &mut SourceCx<'_>, walk: Walk<'_>) {
-        match node {
-            Node::Tensor { name, checks } => {
-                let mark = src.push(name);
-                self.tensor(checks, cx, src);
-                src.pop(mark);
-            }
-            Node::Tied {
-                name,
-                checks,
-                to,
-                key,
-            } => {
-                let mark = src.push(name);
-                cx.field(checks.info);
-                if src.present() || src.tie(cx, mark, to, key.as_deref()) {
-                    self.tensor(checks, cx, src);
-                }
-                src.pop(mark);
-            }
-            Node::Group {
-                prefix,
-                field,
-                repeat,
-                optional,
-                children,
-            } => {
-                let mark = src.push(prefix);
-                // A group without a prefix adds no level to the paths either.
-                let named = !prefix.is_empty();
-                let level = cx.level();
-                let inner = if named {
-                    cx.enter_at(level, field);
-                    level + 1
-                } else {
-                    level
-                };
-                let body = |cx: &mut Checker, src: &mut SourceCx<'_>, walk: Walk<'_>| {
-                    for child in children {
-                        self.node(child, cx, src, walk);
-                    }
-                };
-                let present = !*optional || src.present();
-                match repeat {
-                    _ if !present => {}
-                    None => body(cx, src, walk),
-                    Some((count, info)) => {
-                        cx.field(info);
-                        // A repeated group that matches nothing is an error unless optional
-                        // (then it was present, and needs an element too).
-                        let n = src.count(cx, 1);
-                        if let Some(slot) = count {
-                            src.bind_count(cx, *slot, n);
-                        }
-                        cx.enter_at(inner, &Segment::Index(0));
-                        for i in 0..n {
-                            if cx.gave_up() {
-                                break;
-                            }
-                            let m = src.push_index(i);
-                            cx.index_at(inner, i);
-                            body(
-                                cx,
-                                src,
-                                Walk {
-                                    index: Some(i),
-                                    ..walk
-                                },
-                            );
-                            src.pop(m);
-                        }
-                        cx.leave_to(inner);
-                    }
-                }
-                cx.leave_to(level);
-                src.pop(mark);
-            }
-            Node::Choice {
-                alternatives,
-                optional,
-                leading,
-            } => {
-                let by_index = leading
-                    .and_then(|var| walk.pre.get(var))
-                    .zip(walk.index)
-                    .map(|(k, i)| usize::from(i >= k));
-                // The alternative with the most of its tensors present, the first on a tie
-                // (a relu FFN's `up` is also in the gated one: the gated one wins only with
-                // its `gate`).
-                let mut held = || {
-                    let mut best: Option<(usize, usize)> = None;
-                    for (k, a) in alternatives.iter().enumerate() {
-                        let n = self.held(a, src);
-                        if n > 0 && best.is_none_or(|(_, b)| n > b) {
-                            best = Some((k, n));
-                        }
-                    }
-                    best.map(|(k, _)| k)
-                };
-                let pick = match by_index {
-                    Some(k) => Some(k),
-                    None => held().or(if *optional { None } else { Some(0) }),
-                };
-                for child in pick.and_then(|k| alternatives.get(k)).into_iter().flatten() {
-                    self.node(child, cx, src, walk);
-                }
-            }
-        }
-    }
-
-    /// How many of `nodes` the source holds under the current name (a group counts once).
-    fn held(&self, nodes: &[Node], src: &mut SourceCx<'_>) -> usize {
-        nodes.iter().filter(|node| self.holds(node, src)).count()
-    }
-
-    /// Whether the source holds `node` (a tensor, or anything of a group) under the current
-    /// name.
-    fn holds(&self, node: &Node, src: &mut SourceCx<'_>) -> bool {
-        match node {
-            Node::Tensor { name, .. } | Node::Tied { name, .. } => {
-                let mark = src.push(name);
-                let found = src.present();
-                src.pop(mark);
-                found
-            }
-            Node::Group {
-                prefix, children, ..
-            } if prefix.is_empty() => self.held(children, src) > 0,
-            Node::Group { prefix, .. } => {
-                let mark = src.push(prefix);
-                let found = src.present();
-                src.pop(mark);
-                found
-            }
-            Node::Choice { alternatives, .. } => alternatives.iter().any(|a| self.held(a, src) > 0),
-        }
-    }
-
-    /// A tensor's checks, as derived code makes them for its pattern.
-    fn tensor(&self, checks: &Checks, cx: &mut Checker, src: &mut SourceCx<'_>) {
-        cx.field(checks.info);
-        let start = src.mark(cx);
-        if let Some(dims) = src.tensor(cx) {
-            self.items(checks, cx, dims);
-        }
-        src.tag(cx, start);
-    }
-
-    fn items(&self, checks: &Checks, cx: &mut Checker, d: &[usize]) {
-        run_items(cx, &checks.ops, checks.rest, &self.map, d);
     }
 }

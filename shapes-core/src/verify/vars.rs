@@ -338,7 +338,7 @@ pub(crate) const fn rename(
 /// const MAP: shapes::__private::SlotMap = PARENT.map_of(&CHILD, &[("d", "d_model")]);
 /// assert_eq!(MAP.get(0).index(), 1);
 /// ```
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub struct SlotMap {
     slots: [Slot; MAX_VARS],
     len: usize,

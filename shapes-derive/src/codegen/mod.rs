@@ -34,19 +34,13 @@ pub struct Codegen {
     pub straight_line: bool,
 }
 
-/// What every tensor field's code starts and ends with, in memory and by name alike.
+/// What every tensor field's code in memory starts with.
 pub struct FieldPrelude {
     /// The name of the field's `FieldInfo` static, for `__cx.field(&…)`.
     pub info: Ident,
     /// The static itself: the field's name (empty for a sequence, whose elements are named by
     /// the path) and its pattern text, which errors print.
     pub info_static: TokenStream,
-    /// Entering the field's path segment, for a field that holds a sequence of tensors (a
-    /// single tensor is named by its `FieldInfo`); empty otherwise. `check_source_in` uses it;
-    /// `check_in` names the level in its struct's run of such fields instead.
-    pub enter: TokenStream,
-    /// Leaving it again.
-    pub leave: TokenStream,
 }
 
 impl Codegen {
@@ -166,26 +160,13 @@ impl Codegen {
         let info_static = quote_spanned! {span=>
             static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
         };
-        let (enter, leave) = if seq {
-            (
-                quote!(__cx.enter_at(__level, &#p::Segment::Field(#name));),
-                quote!(__cx.leave_to(__level);),
-            )
-        } else {
-            (quote!(), quote!())
-        };
-        FieldPrelude {
-            info,
-            info_static,
-            enter,
-            leave,
-        }
+        FieldPrelude { info, info_static }
     }
 
     /// A pattern's items as `ItemOp`s, for a `static` the runtime's `run_items` interprets:
     /// `(&[ops], rest)`, where `rest` is the `Option<usize>` index of its `...`/`*name`.
-    pub fn item_ops(&self, pattern: &Pattern) -> (TokenStream, TokenStream) {
-        let p = &self.private_path;
+    /// `p` is the path generated code names the runtime's items by.
+    pub fn item_ops(&self, p: &TokenStream, pattern: &Pattern) -> (TokenStream, TokenStream) {
         let mut rest = quote!(#p::None);
         let ops = pattern
             .items
