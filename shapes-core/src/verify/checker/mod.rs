@@ -120,12 +120,21 @@ impl Checker {
         }
     }
 
-    /// Forgets the renames of the levels at `level` and deeper.
+    /// Forgets the renames of the levels at `level` and deeper. Inlined at every field of
+    /// derived code: only the test; the work is out of line ([`Self::drop_renames_from`]).
     #[inline(always)]
     fn drop_renames(&mut self, level: usize) {
         if !self.renames.is_empty() {
-            self.renames.retain(|(l, _)| *l < level);
+            self.drop_renames_from(level);
         }
+    }
+
+    /// [`Self::drop_renames`]'s work, compiled once here rather than (with `Vec::retain`'s
+    /// loop) into each field of each derived `check_in`: a struct of a thousand fields
+    /// otherwise builds several times slower.
+    #[inline(never)]
+    fn drop_renames_from(&mut self, level: usize) {
+        self.renames.retain(|(l, _)| *l < level);
     }
 
     /// Binds `pre`'s values (kept out of line: `verify()` has none).
