@@ -175,7 +175,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                 .map_or_else(|| name.clone(), |n| n.value());
             // Call-site locals, as above.
             let (src, cx, level) = (quote!(__src), quote!(__cx), quote!(__level));
-            let renamed = crate::codegen::renames_call(p, f, &level);
+            let (renamed, renamed_end) = crate::codegen::renames_calls(p, f, &level);
             quote_spanned! {span=>
                 {
                     #map
@@ -183,6 +183,7 @@ fn field_source(g: &Codegen, krate: &TokenStream, f: &Field) -> TokenStream {
                     #cx.enter_at(#level, &#p::Segment::Field(#name));
                     #renamed
                     #body
+                    #renamed_end
                     #cx.leave_to(#level);
                     #src.pop(__m);
                 }

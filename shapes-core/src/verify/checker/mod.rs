@@ -120,20 +120,11 @@ impl Checker {
         }
     }
 
-    /// Forgets the renames of the levels at `level` and deeper. Inlined at every field of
-    /// derived code: only the test; the work is out of line ([`Self::drop_renames_from`]).
-    #[inline(always)]
-    fn drop_renames(&mut self, level: usize) {
-        if !self.renames.is_empty() {
-            self.drop_renames_from(level);
-        }
-    }
-
-    /// [`Self::drop_renames`]'s work, compiled once here rather than (with `Vec::retain`'s
-    /// loop) into each field of each derived `check_in`: a struct of a thousand fields
-    /// otherwise builds several times slower.
+    /// Forgets the renames of the levels at `level` and deeper. Out of line: compiled once
+    /// here rather than (with `Vec::retain`'s loop) into each renaming field of each derived
+    /// `check_in`.
     #[inline(never)]
-    fn drop_renames_from(&mut self, level: usize) {
+    fn drop_renames(&mut self, level: usize) {
         self.renames.retain(|(l, _)| *l < level);
     }
 
@@ -580,7 +571,6 @@ impl ScopeChecks for Checker {
     #[inline(always)]
     fn leave_to(&mut self, level: usize) {
         self.depth = level;
-        self.drop_renames(level);
     }
 
     #[inline(always)]
@@ -590,8 +580,12 @@ impl ScopeChecks for Checker {
     }
 
     #[inline(always)]
-    fn name_at(&mut self, level: usize, segment: &'static Segment) {
+    fn renames_end(&mut self, level: usize) {
         self.drop_renames(level);
+    }
+
+    #[inline(always)]
+    fn name_at(&mut self, level: usize, segment: &'static Segment) {
         match self.near.get_mut(level) {
             Some(s) => *s = segment,
             None => self.enter_far(level, segment),
