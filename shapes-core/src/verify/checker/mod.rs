@@ -507,7 +507,9 @@ impl ItemChecks for Checker {
         }
     }
 
-    #[inline]
+    /// Out of line: `bin`, inlined at every dim of one operator, falls back to it, and its
+    /// arguments to [`equation`](Self::equation) would otherwise be built on the stack there.
+    #[inline(never)]
     fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
         let Some(&d) = dims.get(axis) else { return };
         self.equation(expr, map, d, Some((dims, axis)), None);
