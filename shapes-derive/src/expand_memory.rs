@@ -191,7 +191,7 @@ fn field_check(
             // spelled inside `quote_spanned!` they would take the field's and miss the locals
             // when the struct comes out of a `macro_rules!`.
             let enter = name_level(g, name);
-            let renamed = crate::codegen::renames_call(p, f, &quote!(__level));
+            let (renamed, renamed_end) = crate::codegen::renames_calls(p, f, &quote!(__level));
             quote_spanned! {span=>
                 {
                     #map
@@ -199,6 +199,7 @@ fn field_check(
                     #renamed
                     #count
                     #body
+                    #renamed_end
                 }
             }
         }

@@ -547,6 +547,59 @@ fn own_scope_and_rename_for_nested_structs() {
     );
 }
 
+/// A nested field's renames apply to the errors under it, in each element of a list of it,
+/// and end with it: a sibling after it writes its pattern in its own names, in memory and
+/// read by name.
+#[test]
+fn renames_apply_under_their_field_only() {
+    #[derive(Shaped)]
+    struct Norm {
+        #[shape("(d,)")]
+        gamma: Shape,
+    }
+    #[derive(Shaped)]
+    struct Block {
+        #[shape("(d_model, d)")]
+        proj: Shape,
+        #[shape(nested, rename(d = "d_model"))]
+        norms: Vec<Norm>,
+        #[shape(nested)]
+        plain: Norm,
+    }
+    let block = |second: usize, plain: usize| Block {
+        proj: s([8, 4]),
+        norms: vec![Norm { gamma: s([8]) }, Norm { gamma: s([second]) }],
+        plain: Norm { gamma: s([plain]) },
+    };
+    assert!(block(8, 4).verify().is_ok());
+    let e = block(9, 4).verify().unwrap_err();
+    assert_eq!(e.path.to_string(), "Block.norms[1].gamma");
+    assert_eq!(e.pattern.as_deref(), Some("(d_model,)"));
+    let e = block(8, 5).verify().unwrap_err();
+    assert_eq!(e.path.to_string(), "Block.plain.gamma");
+    assert_eq!(e.pattern.as_deref(), Some("(d,)"));
+
+    let header = |second: usize, plain: usize| {
+        std::collections::BTreeMap::from([
+            ("proj".to_string(), s([8, 4])),
+            ("norms.0.gamma".to_string(), s([8])),
+            ("norms.1.gamma".to_string(), s([second])),
+            ("plain.gamma".to_string(), s([plain])),
+        ])
+    };
+    assert!(Block::verify_source(&header(8, 4)).is_ok());
+    let patterns = |h| -> Vec<Option<String>> {
+        let errors = Block::verify_source(&h).unwrap_err();
+        errors
+            .errors()
+            .iter()
+            .map(|e| e.pattern.as_deref().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(patterns(header(9, 4)), [Some("(d_model,)".to_string())]);
+    assert_eq!(patterns(header(8, 5)), [Some("(d,)".to_string())]);
+}
+
 #[test]
 fn where_clause_failure_reads_as_an_equation() {
     #[derive(Shaped)]

@@ -481,8 +481,9 @@ fn field(f: &'static FieldNode, cx: &mut Checker, map: &SlotMap, src: &mut Sourc
     if entered {
         cx.enter_at(level, &f.field);
     }
+    let renamed = matches!(&f.leaf, FieldLeaf::Nested { renames, .. } if !renames.is_empty());
     if let FieldLeaf::Nested { renames, .. } = &f.leaf
-        && !renames.is_empty()
+        && renamed
     {
         cx.renames_at(level, renames);
     }
@@ -502,6 +503,9 @@ fn field(f: &'static FieldNode, cx: &mut Checker, map: &SlotMap, src: &mut Sourc
             }
         }
         (_, wraps_all) => wraps(f, wraps_all, level, 0, false, cx, map, src),
+    }
+    if renamed {
+        cx.renames_end(level);
     }
     if entered {
         cx.leave_to(level);

@@ -57,11 +57,21 @@ pub trait ScopeChecks: ItemChecks {
     /// The structs checked below `level` (a nested field named at `level`) have their
     /// variables renamed into this scope's by `renames` (`rename(inner = "outer")` pairs,
     /// `(inner, outer)`): an error under it writes its pattern in this scope's names, like
-    /// its explanation. Until `level` is named or left again. Nothing by default (a checker
-    /// that writes no error).
+    /// its explanation. Until [`renames_end`](Self::renames_end) at `level`, which derived
+    /// code calls once the field is checked. Nothing by default (a checker that writes no
+    /// error).
     #[inline(always)]
     fn renames_at(&mut self, level: usize, renames: &'static [(&'static str, &'static str)]) {
         let _ = (level, renames);
+    }
+
+    /// Ends the renames of [`renames_at`](Self::renames_at) at `level` (and deeper): the
+    /// nested field that had them is checked. Called only after such a field, so that the
+    /// path's other moves (`name_at`, `leave_to`), inlined at every field, need not look
+    /// for renames.
+    #[inline(always)]
+    fn renames_end(&mut self, level: usize) {
+        let _ = level;
     }
 
     /// [`var_is`](ItemChecks::var_is) for a variable that the checks before this one bound

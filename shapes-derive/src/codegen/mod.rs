@@ -401,13 +401,21 @@ pub fn renames(f: &Field) -> TokenStream {
 }
 
 /// `renames_at(level, …)` for a nested field in the shared scope that renames variables, so
-/// that an error under it writes its pattern in this struct's names; nothing otherwise.
-pub fn renames_call(p: &TokenStream, f: &Field, level: &TokenStream) -> TokenStream {
+/// that an error under it writes its pattern in this struct's names, and the `renames_end`
+/// that follows the field's checks; nothing otherwise.
+pub fn renames_calls(
+    p: &TokenStream,
+    f: &Field,
+    level: &TokenStream,
+) -> (TokenStream, TokenStream) {
     if f.attr.own_scope.is_some() || f.attr.renames.is_empty() {
-        return quote!();
+        return (quote!(), quote!());
     }
     let renames = renames(f);
-    quote!(#p::ScopeChecks::renames_at(__cx, #level, &[#renames]);)
+    (
+        quote!(#p::ScopeChecks::renames_at(__cx, #level, &[#renames]);),
+        quote!(#p::ScopeChecks::renames_end(__cx, #level);),
+    )
 }
 
 /// For each `rename(inner = …)` of a nested field, a `const` assertion, at `inner`, that

@@ -294,7 +294,11 @@ impl<'s> SourceCx<'s> {
 
     /// Appends a name part (`encoder`, `attention.self.query.weight`) to the current name;
     /// returns the mark that [`pop`](Self::pop) restores. An empty part adds nothing.
-    #[inline]
+    ///
+    /// Out of line, like `push_index` and `pop`: derived `check_source_in` calls them at
+    /// every nested field, and inlined, `String`'s growth and char-boundary checks were most
+    /// of that function's code.
+    #[inline(never)]
     pub fn push(&mut self, part: &str) -> usize {
         let mark = self.prefix.len();
         if !part.is_empty() {
@@ -307,7 +311,7 @@ impl<'s> SourceCx<'s> {
     }
 
     /// Appends a list index: `encoder.layer` becomes `encoder.layer.3`.
-    #[inline]
+    #[inline(never)]
     pub fn push_index(&mut self, index: usize) -> usize {
         use std::fmt::Write;
         let mark = self.prefix.len();
@@ -320,7 +324,7 @@ impl<'s> SourceCx<'s> {
     }
 
     /// Restores the name to what it was at `mark`.
-    #[inline]
+    #[inline(never)]
     pub fn pop(&mut self, mark: usize) {
         self.prefix.truncate(mark);
     }

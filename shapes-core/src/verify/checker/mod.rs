@@ -120,12 +120,12 @@ impl Checker {
         }
     }
 
-    /// Forgets the renames of the levels at `level` and deeper.
-    #[inline(always)]
+    /// Forgets the renames of the levels at `level` and deeper. Out of line: compiled once
+    /// here rather than (with `Vec::retain`'s loop) into each renaming field of each derived
+    /// `check_in`.
+    #[inline(never)]
     fn drop_renames(&mut self, level: usize) {
-        if !self.renames.is_empty() {
-            self.renames.retain(|(l, _)| *l < level);
-        }
+        self.renames.retain(|(l, _)| *l < level);
     }
 
     /// Binds `pre`'s values (kept out of line: `verify()` has none).
@@ -507,7 +507,9 @@ impl ItemChecks for Checker {
         }
     }
 
-    #[inline]
+    /// Out of line: `bin`, inlined at every dim of one operator, falls back to it, and its
+    /// arguments to [`equation`](Self::equation) would otherwise be built on the stack there.
+    #[inline(never)]
     fn expr(&mut self, expr: &'static SlotExpr, map: &SlotMap, dims: &[usize], axis: usize) {
         let Some(&d) = dims.get(axis) else { return };
         self.equation(expr, map, d, Some((dims, axis)), None);
@@ -571,7 +573,6 @@ impl ScopeChecks for Checker {
     #[inline(always)]
     fn leave_to(&mut self, level: usize) {
         self.depth = level;
-        self.drop_renames(level);
     }
 
     #[inline(always)]
@@ -581,8 +582,12 @@ impl ScopeChecks for Checker {
     }
 
     #[inline(always)]
-    fn name_at(&mut self, level: usize, segment: &'static Segment) {
+    fn renames_end(&mut self, level: usize) {
         self.drop_renames(level);
+    }
+
+    #[inline(always)]
+    fn name_at(&mut self, level: usize, segment: &'static Segment) {
         match self.near.get_mut(level) {
             Some(s) => *s = segment,
             None => self.enter_far(level, segment),

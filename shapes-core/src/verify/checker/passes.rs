@@ -70,6 +70,8 @@ impl Checker {
         self.report = report;
         self.depth = 0;
         self.field = &NO_FIELD;
+        // A pass that gave up inside a renaming nested field did not end its renames.
+        self.renames.clear();
     }
 
     /// Whether a run that asks only for the verdict has it already (an error was found):
