@@ -16,7 +16,9 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
-use crate::codegen::{Codegen, count_text, rename_checks, renames};
+use shapes_core::expr::CmpOp;
+
+use crate::codegen::{Codegen, cmp_op, count_text, rename_checks, renames};
 
 /// The `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
@@ -39,29 +41,40 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         })
         .map(|f| rename_checks(krate, f, false))
         .collect();
-    let mut wheres = g.where_checks(&input.wheres);
-    wheres.extend(g.constraint_checks(&input.constraints));
-    let slots = if wheres.is_empty() {
-        Vec::new()
-    } else {
-        g.slot_lets()
-    };
+    // Equations first, then the other comparisons, each in the order written (as a plan
+    // sorts them).
+    let equations = input.wheres.iter().map(|(l, r, _)| (l, CmpOp::Eq, r));
+    let others = input.constraints.iter().map(|(l, op, r, _)| (l, *op, r));
+    let wheres: Vec<TokenStream> = equations
+        .chain(others)
+        .map(|(l, op, r)| {
+            let op = cmp_op(op);
+            let (l, r) = (g.slot_expr(l), g.slot_expr(r));
+            quote!((__p::CmpOp::#op, &#l, &#r))
+        })
+        .collect();
     // The struct's `ignore` globs are about the names under it, wherever it is read.
     let ignore = (!input.ignore.is_empty())
         .then(|| quote!(__src.ignore_here(<Self as #krate::Shaped>::IGNORE);));
     quote! {
+        const DESCRIPTION: ::core::option::Option<&'static #p::Description> = {
+            use #p as __p;
+            __p::Some(&__p::Description {
+                nodes: &[#(#nodes),*],
+                wheres: &[#(#wheres),*],
+            })
+        };
+
         fn check_source_in(
             __cx: &mut #p::Checker,
             __map: &#p::SlotMap,
             __src: &mut #p::SourceCx<'_>,
         ) {
-            use #p::ItemChecks as _;
-            use #p as __p;
             #ignore
             #(#rename_checks)*
-            __p::run_nodes(__cx, __map, __src, const { &[#(#nodes),*] });
-            #(#slots)*
-            #(#wheres)*
+            if let #p::Some(__d) = <Self as #krate::Shaped>::DESCRIPTION {
+                #p::run_description(__cx, __map, __src, __d);
+            }
         }
     }
 }

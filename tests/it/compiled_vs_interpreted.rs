@@ -547,6 +547,21 @@ fn checked_calls_say_where_and_why() {
     assert_eq!(shapes::__testing::call_reports(), before + 2);
 }
 
+/// A derived struct and a plan of the same patterns are one description: the same nodes'
+/// count and the same `where` relations, over the same slots, read by one interpreter.
+#[test]
+fn a_derived_struct_and_a_plan_are_one_description() {
+    let derived = <Exprs as Shaped>::DESCRIPTION.expect("a derived struct describes itself");
+    let plan = exprs_plan();
+    let built = plan.description();
+    assert_eq!(derived.nodes.len(), built.nodes.len());
+    assert_eq!(
+        format!("{:?}", derived.wheres),
+        format!("{:?}", built.wheres)
+    );
+    assert_eq!(<Exprs as Shaped>::VARS.names(), plan.variables());
+}
+
 /// The walk of [`sample`] reaches both verdicts often, so the property below tests both.
 #[test]
 fn the_expression_walk_reaches_both_verdicts() {

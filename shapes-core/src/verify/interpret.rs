@@ -12,9 +12,10 @@ use super::checker::Checker;
 use super::item_checks::ItemChecks;
 use super::item_ops::{ItemOp, run_items};
 use super::path::Segment;
-use super::plan::FieldInfo;
+use super::plan::{FieldInfo, SlotExpr};
 use super::scope_checks::ScopeChecks;
 use super::vars::{Slot, SlotMap};
+use crate::expr::CmpOp;
 
 /// A compiled pattern: its items and, when it has a `...`/`*name`, where.
 ///
@@ -264,6 +265,30 @@ pub enum FieldLeaf {
     },
 }
 
+/// A `where` relation over local slots: `lhs op rhs`.
+pub type Relation = (CmpOp, &'static SlotExpr, &'static SlotExpr);
+
+/// The by-name checks of a model: its nodes, then its `where` relations (equations first, each
+/// kind in the order written). What `#[derive(Shaped)]` emits as
+/// [`Shaped::DESCRIPTION`](super::Shaped::DESCRIPTION) and what a run-time
+/// [`Plan`](super::Plan) builds from a spec file; [`run_description`] reads both.
+///
+/// ```
+/// use shapes::__private::{CmpOp, Description, FieldNode, ItemOp, Node, SlotExpr};
+/// const D: Description = Description {
+///     nodes: &[Node::Field(&FieldNode::tensor("w", "w", &[], "w", "(a, b)", &[ItemOp::Var(0), ItemOp::Var(1)], None))],
+///     wheres: &[(CmpOp::Le, &SlotExpr::Var(0), &SlotExpr::Var(1))],
+/// };
+/// assert_eq!(D.wheres.len(), 1);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Description {
+    /// The tensors, groups and fields, in the order they are checked.
+    pub nodes: &'static [Node],
+    /// The `where` relations.
+    pub wheres: &'static [Relation],
+}
+
 /// Where a walk is: the values given before checking, and the index of the innermost
 /// repeated element (for a [`Node::Choice`] with `leading`).
 #[derive(Clone, Copy)]
@@ -272,8 +297,8 @@ pub(crate) struct Walk<'a> {
     pub(crate) index: Option<usize>,
 }
 
-/// Runs `nodes` in `cx`, their local slots mapped by `map`: what a derived struct's
-/// `check_source_in` calls for its fields.
+/// Runs `d` in `cx`, its local slots mapped by `map`: what a derived struct's
+/// `check_source_in` calls.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -286,22 +311,30 @@ pub(crate) struct Walk<'a> {
 /// assert_eq!(Linear::verify_source(&src).unwrap().get("d_in"), Some(3));
 /// ```
 #[inline(never)]
-pub fn run_nodes(cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>, nodes: &[Node]) {
+pub fn run_description(cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>, d: &Description) {
     let walk = Walk {
         pre: None,
         index: None,
     };
-    run(nodes, cx, map, src, walk);
+    run_with(d, cx, map, src, walk);
 }
 
-/// Runs `nodes` (see [`run_nodes`]), stopping early when the checker has given up.
-pub(crate) fn run(
-    nodes: &[Node],
+/// [`run_description`] with `walk` (the values given before checking, for a plan's choices).
+pub(crate) fn run_with(
+    d: &Description,
     cx: &mut Checker,
     map: &SlotMap,
     src: &mut SourceCx<'_>,
     walk: Walk<'_>,
 ) {
+    run(d.nodes, cx, map, src, walk);
+    for (op, lhs, rhs) in d.wheres {
+        cx.where_cmp(*op, lhs, rhs, map);
+    }
+}
+
+/// Runs `nodes`, stopping early when the checker has given up.
+fn run(nodes: &[Node], cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>, walk: Walk<'_>) {
     for node in nodes {
         if cx.gave_up() {
             return;

@@ -58,7 +58,9 @@ pub(crate) use error::{ErrorWords, InWords};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use fast::{BindOrder, CallCx, CallLog, FastCx, Journal, StructCx};
 pub use glob::{glob_match, ignored};
-pub use interpret::{Checks, FieldLeaf, FieldNode, Node, Wrap, run_nodes};
+pub use interpret::{
+    Checks, Description, FieldLeaf, FieldNode, Node, Relation, Wrap, run_description,
+};
 pub use item_checks::{Arith, ItemChecks, Leaf};
 pub use item_ops::{ItemOp, run_items};
 #[doc(hidden)]

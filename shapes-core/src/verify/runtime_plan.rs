@@ -20,8 +20,7 @@ use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::Checker;
 use super::error::ShapeErrors;
-use super::interpret::{self, Checks, Node, Walk};
-use super::item_checks::ItemChecks;
+use super::interpret::{self, Checks, Description, Node, Walk};
 use super::item_ops::ItemOp;
 use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
@@ -71,8 +70,8 @@ pub struct Plan {
     root: &'static str,
     table: &'static VarTable,
     map: SlotMap,
-    nodes: Vec<Node>,
-    wheres: Vec<(CmpOp, &'static SlotExpr, &'static SlotExpr)>,
+    /// What it checks: the nodes and `where` relations, leaked with the names.
+    description: Description,
     keys: Vec<ConfigKey>,
     ignore: Vec<String>,
 }
@@ -82,8 +81,7 @@ impl fmt::Debug for Plan {
         f.debug_struct("Plan")
             .field("root", &self.root)
             .field("variables", &self.variables())
-            .field("nodes", &self.nodes)
-            .field("wheres", &self.wheres)
+            .field("description", &self.description)
             .field("keys", &self.keys)
             .field("ignore", &self.ignore)
             .finish()
@@ -334,8 +332,10 @@ impl Plan {
             root: leak(root),
             table,
             map: table.identity(),
-            nodes,
-            wheres: compiled,
+            description: Description {
+                nodes: Vec::leak(nodes),
+                wheres: Vec::leak(compiled),
+            },
             keys: Vec::new(),
             ignore: Vec::new(),
         })
@@ -432,6 +432,19 @@ impl Plan {
         self.keys.iter().map(|k| (k.var, k.keys))
     }
 
+    /// What the plan checks: the description a derived struct emits as its
+    /// `Shaped::DESCRIPTION`, here built from the nodes and `where` clauses.
+    ///
+    /// ```
+    /// use shapes::{Plan, verify::PlanNode};
+    /// let plan = Plan::build("M", &[PlanNode::tensor("w", "(a, b)")], &["a <= b"]).unwrap();
+    /// assert_eq!((plan.description().nodes.len(), plan.description().wheres.len()), (1, 1));
+    /// ```
+    #[doc(hidden)]
+    pub fn description(&self) -> &Description {
+        &self.description
+    }
+
     /// The plan's variables, in order of first appearance.
     ///
     /// ```
@@ -493,9 +506,6 @@ impl Plan {
             pre: Some(pre),
             index: None,
         };
-        interpret::run(&self.nodes, cx, &self.map, src, walk);
-        for (op, lhs, rhs) in &self.wheres {
-            cx.where_cmp(*op, lhs, rhs, &self.map);
-        }
+        interpret::run_with(&self.description, cx, &self.map, src, walk);
     }
 }

@@ -10,6 +10,7 @@ use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
 use super::checker::{Checker, Passes};
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::fast::{STRUCT_VARS, StructCx};
+use super::interpret::Description;
 use super::path::FieldPath;
 use super::scope_checks::ScopeChecks;
 use super::vars::{SlotMap, VarTable};
@@ -184,6 +185,13 @@ pub trait Shaped {
     /// the fast first pass of `verify` ([`StructCx`]) or the general [`Checker`].
     #[doc(hidden)]
     fn check_in<C: ScopeChecks>(&self, cx: &mut C, map: &SlotMap);
+
+    /// What `verify_source` checks, as data: `#[derive(Shaped)]` emits it (its fields as
+    /// nodes, its `where` relations) and [`check_source_in`](Self::check_source_in) runs it
+    /// through the interpreter a run-time [`Plan`](crate::Plan) uses. `None` for a type whose
+    /// by-name checks are written by hand (the framework layers).
+    #[doc(hidden)]
+    const DESCRIPTION: Option<&'static Description> = None;
 
     /// Runs this struct's checks in `cx` with shapes read by name from `src` (what
     /// `verify_source` drives).
