@@ -3,12 +3,13 @@
 //!
 //! A layer is a struct of tensors whose patterns use plain variables only (`(d_out, d_in)`), so
 //! its checks are the ones `#[derive(Shaped)]` generates for such a field: a rank check, then
-//! one `var_is` per axis, in memory from the value and by name from a checkpoint. The
+//! one `var_is` per axis, in memory from the value; by name from a checkpoint, each tensor is a
+//! field of the one description a derived struct emits (`Shaped::DESCRIPTION`). The
 //! variable names are the same across frameworks for the same concept (see the table on
 //! [`Shaped`](crate::verify::Shaped)'s impls in the module docs of each framework).
 
 use crate::source::HasShape;
-use crate::verify::{Checker, FieldInfo, ItemChecks, ScopeChecks, SlotMap, SourceCx, TorchLayout};
+use crate::verify::{FieldInfo, ScopeChecks, SlotMap};
 
 /// The checks of one tensor of a layer in memory: `vars[i]` is the local variable of axis `i`,
 /// `known[i]` whether an earlier tensor of the layer bound it for sure ([`known_before`]); the
@@ -54,36 +55,6 @@ pub(super) const fn known_before<const R: usize>(
         axis += 1;
     }
     known
-}
-
-/// The checks of one tensor of a layer read by its name from a checkpoint. An `optional`
-/// tensor (a bias) is checked when the source has it and is not missing otherwise.
-#[allow(clippy::too_many_arguments)] // The macro's one call site passes each tensor's facts.
-pub(super) fn check_named<const R: usize>(
-    cx: &mut Checker,
-    map: &SlotMap,
-    src: &mut SourceCx<'_>,
-    name: &str,
-    info: &'static FieldInfo,
-    vars: [u8; R],
-    optional: bool,
-    torch: TorchLayout,
-) {
-    let mark = src.push(name);
-    src.note_torch(torch);
-    if !optional || src.present() {
-        cx.field(info);
-        let start = src.mark(cx);
-        if let Some(d) = src.tensor(cx)
-            && let Some(a) = cx.rank_n::<R>(d)
-        {
-            for (axis, (&v, &dim)) in vars.iter().zip(a).enumerate() {
-                cx.var_is(map.get(usize::from(v)), dim, d, axis);
-            }
-        }
-        src.tag(cx, start);
-    }
-    src.pop(mark);
 }
 
 /// `impl Shaped` for a layer type, from its variables and its tensors:
@@ -188,24 +159,39 @@ macro_rules! layer {
                 })+
             }
 
+            // Read by name, each tensor is a field of the one description a derived struct
+            // emits, run by the same interpreter; an optional one is under an `Option`.
+            const DESCRIPTION: Option<&'static $crate::verify::Description> = {
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Var { $($var),+ }
+                Some(&$crate::verify::Description {
+                    nodes: &[$(
+                        $crate::verify::Node::Field(&$crate::verify::FieldNode::tensor(
+                            stringify!($tensor),
+                            stringify!($tensor),
+                            if layer!(@optional $presence) {
+                                &[$crate::verify::Wrap::Option]
+                            } else {
+                                &[]
+                            },
+                            stringify!($tensor),
+                            $pattern,
+                            &[$($crate::verify::ItemOp::Var(Var::$axis as u8)),+],
+                            None,
+                        ).torch(layer!(@torch $($torch)?)))
+                    ),+],
+                    wheres: &[],
+                })
+            };
+
             fn check_source_in(
                 cx: &mut $crate::verify::Checker,
                 map: &$crate::verify::SlotMap,
                 src: &mut $crate::verify::SourceCx<'_>,
             ) {
-                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
-                enum Var { $($var),+ }
-                $({
-                    static INFO: $crate::verify::FieldInfo = $crate::verify::FieldInfo {
-                        name: stringify!($tensor),
-                        pattern: $pattern,
-                    };
-                    $crate::frameworks::layers::check_named(
-                        cx, map, src, stringify!($tensor), &INFO, [$(Var::$axis as u8),+],
-                        layer!(@optional $presence),
-                        layer!(@torch $($torch)?),
-                    );
-                })+
+                if let Some(d) = Self::DESCRIPTION {
+                    $crate::verify::run_description(cx, map, src, d);
+                }
             }
         }
 

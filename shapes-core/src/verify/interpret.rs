@@ -7,7 +7,7 @@
 //! a plan leaks the ones it builds once (see [`Plan`](super::Plan)).
 
 use super::bindings::Bindings;
-use super::by_name::SourceCx;
+use super::by_name::{SourceCx, TorchLayout};
 use super::checker::Checker;
 use super::item_checks::ItemChecks;
 use super::item_ops::{ItemOp, run_items};
@@ -162,6 +162,7 @@ impl FieldNode {
             ops,
             rest,
             tied: None,
+            torch: TorchLayout::Same,
         };
         FieldNode::new(name, field, wraps, leaf)
     }
@@ -201,6 +202,16 @@ impl FieldNode {
         self.min = min;
         self.count = count;
         self.count_info.pattern = count_pattern;
+        self
+    }
+
+    /// This tensor field laid out by PyTorch as `layout` says (a framework layer's tensor:
+    /// burn's `Linear` weight is transposed), for the report of a checkpoint in PyTorch's
+    /// layout.
+    pub const fn torch(mut self, layout: TorchLayout) -> FieldNode {
+        if let FieldLeaf::Tensor { torch, .. } = &mut self.leaf {
+            *torch = layout;
+        }
         self
     }
 
@@ -248,6 +259,8 @@ pub enum FieldLeaf {
         rest: Option<usize>,
         /// `tied = "…"`, with `tie_key`.
         tied: Option<(&'static str, Option<&'static str>)>,
+        /// How PyTorch lays it out, when the framework does otherwise.
+        torch: TorchLayout,
     },
     /// A nested struct in this scope.
     Nested {
@@ -508,6 +521,9 @@ fn field(f: &'static FieldNode, cx: &mut Checker, map: &SlotMap, src: &mut Sourc
     let level = cx.level();
     let tie_mark = src.prefix_mark();
     let mark = src.push(f.name);
+    if let FieldLeaf::Tensor { torch, .. } = &f.leaf {
+        src.note_torch(*torch);
+    }
     // A nested struct, and a tensor in a sequence, are a path level of their own.
     let seq = f.wraps.contains(&Wrap::Seq);
     let entered = matches!(f.leaf, FieldLeaf::Nested { .. } | FieldLeaf::Own { .. }) || seq;
