@@ -1,7 +1,7 @@
-//! Code generation for `verify_source`: `check_source_in` hands the struct's fields, as a
-//! constant description ([`Node::Field`]s), to the runtime's one interpreter of by-name checks
-//! (`run_nodes`, the walk a run-time `Plan` of a spec file is read by too), then checks the
-//! struct's `where` relations.
+//! Code generation for `verify_source`: the struct's `Shaped::DESCRIPTION`, its fields as
+//! constant [`Node::Field`]s and its `where` relations over slots, and a `check_source_in`
+//! that hands it to the runtime's one interpreter of by-name checks (`run_description`, which
+//! reads a run-time `Plan` of a spec file too).
 //!
 //! Each field is data: its name in the source (the field's name, or `name = "…"` for a tensor
 //! and `prefix = "…"` for a nested struct), its wrappers (`Option`, sequences, references),
@@ -15,12 +15,12 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use shapes_core::expr::CmpOp;
 
+use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use crate::codegen::{Codegen, cmp_op, count_text, rename_checks, renames};
 
-/// The `check_source_in` method of the `Shaped` impl.
+/// The `DESCRIPTION` const and the `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
     let p = &g.private_path;
     // The nodes name the runtime's items through a short alias: a field costs a few dozen

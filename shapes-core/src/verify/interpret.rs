@@ -91,9 +91,9 @@ pub enum Node {
     Field(&'static FieldNode),
 }
 
-/// A field of a derived struct, read by name: its wrappers walked as the derive walks them (an
-/// `Option` is present when the source has something under the name, a sequence is `name.0`,
-/// `name.1`, … as far as the source goes), then its leaf. Derived code builds it with the
+/// A field of a derived struct, read by name: its wrappers (an `Option` is present when the
+/// source has something under the name, a sequence is `name.0`, `name.1`, … as far as the
+/// source goes, with at least `min` elements), then its leaf. Derived code builds it with the
 /// `const fn`s below.
 ///
 /// ```
@@ -530,10 +530,12 @@ fn field(f: &'static FieldNode, cx: &mut Checker, map: &SlotMap, src: &mut Sourc
     if entered {
         cx.enter_at(level, &f.field);
     }
-    let renamed = matches!(&f.leaf, FieldLeaf::Nested { renames, .. } if !renames.is_empty());
-    if let FieldLeaf::Nested { renames, .. } = &f.leaf
-        && renamed
-    {
+    // A nested struct's renames apply to the errors below it, until it is checked.
+    let renames = match &f.leaf {
+        FieldLeaf::Nested { renames, .. } if !renames.is_empty() => Some(*renames),
+        _ => None,
+    };
+    if let Some(renames) = renames {
         cx.renames_at(level, renames);
     }
     match (&f.leaf, f.wraps) {
@@ -553,7 +555,7 @@ fn field(f: &'static FieldNode, cx: &mut Checker, map: &SlotMap, src: &mut Sourc
         }
         (_, wraps_all) => wraps(f, wraps_all, level, 0, false, cx, map, src),
     }
-    if renamed {
+    if renames.is_some() {
         cx.renames_end(level);
     }
     if entered {

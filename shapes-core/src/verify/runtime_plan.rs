@@ -1,16 +1,16 @@
-//! [`Plan`]: checks built at run time from pattern strings (a spec file, say), run by the same
-//! checker, in the same order and with the same messages, as the code `#[derive(Shaped)]`
-//! generates for `verify_source`.
+//! [`Plan`]: checks built at run time from pattern strings (a spec file, say): the same
+//! [`Description`] a derived struct emits for `verify_source`, run by the same interpreter
+//! (`interpret.rs`), in the same order and with the same messages.
 //!
-//! A plan is a tree of [`PlanNode`]s, the run-time twin of a derived struct's fields: a tensor
-//! with its pattern, a group of tensors under a name prefix (a nested struct), a repeated group
-//! (`layers.0`, `layers.1`, …, a `Vec` of nested structs) and optional groups. Building it
-//! parses every pattern with the one parser, turns variables into slots of one scope, and
-//! compiles each pattern item into the [`ItemChecks`] call derived code would make.
+//! A plan is built from a tree of [`PlanNode`]s, the run-time twin of a derived struct's
+//! fields: a tensor with its pattern, a group of tensors under a name prefix (a nested struct),
+//! a repeated group (`layers.0`, `layers.1`, …, a `Vec` of nested structs) and optional
+//! groups. Building it parses every pattern with the one parser, turns variables into slots of
+//! one scope, and compiles each pattern item into an `ItemOp`.
 //!
 //! Errors name their struct, fields and patterns with `&'static str`s, as derived code's do
-//! (they are part of every `ShapeError` and `Bindings`), so a plan's names and patterns are
-//! leaked once, when it is built. A plan built again from the same nodes is the one built
+//! (they are part of every `ShapeError` and `Bindings`), and a description is `'static` data,
+//! so a plan's description, names and patterns are leaked once, when it is built. A plan built again from the same nodes is the one built
 //! before (the last 64 distinct ones are remembered: `remembered.rs`), so that a program that
 //! loads the same spec for each checkpoint (`Spec::for_checkpoint`) leaks it once.
 

@@ -188,8 +188,8 @@ pub trait Shaped {
 
     /// What `verify_source` checks, as data: `#[derive(Shaped)]` emits it (its fields as
     /// nodes, its `where` relations) and [`check_source_in`](Self::check_source_in) runs it
-    /// through the interpreter a run-time [`Plan`](crate::Plan) uses. `None` for a type whose
-    /// by-name checks are written by hand (the framework layers).
+    /// through the interpreter a run-time [`Plan`](crate::Plan) uses; the framework layers
+    /// emit it too. `None` for a type whose by-name checks are written by hand.
     #[doc(hidden)]
     const DESCRIPTION: Option<&'static Description> = None;
 
@@ -366,7 +366,7 @@ fn first_error(errors: Vec<ShapeError>) -> ShapeError {
 /// Verifies `s` with `pre` bound. With `report` false, errors are only counted (a nested
 /// scope checked in a quiet pass of its parent).
 ///
-/// A struct whose every variable has a static binder (at most [`LEAN_VARS`] of them), verified
+/// A struct whose every variable has a static binder (at most [`STRUCT_VARS`] of them), verified
 /// with nothing pre-bound, is checked by the fast checker first ([`StructCx`], the one a
 /// checked call uses too): on success its bindings are the result. Otherwise, or when the fast
 /// checker stops, the general [`Checker`] verifies it
