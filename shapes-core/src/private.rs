@@ -7,7 +7,7 @@ pub use crate::expr_impl::{
     ArithOp, Axis, CmpOp, DimExpr, Expr, Item, Name, Operand, Pattern, Pred, SliceSpec,
 };
 pub use crate::parse::{is_identifier, parse_constraints};
-pub use crate::source::{HasShape, StaticShape};
+pub use crate::source::{HasShape, StaticShape, dims};
 pub use crate::verify_impl::analysis;
 pub use crate::verify_impl::rename_config;
 pub use crate::verify_impl::rules;

@@ -57,7 +57,10 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     let straight_line = input.fields.len() <= expand_memory::INLINE_FIELDS;
     let g = Codegen::new(p.clone(), own_vars(input)).with_straight_line(straight_line);
     let vars = var_table(&g, krate, input);
-    let check_fn = expand_memory::check_fn(&g, krate, input);
+    // `check_in`'s body names the runtime's items through a short alias (`use … as __p`):
+    // a struct of thousands of fields pays for every token of it in compile time.
+    let g_memory = Codegen::new(quote!(__p), own_vars(input)).with_straight_line(straight_line);
+    let check_fn = expand_memory::check_fn(&g_memory, &p, krate, input);
     let static_checks: Vec<TokenStream> = input
         .fields
         .iter()

@@ -15,9 +15,14 @@ use crate::codegen::{
 /// Above this many fields, `check_in` is not marked `#[inline]`.
 pub const INLINE_FIELDS: usize = 64;
 
-/// The `check_in` method of the `Shaped` impl.
-pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
-    let p = &g.private_path;
+/// The `check_in` method of the `Shaped` impl. `g` names the runtime's items by the alias
+/// `__p`, which the body declares for `private`, the path the signature uses.
+pub fn check_fn(
+    g: &Codegen,
+    private: &TokenStream,
+    krate: &TokenStream,
+    input: &Input<'_>,
+) -> TokenStream {
     let inline = input.fields.len() <= INLINE_FIELDS;
     let mut bound = BTreeSet::new();
     let mut known = KnownBound::default();
@@ -52,8 +57,9 @@ pub fn check_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStr
         .then(|| crate::expand_typo::typo_check(krate, input, false));
     quote! {
         #inline
-        fn check_in<__C: #p::ScopeChecks>(&self, __cx: &mut __C, __map: &#p::SlotMap) {
-            use #p::ItemChecks as _;
+        fn check_in<__C: #private::ScopeChecks>(&self, __cx: &mut __C, __map: &#private::SlotMap) {
+            use #private as __p;
+            use __p::ItemChecks as _;
             #typos
             #(#slots)*
             #level
@@ -159,8 +165,7 @@ fn field_check(
                 };
                 quote! {
                     let __s = #shape_call;
-                    let __d: &[::core::primitive::usize] =
-                        ::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s);
+                    let __d = #p::dims(&__s);
                     #items
                 }
             };

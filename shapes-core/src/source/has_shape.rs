@@ -49,6 +49,19 @@ pub trait HasShape {
     fn shape(&self) -> Self::Dims<'_>;
 }
 
+/// The dims `shape` hands out, as a slice: what derived code calls on the value of
+/// [`HasShape::shape`] (one short call rather than a fully qualified `AsRef`, per field).
+///
+/// ```
+/// use shapes::verify::HasShape;
+/// let s = shapes::Shape::from([2, 3]);
+/// assert_eq!(shapes::__private::dims(&s.shape()), &[2, 3]);
+/// ```
+#[inline(always)]
+pub fn dims<D: AsRef<[usize]> + ?Sized>(shape: &D) -> &[usize] {
+    shape.as_ref()
+}
+
 impl HasShape for Shape {
     type Dims<'a> = &'a [usize];
     #[inline]

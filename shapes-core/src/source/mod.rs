@@ -23,7 +23,7 @@ mod safetensors;
 mod sorted;
 mod stated;
 
-pub use self::has_shape::{Dims, Element, HasShape, StaticShape};
+pub use self::has_shape::{Dims, Element, HasShape, StaticShape, dims};
 #[cfg(feature = "safetensors")]
 pub use self::opened::ShapeIndex;
 pub use self::prefixed::Prefixed;
