@@ -53,8 +53,9 @@ fn tokens_per_field() {
     // fields (these) leave to the general checker. Measured between 10 and 110 fields, this
     // read 340 while the 10-field struct's inlined arithmetic was subtracted from it; between
     // 110 and 210 fields it is 374, the same before and after that arithmetic became one
-    // call (`ItemChecks::bin`).
-    assert!(per_field < 400, "{per_field} tokens per field");
+    // call (`ItemChecks::bin`); 318 once `verify_source` read a constant description of the
+    // fields; 259 once `check_in` named the runtime through an alias.
+    assert!(per_field < 300, "{per_field} tokens per field");
 }
 
 /// The README's 3-field `Attention` struct: what a user's first derive expands to. The second
