@@ -383,8 +383,15 @@ fn run_with<S: Shaped + ?Sized, E>(
 ) -> Result<Bindings, E> {
     let pre = pre.filter(|pre| !pre.is_empty());
     if const { S::VARS.len() <= STRUCT_VARS && S::BINDERS.all_static(&S::VARS) } && pre.is_none() {
+        let map = const { S::VARS.identity() };
         let mut fast = StructCx::new();
-        fast.passes(|cx| s.check_in(cx, &const { S::VARS.identity() }));
+        // The first pass straight-line, so that the checker's state stays in registers (run
+        // as the one pass loop's closure, it was a call with the state in memory: 199 tensors
+        // verified 15% slower); the passes after it only when an expression waits.
+        s.check_in(&mut fast, &map);
+        if !fast.is_clean() {
+            fast.settle_passes(|cx| s.check_in(cx, &map));
+        }
         if fast.is_done(S::BINDERS) {
             return Ok(fast.bindings(const { &S::VARS }, S::NAME, S::BINDERS));
         }
