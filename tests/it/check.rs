@@ -514,7 +514,7 @@ fn checks_compiled_out() {
     assert!(try_matmul(&t(&[2, 3]), &t(&[3, 4]), false, true).is_ok());
 }
 
-/// Passing calls are decided by the lean checker alone; the general one only runs to build an
+/// Passing calls are decided by the fast checker alone; the general one only runs to build an
 /// error. Run in release too (`cargo test --release --test it check::`): that is where a
 /// miscompiled fast path would show.
 #[test]
