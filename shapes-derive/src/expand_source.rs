@@ -83,13 +83,14 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
 fn field_node(g: &Codegen, p: &TokenStream, krate: &TokenStream, f: &Field) -> TokenStream {
     let name = &f.name;
     let span = span_of_field(f);
-    // A list that matches nothing in a checkpoint is most likely under another prefix: at
-    // least one element unless the field says otherwise (`min = 0`, or an `Option` around it).
-    let min = match &f.attr.min {
-        Some(lit) => lit.base10_parse::<usize>().unwrap_or(1),
-        None => 1,
-    };
     let listed = if f.access.has_seq() {
+        // A list that matches nothing in a checkpoint is most likely under another prefix: at
+        // least one element unless the field says otherwise (`min = 0`, or an `Option` around
+        // it).
+        let min = match &f.attr.min {
+            Some(lit) => lit.base10_parse::<usize>().unwrap_or(1),
+            None => 1,
+        };
         let (count, count_text) = match &f.attr.count {
             Some(c) => {
                 let l = g.local(&c.value());

@@ -360,7 +360,7 @@ fn node(node: &Node, cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>, wa
     match node {
         Node::Tensor { name, checks } => {
             let mark = src.push(name);
-            tensor(checks, cx, map, src);
+            tensor(checks.info, (checks.ops, checks.rest), cx, map, src);
             src.pop(mark);
         }
         Node::Tied {
@@ -372,7 +372,7 @@ fn node(node: &Node, cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>, wa
             let mark = src.push(name);
             cx.field(checks.info);
             if src.present() || src.tie(cx, mark, to, *key) {
-                tensor(checks, cx, map, src);
+                tensor(checks.info, (checks.ops, checks.rest), cx, map, src);
             }
             src.pop(mark);
         }
@@ -507,11 +507,17 @@ fn holds(node: &Node, src: &mut SourceCx<'_>) -> bool {
 }
 
 /// A tensor's checks, on the shape the source holds under the current name.
-fn tensor(checks: &Checks, cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>) {
-    cx.field(checks.info);
+fn tensor(
+    info: &'static FieldInfo,
+    (ops, rest): (&[ItemOp], Option<usize>),
+    cx: &mut Checker,
+    map: &SlotMap,
+    src: &mut SourceCx<'_>,
+) {
+    cx.field(info);
     let start = src.mark(cx);
     if let Some(dims) = src.tensor(cx) {
-        run_items(cx, checks.ops, checks.rest, map, dims);
+        run_items(cx, ops, rest, map, dims);
     }
     src.tag(cx, start);
 }
@@ -608,14 +614,7 @@ fn leaf(f: &'static FieldNode, cx: &mut Checker, map: &SlotMap, src: &mut Source
     match &f.leaf {
         FieldLeaf::Tensor {
             info, ops, rest, ..
-        } => {
-            cx.field(info);
-            let start = src.mark(cx);
-            if let Some(dims) = src.tensor(cx) {
-                run_items(cx, ops, *rest, map, dims);
-            }
-            src.tag(cx, start);
-        }
+        } => tensor(info, (ops, *rest), cx, map, src),
         FieldLeaf::Nested {
             run, map: child, ..
         } => run(cx, &map.then(child), src),
