@@ -1,30 +1,34 @@
 //! The runtime of `#[shapes::check]`: one function call checked in one scope.
 //!
-//! The macro compiles each parameter's pattern into the same straight-line item checks as
-//! `#[derive(Shaped)]` (`rank`, `var`, `lit`, `expr`, `variadic`, …), with variables as slot
-//! indices fixed at compile time, and emits them twice:
+//! The macro describes each group of checks (the parameters, then the return value) once, as a
+//! [`Description`] whose nodes are the values' patterns (each a [`Node::Tensor`] named after
+//! its parameter) and whose relations are the `where` clauses, and uses it twice:
 //!
-//! - against [`CallCx`], the fast checker ([`FastCx`](super::FastCx)) sized for this one
+//! - compiled into the same straight-line item checks as `#[derive(Shaped)]` (`rank`, `var`,
+//!   `lit`, `expr`, `variadic`, …), with variables as slot indices fixed at compile time, run
+//!   against [`CallCx`], the fast checker ([`FastCx`](super::FastCx)) sized for this one
 //!   function (`N` variables, no paths, no error building): the success path, a few
 //!   comparisons per dim and one store per binding;
-//! - against the general [`Checker`], run only when `CallCx` has found a mismatch, to build the
-//!   error with the exact message, provenance and wording of `verify()`.
-//!
-//! Both implement [`ItemChecks`], the one contract the generated checks are written against.
+//! - as data, read by the one interpreter with the general [`Checker`] on the values' shapes,
+//!   only when `CallCx` has found a mismatch, to build the error with the exact message,
+//!   provenance and wording of `verify()`.
 //!
 //! A [`CallScope`] runs the arguments' checks in passes (like `verify`, so the order of the
 //! parameters does not matter; driven by the one pass loop, [`Passes::passes`]), keeps the
 //! bindings while the function body runs, then checks the return value against them. To report
 //! a mismatch of the return value, the arguments are gone (moved into the body), so the
 //! bindings they made are recorded into the `Checker` with their origins (parameter and axis),
-//! and the return check runs there. On success nothing is allocated, hashed or looked up by
-//! name.
+//! and the return value's description is interpreted there. On success nothing is allocated,
+//! hashed or looked up by name.
+//!
+//! [`Node::Tensor`]: super::Node::Tensor
 
 use super::binders::Binder;
 use super::bindings::{Bindings, Value};
 use super::checker::{Checker, Passes};
 use super::error::ShapeError;
 use super::fast::{CallCx, How};
+use super::interpret::{Description, run_values};
 use super::path::OriginKind;
 use super::vars::{Slot, VarTable};
 use crate::shape::Shape;
@@ -67,16 +71,27 @@ fn record_into<const N: usize>(cx: &CallCx<N>, count: usize, into: &mut Checker)
 /// the return value.
 ///
 /// ```
-/// use shapes::__private::{CallScope, FieldInfo, ItemChecks, Slot, VarTable};
+/// use shapes::__private::{
+///     CallScope, Checks, Description, FieldInfo, ItemChecks, ItemOp, Node, Slot, VarTable,
+/// };
 /// use shapes::{Shape, verify::HasShape};
 ///
 /// static VARS: VarTable = VarTable::new().with("n");
 /// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n,)" };
 /// static RET: FieldInfo = FieldInfo { name: "return", pattern: "(n,)" };
-/// // The checks of one value, written once for both checkers as generated code does.
-/// macro_rules! checks {
+/// // Each group described once, as generated code does: its compiled checks use the same
+/// // `FieldInfo` and slots as the description the error is built from.
+/// static ARGS: Description = Description {
+///     nodes: &[Node::Tensor { name: "x", checks: Checks { info: &X, ops: &[ItemOp::Var(0)], rest: None } }],
+///     wheres: &[],
+/// };
+/// static RETURN: Description = Description {
+///     nodes: &[Node::Tensor { name: "return", checks: Checks { info: &RET, ops: &[ItemOp::Var(0)], rest: None } }],
+///     wheres: &[],
+/// };
+/// macro_rules! compiled {
 ///     ($value:expr, $info:expr) => {
-///         |cx| {
+///         |cx: &mut shapes::__private::CallCx<1>| {
 ///             let d = $value.shape();
 ///             cx.field(&$info);
 ///             if cx.rank(d, 1) {
@@ -87,10 +102,10 @@ fn record_into<const N: usize>(cx: &CallCx<N>, count: usize, into: &mut Checker)
 /// }
 /// let x = Shape::from([3]);
 /// let mut scope = CallScope::<1>::new(&VARS, "f");
-/// assert!(scope.check(checks!(x, X), checks!(x, X)).is_ok());
+/// assert!(scope.check(compiled!(x, X), &ARGS, |sink| sink(Some(x.dims()))).is_ok());
 /// // The return value is checked against what the arguments bound: n = 3.
 /// let ret = Shape::from([4]);
-/// let err = scope.check(checks!(ret, RET), checks!(ret, RET)).unwrap_err();
+/// let err = scope.check(compiled!(ret, RET), &RETURN, |sink| sink(Some(ret.dims()))).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
 ///     "f.return: axis 0 expected n = 3, found 4\n  n = 3 bound by f.x axis 0\n  shape is (4,), pattern (n,)"
@@ -151,32 +166,44 @@ impl<const N: usize> CallScope<N> {
     }
 
     /// Runs a group of checks (the parameters, or the return value) in passes until every
-    /// equation is settled. `fast` and `report` are the same checks against the two checkers;
-    /// `report` only runs after a mismatch, to build the error. Bindings made here stay for
-    /// the next group.
+    /// equation is settled. `fast` is the group's description compiled into straight-line
+    /// checks; `description` is the same checks as data, interpreted only after a mismatch to
+    /// build the error, on the shapes `values` hands to its sink (one per node of the
+    /// description, `None` for an absent optional value). Bindings made here stay for the next
+    /// group.
     #[inline]
     pub fn check(
         &mut self,
         fast: impl Fn(&mut CallCx<N>),
-        report: impl Fn(&mut Checker),
+        description: &'static Description,
+        values: impl Fn(&mut ShapeSink<'_>),
     ) -> Result<(), ShapeError> {
         let before = self.cx.journal().entries().len();
         if self.cx.passes(fast) {
             return Ok(());
         }
-        self.report(before, &report)
+        self.report(before, description, &values)
     }
 
     /// Builds the error with the general checker: the earlier groups' bindings recorded, then
-    /// this group's checks driven like every other verification.
+    /// this group's description interpreted on its values, driven like every other
+    /// verification.
     #[cold]
     #[inline(never)]
-    fn report(&mut self, recorded: usize, checks: &dyn Fn(&mut Checker)) -> Result<(), ShapeError> {
+    fn report(
+        &mut self,
+        recorded: usize,
+        description: &'static Description,
+        values: &dyn Fn(&mut ShapeSink<'_>),
+    ) -> Result<(), ShapeError> {
         REPORTS.with(|n| n.set(n.get().saturating_add(1)));
+        let mut shapes: Vec<Option<Shape>> = Vec::new();
+        values(&mut |dims| shapes.push(dims.map(Shape::from)));
+        let map = self.table.identity();
         let mut cx = Checker::new(self.table, self.function, &self.struct_bindings());
         record_into(&self.cx, recorded, &mut cx);
         // The general checker is the reference: when it finds nothing wrong, the call passes.
-        match cx.run(true, checks) {
+        match cx.run(true, |cx| run_values(description, cx, &map, &shapes)) {
             Ok(_) => Ok(()),
             Err(errors) => Err(errors
                 .into_iter()
@@ -185,6 +212,9 @@ impl<const N: usize> CallScope<N> {
         }
     }
 }
+
+/// Where a checked call's values hand their shapes, in the order of its description's nodes.
+type ShapeSink<'a> = dyn FnMut(Option<&[usize]>) + 'a;
 
 thread_local! {
     static REPORTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };

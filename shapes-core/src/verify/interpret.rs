@@ -346,6 +346,43 @@ pub(crate) fn run_with(
     }
 }
 
+/// Runs `d` against values in memory rather than by name: `values` holds, in the order of
+/// `d`'s nodes, the shape of each (`None` for an absent optional value, whose checks are
+/// skipped). What a `#[shapes::check]` function's description is read with when its fast
+/// path has found a mismatch: its nodes are its parameters (or its return value), each a
+/// [`Node::Tensor`] named after it.
+///
+/// A description read this way holds tensors only: a node of another kind (a group, a
+/// choice, a derived field) is read by name, and here it is an error naming it rather than
+/// a check that silently does not run.
+pub(crate) fn run_values(
+    d: &Description,
+    cx: &mut Checker,
+    map: &SlotMap,
+    values: &[Option<crate::shape::Shape>],
+) {
+    let mut values = values.iter();
+    for node in d.nodes {
+        let value = values.next().and_then(Option::as_ref);
+        match node {
+            Node::Tensor { checks, .. } => {
+                if let Some(shape) = value {
+                    cx.field(checks.info);
+                    run_items(cx, checks.ops, checks.rest, map, shape.dims());
+                }
+            }
+            Node::Tied { name, .. } | Node::Group { prefix: name, .. } => {
+                cx.not_in_memory(name);
+            }
+            Node::Choice { .. } => cx.not_in_memory("a choice"),
+            Node::Field(f) => cx.not_in_memory(f.name),
+        }
+    }
+    for (op, lhs, rhs) in d.wheres {
+        cx.where_cmp(*op, lhs, rhs, map);
+    }
+}
+
 /// Runs `nodes`, stopping early when the checker has given up.
 fn run(nodes: &[Node], cx: &mut Checker, map: &SlotMap, src: &mut SourceCx<'_>, walk: Walk<'_>) {
     for node in nodes {

@@ -1,5 +1,8 @@
 //! The checked function: its original signature around a body that checks the arguments
-//! (and the return value) with the derive's `codegen`.
+//! (and the return value). Each group of checks (the arguments, the return value) is described
+//! once, as a `Description` static (its values' patterns as `Node::Tensor`s, its `where`
+//! clauses as relations), compiled by the derive's `codegen` into the fast path, and read by
+//! the runtime's interpreter when that path finds a mismatch.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -10,7 +13,8 @@ use super::ast::{Checked, CheckedFn};
 use super::attr::Options;
 use super::valid::Analysis;
 use crate::analysis::{dim_vars, pattern_vars, push_unique};
-use crate::codegen::{Codegen, crate_tokens, local_guards, slot_ident};
+use crate::codegen::{Codegen, cmp_op, crate_tokens, local_guards, slot_ident};
+use shapes_core::expr::CmpOp;
 
 pub fn generate(
     opts: &Options,
@@ -98,7 +102,7 @@ fn wrap_body(
         ),
         _ => quote!(#p::call_panic(__shapes_error)),
     };
-    let statics = scope_statics(g);
+    let statics = scope_statics(g, checked, analysis);
     let args_group = args_group(g, checked, analysis);
     let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, #fname));
     let from_self = self_presets(g, opts, checked, analysis, &fail);
@@ -168,19 +172,84 @@ fn guarded(check: TokenStream) -> TokenStream {
     quote!({ #guards #check })
 }
 
-/// The scope's variable table and identity slot map, as statics.
-fn scope_statics(g: &Codegen) -> TokenStream {
+/// The scope's variable table and identity slot map, and its description: each value's
+/// `FieldInfo`, then the arguments' group (their patterns and the `where` clauses that do not
+/// wait for the return value) and the return value's (its pattern and the rest), as statics.
+/// The compiled checks name the same `FieldInfo`s; the descriptions are what a mismatch is
+/// reported from.
+fn scope_statics(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> TokenStream {
     let p = &g.private_path;
     let names = &g.own_vars;
+    let infos = checked
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c, format_ident!("__SHAPES_F{}", i)))
+        .chain(
+            checked
+                .ret
+                .iter()
+                .map(|c| (c, format_ident!("__SHAPES_RET"))),
+        );
+    let mut info_statics = Vec::new();
+    let mut args = Vec::new();
+    let mut ret = Vec::new();
+    for (c, info) in infos {
+        let (name, pattern) = (&c.name, c.lit.value());
+        info_statics.push(quote! {
+            static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
+        });
+        let (ops, rest) = g.item_ops(p, &c.pattern);
+        let node = quote! {
+            #p::Node::Tensor { name: #name, checks: #p::Checks { info: &#info, ops: #ops, rest: #rest } }
+        };
+        if info == "__SHAPES_RET" {
+            ret.push(node);
+        } else {
+            args.push(node);
+        }
+    }
+    let args_wheres = where_relations(g, checked, analysis, false);
+    let ret_wheres = where_relations(g, checked, analysis, true);
     quote! {
         const __SHAPES_VARS: #p::VarTable = #p::VarTable::new() #(.with(#names))*;
         static __SHAPES_TABLE: #p::VarTable = __SHAPES_VARS;
         static __SHAPES_MAP: #p::SlotMap = __SHAPES_VARS.identity();
+        #(#info_statics)*
+        static __SHAPES_ARGS: #p::Description =
+            #p::Description { nodes: &[#(#args),*], wheres: &[#(#args_wheres),*] };
+        static __SHAPES_RETURN: #p::Description =
+            #p::Description { nodes: &[#(#ret),*], wheres: &[#(#ret_wheres),*] };
     }
 }
 
-/// The arguments' checks, then the `where` clauses that do not wait for the return value, as
-/// the two closures `CallScope::check` takes.
+/// The `where` equations, then comparisons, that wait for the return value (`after_ret`) or
+/// not, as the description's relations.
+fn where_relations(
+    g: &Codegen,
+    checked: &CheckedFn,
+    analysis: &Analysis,
+    after_ret: bool,
+) -> Vec<TokenStream> {
+    let p = &g.private_path;
+    let mut waits = analysis.after_ret.iter().copied();
+    let mut pick = || waits.next().unwrap_or(false) == after_ret;
+    let equations = checked.wheres.iter().map(|(l, r, _)| (l, CmpOp::Eq, r));
+    let others = checked.constraints.iter().map(|(l, op, r, _)| (l, *op, r));
+    equations
+        .chain(others)
+        .filter(|_| pick())
+        .map(|(l, op, r)| {
+            let op = cmp_op(op);
+            let (l, r) = (g.slot_expr(l), g.slot_expr(r));
+            quote!((#p::CmpOp::#op, &#l, &#r))
+        })
+        .collect()
+}
+
+/// The arguments' checks, then the `where` clauses that do not wait for the return value:
+/// the three arguments `CallScope::check` takes (the compiled checks, the description, the
+/// values' shapes).
 fn args_group(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> TokenStream {
     let mut checks: Vec<TokenStream> = checked
         .params
@@ -189,25 +258,36 @@ fn args_group(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> TokenStr
         .map(|(i, c)| value_check(g, c, format_ident!("__SHAPES_F{}", i)))
         .collect();
     checks.extend(where_checks(g, checked, analysis, false));
-    check_group(g, &checks)
+    let values = checked.params.iter().map(|c| value_shape(g, c));
+    check_group(g, &checks, quote!(__SHAPES_ARGS), quote!(#(#values)*))
 }
 
-/// The return value's checks, then the `where` clauses that wait for it, as the two closures
-/// `CallScope::check` takes. For a `Result`, only an `Ok` value is checked.
+/// The return value's checks, then the `where` clauses that wait for it, as
+/// [`args_group`]. For a `Result`, only an `Ok` value is checked.
 fn ret_group(g: &Codegen, rc: &Checked, checked: &CheckedFn, analysis: &Analysis) -> TokenStream {
     let p = &g.private_path;
     let ret_check = value_check(g, rc, format_ident!("__SHAPES_RET"));
-    let mut checks = vec![if checked.returns_result {
-        quote! {
-            if let #p::Ok(__shapes_ok) = &__shapes_ret {
-                #ret_check
-            }
-        }
+    let ret_shape = value_shape(g, rc);
+    let (check, value) = if checked.returns_result {
+        (
+            quote! {
+                if let #p::Ok(__shapes_ok) = &__shapes_ret {
+                    #ret_check
+                }
+            },
+            quote! {
+                match &__shapes_ret {
+                    #p::Ok(__shapes_ok) => #ret_shape,
+                    #p::Err(_) => __sink(#p::None),
+                }
+            },
+        )
     } else {
-        ret_check
-    }];
+        (ret_check, ret_shape)
+    };
+    let mut checks = vec![check];
     checks.extend(where_checks(g, checked, analysis, true));
-    check_group(g, &checks)
+    check_group(g, &checks, quote!(__SHAPES_RETURN), value)
 }
 
 /// The `where` equations, then comparisons, that wait for the return value (`after_ret`) or
@@ -333,28 +413,56 @@ fn first_use(checked: &CheckedFn, name: &str) -> Option<(Span, bool)> {
         .map(|(_, _, lit)| (lit.span(), false))
 }
 
-/// The same checks against the lean checker (success path) and the general one (errors).
-fn check_group(g: &Codegen, checks: &[TokenStream]) -> TokenStream {
+/// The compiled checks against the fast checker (the success path), the description a
+/// mismatch is reported from, and the closure that hands the values' shapes to it.
+fn check_group(
+    g: &Codegen,
+    checks: &[TokenStream],
+    description: TokenStream,
+    values: TokenStream,
+) -> TokenStream {
     let p = &g.private_path;
     let n = g.own_vars.len();
     let slots = (0..n).map(|l| {
         let v = slot_ident(l);
         quote!(let #v = const { #p::Slot::new(#l) };)
     });
-    let prelude = quote! {
-        use #p::ItemChecks as _;
-        let __map: &#p::SlotMap = &__SHAPES_MAP;
-        #(#slots)*
-    };
     quote! {
         |__cx: &mut #p::CallCx<#n>| {
-            #prelude
+            use #p::ItemChecks as _;
+            let __map: &#p::SlotMap = &__SHAPES_MAP;
+            #(#slots)*
             #(#checks)*
         },
-        |__cx: &mut #p::Checker| {
-            #prelude
-            #(#checks)*
+        &#description,
+        // Its type is `CallScope::check`'s: a sink of `Option<&[usize]>`.
+        |__sink| {
+            #values
         }
+    }
+}
+
+/// The shape of one value handed to `__sink` (`None` for an absent `Option`), for the
+/// description a mismatch is reported from.
+fn value_shape(g: &Codegen, c: &Checked) -> TokenStream {
+    let p = &g.private_path;
+    let value = &c.value;
+    let sink = |shape_call: TokenStream| {
+        quote! {{
+            let __s = #shape_call;
+            __sink(#p::Some(::core::convert::AsRef::<[::core::primitive::usize]>::as_ref(&__s)));
+        }}
+    };
+    if c.optional {
+        let some = sink(respan(quote!(#p::HasShape::shape(__shapes_some)), c.span));
+        quote! {
+            match ::core::option::Option::as_ref(&#value) {
+                ::core::option::Option::Some(__shapes_some) => #some,
+                ::core::option::Option::None => __sink(#p::None),
+            }
+        }
+    } else {
+        sink(respan(quote!(#p::HasShape::shape(&#value)), c.span))
     }
 }
 
@@ -377,7 +485,6 @@ fn call_body(func: &ItemFn, output: Option<&Type>) -> TokenStream {
 /// The checks of one value against its pattern, as in the derive's field checks.
 fn value_check(g: &Codegen, c: &Checked, info: syn::Ident) -> TokenStream {
     let p = &g.private_path;
-    let (name, pattern) = (&c.name, c.lit.value());
     let value = &c.value;
     // Every token at the type, so a missing `HasShape` impl is reported there (a span made of
     // tokens from several places would fall back to the attribute).
@@ -404,12 +511,7 @@ fn value_check(g: &Codegen, c: &Checked, info: syn::Ident) -> TokenStream {
     } else {
         check
     };
-    quote! {
-        {
-            static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
-            #check
-        }
-    }
+    quote!({ #check })
 }
 
 /// Whether a type mentions `impl Trait`, which a closure's return annotation cannot name.

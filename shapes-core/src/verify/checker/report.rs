@@ -70,6 +70,24 @@ impl Checker {
         out.into()
     }
 
+    /// Records that a description read from values in memory has a node that is read by
+    /// name only (`what` names it): an error, not a check that silently does not run.
+    #[cold]
+    pub(crate) fn not_in_memory(&mut self, what: &str) {
+        self.push(|cx| {
+            cx.error(
+                None,
+                None,
+                ShapeErrorKind::Source {
+                    detail: format!(
+                        "`{what}` is checked by name in a checkpoint, not against a value in memory"
+                    ),
+                },
+                Vec::new(),
+            )
+        });
+    }
+
     /// Records an error; in a quiet pass only notes that one exists.
     pub(super) fn push(&mut self, make: impl FnOnce(&Self) -> ShapeError) {
         self.failed = true;
