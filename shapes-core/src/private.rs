@@ -23,8 +23,8 @@ pub use crate::verify_impl::{
     CHECKS, CallCx, CallLog, CallScope, FastCx, Journal, call_error, call_panic,
 };
 pub use crate::verify_impl::{
-    Checks, ConfigKey, Description, FieldLeaf, FieldNode, Node, Relation, SourceCx, Wrap,
-    run_description,
+    Checks, ConfigKey, Description, FieldLeaf, FieldNode, NestedRun, Node, Relation, SourceCx,
+    Wrap, run_description,
 };
 pub use core::option::Option::{None, Some};
 pub use core::result::Result::{Err, Ok};

@@ -76,9 +76,6 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         .collect();
     let source_fn = expand_source::check_source_fn(&g, krate, input);
     let binders = expand_binders::binders(&g, krate, input);
-    let config = config_keys(&p, input);
-    let nested_config = nested_config_keys(krate, input);
-    let declared = declared_lists(input);
     let ident = input.ident;
     let name = ident.to_string();
     let generics = bounded_generics(input, krate);
@@ -88,9 +85,6 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         impl #impl_g #krate::Shaped for #ident #ty_g #where_c {
             const VARS: #p::VarTable = #vars;
             const NAME: &'static ::core::primitive::str = #name;
-            #config
-            #nested_config
-            #declared
             #check_fn
             #source_fn
             #binders
@@ -107,83 +101,6 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
         };
         #(#static_checks)*
     }
-}
-
-/// `CONFIG`: the `config(var = "key | key")` bindings, each variable asserted (when the
-/// impl is used) to be in `VARS`, which holds the nested structs' names too.
-fn config_keys(p: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
-    if input.config.is_empty() {
-        return None;
-    }
-    let entries = input.config.iter().map(|(var, keys, _)| {
-        let name = var.to_string();
-        quote!(#p::ConfigKey { var: #name, keys: &[#(#keys),*] })
-    });
-    let checks = input.config.iter().map(|(var, _, _)| {
-        let name = var.to_string();
-        let message = format!(
-            "#[shapes(config({name} = …))]: `{name}` is not a variable of {} or of the structs nested in its scope",
-            input.ident
-        );
-        // ok (the `assert!`): evaluated at compile time where the impl is used; a failure is
-        // a compile error, never a panic.
-        quote_spanned!(var.span()=> ::core::assert!(Self::VARS.index_of(#name).is_some(), #message);)
-    });
-    Some(quote! {
-        const CONFIG: &'static [#p::ConfigKey] = {
-            #(#checks)*
-            &[#(#entries),*]
-        };
-    })
-}
-
-/// `config_keys`, for a struct with nested structs in its scope: its own `config` keys, then
-/// each nested struct's, their variables renamed into this scope, so that a `config(…)` on
-/// a nested struct is read when the struct holding it is checked against a checkpoint.
-fn nested_config_keys(krate: &TokenStream, input: &Input<'_>) -> Option<TokenStream> {
-    let p = quote!(#krate::__private);
-    let nested: Vec<TokenStream> = input
-        .fields
-        .iter()
-        .filter(|f| matches!(f.kind, Kind::Nested) && f.attr.own_scope.is_none())
-        .map(|f| {
-            let child = f.access.leaf();
-            let renames = renames(f);
-            quote! {{
-                let __start = __out.len();
-                <#child as #krate::Shaped>::config_keys(__out);
-                #p::rename_config(&mut __out[__start..], &[#renames]);
-            }}
-        })
-        .collect();
-    if nested.is_empty() {
-        return None;
-    }
-    Some(quote! {
-        fn config_keys(__out: &mut #p::Vec<#p::ConfigKey>) {
-            __out.extend_from_slice(<Self as #krate::Shaped>::CONFIG);
-            #(#nested)*
-        }
-    })
-}
-
-/// `GIVEN` and `IGNORE`: the `given` names (so that `verify()` without them says to pass
-/// them) and the `ignore` globs (tensors `verify_source` neither needs nor reports).
-fn declared_lists(input: &Input<'_>) -> TokenStream {
-    let mut out = TokenStream::new();
-    if !input.given.is_empty() {
-        let names = input.given.iter().map(|(n, _)| n);
-        out.extend(
-            quote!(const GIVEN: &'static [&'static ::core::primitive::str] = &[#(#names),*];),
-        );
-    }
-    if !input.ignore.is_empty() {
-        let globs = input.ignore.iter().map(|(g, _)| g);
-        out.extend(
-            quote!(const IGNORE: &'static [&'static ::core::primitive::str] = &[#(#globs),*];),
-        );
-    }
-    out
 }
 
 /// How many times each of the struct's own variables is written: in the fields' patterns,

@@ -53,15 +53,19 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
             quote!((__p::CmpOp::#op, &#l, &#r))
         })
         .collect();
-    // The struct's `ignore` globs are about the names under it, wherever it is read.
-    let ignore = (!input.ignore.is_empty())
-        .then(|| quote!(__src.ignore_here(<Self as #krate::Shaped>::IGNORE);));
+    let given = input.given.iter().map(|(n, _)| n);
+    let ignore = input.ignore.iter().map(|(g, _)| g);
+    let (config, config_checks) = config_keys(input);
     quote! {
         const DESCRIPTION: ::core::option::Option<&'static #p::Description> = {
             use #p as __p;
+            #(#config_checks)*
             __p::Some(&__p::Description {
                 nodes: &[#(#nodes),*],
                 wheres: &[#(#wheres),*],
+                given: &[#(#given),*],
+                config: &[#(#config),*],
+                ignore: &[#(#ignore),*],
             })
         };
 
@@ -70,13 +74,33 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
             __map: &#p::SlotMap,
             __src: &mut #p::SourceCx<'_>,
         ) {
-            #ignore
             #(#rename_checks)*
             if let #p::Some(__d) = <Self as #krate::Shaped>::DESCRIPTION {
                 #p::run_description(__cx, __map, __src, __d);
             }
         }
     }
+}
+
+/// The description's config keys (`config(var = "key | key")`), and for each the assertion
+/// (evaluated where the impl is used) that its variable is in `VARS`, which holds the nested
+/// structs' names too.
+fn config_keys(input: &Input<'_>) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let entries = input.config.iter().map(|(var, keys, _)| {
+        let name = var.to_string();
+        quote!(__p::ConfigKey { var: #name, keys: &[#(#keys),*] })
+    });
+    let checks = input.config.iter().map(|(var, _, _)| {
+        let name = var.to_string();
+        let message = format!(
+            "#[shapes(config({name} = …))]: `{name}` is not a variable of {} or of the structs nested in its scope",
+            input.ident
+        );
+        // ok (the `assert!`): evaluated at compile time where the impl is used; a failure is
+        // a compile error, never a panic.
+        quote_spanned!(var.span()=> ::core::assert!(Self::VARS.index_of(#name).is_some(), #message);)
+    });
+    (entries.collect(), checks.collect())
 }
 
 /// One field as a `Node::Field` constant.
@@ -153,7 +177,10 @@ fn field_node(g: &Codegen, p: &TokenStream, krate: &TokenStream, f: &Field) -> T
                         #source_name,
                         #name,
                         &[#(#wraps),*],
-                        <#child as #krate::Shaped>::check_source_in,
+                        (
+                            <#child as #krate::Shaped>::check_source_in,
+                            <#child as #krate::Shaped>::DESCRIPTION,
+                        ),
                         <Self as #krate::Shaped>::VARS
                             .map_of(&<#child as #krate::Shaped>::VARS, &[#renames]),
                         &[#renames],

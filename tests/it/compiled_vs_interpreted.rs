@@ -562,6 +562,84 @@ fn a_derived_struct_and_a_plan_are_one_description() {
     assert_eq!(<Exprs as Shaped>::VARS.names(), plan.variables());
 }
 
+/// An attention block whose head count no tensor determines: the caller gives it, or the
+/// checkpoint's config states it.
+#[derive(Shaped)]
+#[shapes(
+    given = "heads",
+    config(d_model = "hidden_size | n_embd"),
+    ignore = "optimizer.*",
+    where = "d_model >= head_dim"
+)]
+struct GivenAttn {
+    #[shape("(heads * head_dim, d_model)", name = "qkv.weight")]
+    qkv: Shape,
+}
+
+/// [`GivenAttn`] as a spec file.
+const GIVEN_ATTN: &str = r#"
+name = "GivenAttn"
+given = ["heads"]
+where = ["d_model >= head_dim"]
+ignore = ["optimizer.*"]
+
+[config]
+d_model = ["hidden_size", "n_embd"]
+
+[tensors]
+"qkv.weight" = "(heads * head_dim, d_model)"
+"#;
+
+#[cfg(feature = "spec")]
+#[test]
+fn given_config_keys_and_ignore_are_one_description_too() {
+    let derived = <GivenAttn as Shaped>::DESCRIPTION.expect("a derived struct describes itself");
+    let spec = shapes::Spec::from_toml("given_attn.toml", GIVEN_ATTN).expect("a valid spec");
+    let built = spec.plan().description();
+    assert_eq!(derived.given, built.given);
+    assert_eq!(derived.ignore, built.ignore);
+    assert_eq!(
+        format!("{:?}", derived.config),
+        format!("{:?}", built.config)
+    );
+    assert_eq!(
+        format!("{:?}", derived.wheres),
+        format!("{:?}", built.wheres)
+    );
+    // Read by the one driver: the ignored tensor is not reported, and the dim waiting for
+    // `heads` asks for it in the same words.
+    let src = BTreeMap::from([
+        ("qkv.weight".to_string(), Shape::from([48, 16])),
+        ("optimizer.step".to_string(), Shape::from([1])),
+    ]);
+    let (from_rust, from_spec) = (
+        GivenAttn::verify_source(&src).expect_err("heads is not given"),
+        spec.plan()
+            .verify_source(&src)
+            .expect_err("heads is not given"),
+    );
+    // The field's path is its Rust name (`qkv`) or the spec's tensor name (`qkv.weight`).
+    assert_eq!(
+        from_rust.to_string(),
+        from_spec
+            .to_string()
+            .replace("GivenAttn.qkv.weight", "GivenAttn.qkv")
+    );
+    assert!(
+        from_rust.to_string().contains("given") && !from_rust.to_string().contains("optimizer"),
+        "{from_rust}"
+    );
+    let given = Bindings::new().bind("heads", 4);
+    let options = || shapes::verify::SourceOptions::new().bindings(given.clone());
+    let (a, b) = (
+        GivenAttn::verify_source_options(&src, options()).expect("heads given"),
+        spec.plan()
+            .verify_source_options(&src, options())
+            .expect("heads given"),
+    );
+    assert_eq!((a.get("head_dim"), b.get("head_dim")), (Some(12), Some(12)));
+}
+
 /// The walk of [`sample`] reaches both verdicts often, so the property below tests both.
 #[test]
 fn the_expression_walk_reaches_both_verdicts() {

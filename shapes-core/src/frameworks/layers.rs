@@ -181,6 +181,9 @@ macro_rules! layer {
                         ).torch(layer!(@torch $($torch)?)))
                     ),+],
                     wheres: &[],
+                    given: &[],
+                    config: &[],
+                    ignore: &[],
                 })
             };
 

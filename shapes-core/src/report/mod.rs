@@ -175,6 +175,11 @@ impl Report {
         crate::verify::ErrorWords {
             caller: &self.given_by,
             absent_list: "mark its tensors `optional = true` in the spec; or check that the spec (--spec, --arch) is the one for this checkpoint",
+            give: if self.given_by.starts_with("--") {
+                crate::verify::Give::Flag(&self.given_by)
+            } else {
+                crate::verify::Give::CheckOptions
+            },
         }
     }
 

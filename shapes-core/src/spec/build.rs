@@ -314,6 +314,14 @@ fn layout(
             .bind_from(var, &keys)
             .map_err(|e| err(span, e.to_string()))?;
     }
+    // A dim waiting for a `given` variable the checkpoint does not state says so.
+    let given: Vec<&str> = (spec.given.iter())
+        .map(|(g, _)| g.as_str())
+        .filter(|g| plan.variables().contains(g))
+        .collect();
+    let plan = plan
+        .given(&given)
+        .map_err(|e| err(&(0..0), e.to_string()))?;
     // The globs of `ignore` match the checkpoint's names, and under a prefix also the names
     // below it.
     let mut ignore: Vec<String> = spec.ignore.iter().map(|(g, _)| g.clone()).collect();

@@ -26,9 +26,10 @@
 use super::binders::Binder;
 use super::bindings::{Bindings, Value};
 use super::checker::{Checker, Passes};
+use super::description::Description;
 use super::error::ShapeError;
 use super::fast::{CallCx, How};
-use super::interpret::{Description, run_values};
+use super::interpret::run_values;
 use super::path::OriginKind;
 use super::vars::{Slot, VarTable};
 use crate::shape::Shape;
@@ -81,14 +82,12 @@ fn record_into<const N: usize>(cx: &CallCx<N>, count: usize, into: &mut Checker)
 /// static RET: FieldInfo = FieldInfo { name: "return", pattern: "(n,)" };
 /// // Each group described once, as generated code does: its compiled checks use the same
 /// // `FieldInfo` and slots as the description the error is built from.
-/// static ARGS: Description = Description {
-///     nodes: &[Node::Tensor { name: "x", checks: Checks { info: &X, ops: &[ItemOp::Var(0)], rest: None } }],
-///     wheres: &[],
-/// };
-/// static RETURN: Description = Description {
-///     nodes: &[Node::Tensor { name: "return", checks: Checks { info: &RET, ops: &[ItemOp::Var(0)], rest: None } }],
-///     wheres: &[],
-/// };
+/// static X_NODE: [Node; 1] =
+///     [Node::Tensor { name: "x", checks: Checks { info: &X, ops: &[ItemOp::Var(0)], rest: None } }];
+/// static RET_NODE: [Node; 1] =
+///     [Node::Tensor { name: "return", checks: Checks { info: &RET, ops: &[ItemOp::Var(0)], rest: None } }];
+/// static ARGS: Description = Description::new(&X_NODE, &[]);
+/// static RETURN: Description = Description::new(&RET_NODE, &[]);
 /// macro_rules! compiled {
 ///     ($value:expr, $info:expr) => {
 ///         |cx: &mut shapes::__private::CallCx<1>| {

@@ -24,6 +24,8 @@ pub(crate) mod by_name;
 mod call;
 mod check_self;
 pub(crate) mod checker;
+pub(crate) mod description;
+mod drive;
 pub(crate) mod error;
 mod fast;
 pub(crate) mod fold;
@@ -53,14 +55,13 @@ pub use by_name::{ConfigKey, SourceCx, SourceOptions, rename_config};
 pub use call::{CHECKS, CallScope, call_error, call_panic, call_reports};
 pub use check_self::{shared_mask, shares_var, struct_binder, struct_error};
 pub use checker::Checker;
+pub use description::{Checks, Description, FieldLeaf, FieldNode, NestedRun, Node, Relation, Wrap};
 #[cfg(feature = "spec")]
-pub(crate) use error::{ErrorWords, InWords};
+pub(crate) use error::{ErrorWords, Give, InWords};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 pub use fast::{BindOrder, CallCx, CallLog, FastCx, Journal, StructCx};
 pub use glob::{glob_match, ignored};
-pub use interpret::{
-    Checks, Description, FieldLeaf, FieldNode, Node, Relation, Wrap, run_description,
-};
+pub use interpret::run_description;
 pub use item_checks::{Arith, ItemChecks, Leaf};
 pub use item_ops::{ItemOp, run_items};
 #[doc(hidden)]

@@ -17,10 +17,12 @@
 use core::fmt;
 
 use super::bindings::Bindings;
-use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
+use super::by_name::{ConfigKey, SourceCx, SourceOptions};
 use super::checker::Checker;
+use super::description::{Checks, Description, Node};
+use super::drive::{Described, verify_by_name};
 use super::error::ShapeErrors;
-use super::interpret::{self, Checks, Description, Node, Walk};
+use super::interpret::{self, Walk};
 use super::item_ops::ItemOp;
 use super::path::{NO_FIELD, Segment};
 use super::plan::{FieldInfo, SlotExpr};
@@ -72,8 +74,6 @@ pub struct Plan {
     map: SlotMap,
     /// What it checks: the nodes and `where` relations, leaked with the names.
     description: Description,
-    keys: Vec<ConfigKey>,
-    ignore: Vec<String>,
 }
 
 impl fmt::Debug for Plan {
@@ -82,8 +82,6 @@ impl fmt::Debug for Plan {
             .field("root", &self.root)
             .field("variables", &self.variables())
             .field("description", &self.description)
-            .field("keys", &self.keys)
-            .field("ignore", &self.ignore)
             .finish()
     }
 }
@@ -332,12 +330,7 @@ impl Plan {
             root: leak(root),
             table,
             map: table.identity(),
-            description: Description {
-                nodes: Vec::leak(nodes),
-                wheres: Vec::leak(compiled),
-            },
-            keys: Vec::new(),
-            ignore: Vec::new(),
+            description: Description::new(Vec::leak(nodes), Vec::leak(compiled)),
         })
     }
 
@@ -363,7 +356,15 @@ impl Plan {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.ignore.extend(globs.into_iter().map(Into::into));
+        let mut all: Vec<String> = self.ignored().iter().map(|g| (*g).to_owned()).collect();
+        for g in globs {
+            let g = g.into();
+            if !all.contains(&g) {
+                all.push(g);
+            }
+        }
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        self.description.ignore = remembered::key_list(&all);
         self
     }
 
@@ -373,8 +374,49 @@ impl Plan {
     /// let plan = shapes::Plan::build("M", &[shapes::verify::PlanNode::tensor("w", "(n,)")], &[]).unwrap();
     /// assert!(plan.ignored().is_empty());
     /// ```
-    pub fn ignored(&self) -> &[String] {
-        &self.ignore
+    pub fn ignored(&self) -> &[&'static str] {
+        self.description.ignore
+    }
+
+    /// This plan with `names` as variables its caller is to give (a spec file's `given`): a
+    /// dim that waits for one the caller did not give says so, rather than that nothing
+    /// determines it.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Plan, Shape, verify::PlanNode};
+    /// let plan = Plan::build("Attn", &[PlanNode::tensor("qkv", "(3 * heads * head_dim, d)")], &[])
+    ///     .unwrap()
+    ///     .given(&["heads"])
+    ///     .unwrap();
+    /// assert_eq!(plan.description().given, ["heads"]);
+    /// let src = HashMap::from([("qkv".to_string(), Shape::from([48, 16]))]);
+    /// let err = plan.verify_source(&src).unwrap_err();
+    /// assert!(err.to_string().contains(
+    ///     "axis 0 cannot check 3 * heads * head_dim: `heads` is `given`: pass it with `verify_with(Bindings::new().bind(\"heads\", …))` (`verify_source_with` for a checkpoint)"
+    /// ), "{err}");
+    /// let err = plan.given(&["haeds"]).unwrap_err();
+    /// assert_eq!(err.to_string(), "given: \"haeds\" is not a variable of the plan (did you mean \"heads\"?)");
+    /// ```
+    pub fn given(mut self, names: &[&str]) -> Result<Plan, PlanError> {
+        let mut all: Vec<&'static str> = self.description.given.to_vec();
+        for name in names {
+            let Some(i) = self.table.index_of(name) else {
+                return Err(PlanError {
+                    at: "given".to_owned(),
+                    kind: PlanErrorKind::UnknownVariable {
+                        name: (*name).to_owned(),
+                        suggestion: crate::verify::suggest::closest(name, self.table.names()),
+                    },
+                });
+            };
+            let name = self.table.name(i);
+            if !all.contains(&name) {
+                all.push(name);
+            }
+        }
+        self.description.given = remembered::key_list(&all);
+        Ok(self)
     }
 
     /// This plan with `var` bound from the first of `keys` that a checkpoint states (its
@@ -413,8 +455,10 @@ impl Plan {
             var: self.table.name(i),
             keys: remembered::key_list(keys),
         };
-        self.keys.retain(|k| k.var != key.var);
-        self.keys.push(key);
+        let mut all: Vec<ConfigKey> = self.description.config.to_vec();
+        all.retain(|k| k.var != key.var);
+        all.push(key);
+        self.description.config = remembered::config_list(&all);
         Ok(self)
     }
 
@@ -429,7 +473,7 @@ impl Plan {
     pub fn key_bindings(
         &self,
     ) -> impl Iterator<Item = (&'static str, &'static [&'static str])> + '_ {
-        self.keys.iter().map(|k| (k.var, k.keys))
+        self.description.config.iter().map(|k| (k.var, k.keys))
     }
 
     /// What the plan checks: the description a derived struct emits as its
@@ -470,6 +514,28 @@ impl Plan {
         self.verify_source_options(src, SourceOptions::new())
     }
 
+    /// [`verify_source`](Self::verify_source) with some variables pre-bound (the `given`
+    /// ones, say), as a derived struct's `verify_source_with`.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use shapes::{Bindings, Plan, Shape, verify::PlanNode};
+    /// let plan = Plan::build("Attn", &[PlanNode::tensor("qkv", "(heads * head_dim, d)")], &[])
+    ///     .unwrap()
+    ///     .given(&["heads"])
+    ///     .unwrap();
+    /// let src = HashMap::from([("qkv".to_string(), Shape::from([48, 16]))]);
+    /// let b = plan.verify_source_with(&src, Bindings::new().bind("heads", 4)).unwrap();
+    /// assert_eq!(b.get("head_dim"), Some(12));
+    /// ```
+    pub fn verify_source_with<S: ShapeSource + ?Sized>(
+        &self,
+        src: &S,
+        pre: Bindings,
+    ) -> Result<Bindings, ShapeErrors> {
+        self.verify_source_options(src, SourceOptions::new().bindings(pre))
+    }
+
     /// [`verify_source`](Self::verify_source) with pre-bound values and strictness.
     ///
     /// ```
@@ -487,17 +553,14 @@ impl Plan {
         options: SourceOptions,
     ) -> Result<Bindings, ShapeErrors> {
         let src = &src;
-        let pre = stated(options.pre(), &self.keys, src, self.root)?;
-        let mut scx = SourceCx::new(src);
-        let result = Checker::new(self.table, self.root, &pre)
-            .run(true, |cx| self.check_source_in(cx, &mut scx, &pre));
-        let ignore: Vec<&str> = self
-            .ignore
-            .iter()
-            .chain(options.ignored())
-            .map(String::as_str)
-            .collect();
-        scx.report(self.root, result, options.is_strict(), &ignore)
+        let what = Described {
+            root: self.root,
+            table: self.table,
+            description: Some(&self.description),
+        };
+        verify_by_name(what, src, &options, &|cx, src, pre| {
+            self.check_source_in(cx, src, pre)
+        })
     }
 
     /// One pass over the plan: what a derived `check_source_in` does.

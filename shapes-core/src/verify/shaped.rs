@@ -6,12 +6,12 @@
 
 use super::binders::{Binder, Binders};
 use super::bindings::Bindings;
-use super::by_name::{ConfigKey, SourceCx, SourceOptions, stated};
+use super::by_name::{SourceCx, SourceOptions, stated};
 use super::checker::{Checker, Passes};
-use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
+use super::description::Description;
+use super::drive::{Described, name_given, scope_config, verify_by_name};
+use super::error::{ShapeError, ShapeErrors};
 use super::fast::{STRUCT_VARS, StructCx};
-use super::interpret::Description;
-use super::path::FieldPath;
 use super::scope_checks::ScopeChecks;
 use super::vars::{SlotMap, VarTable};
 use crate::source::ShapeSource;
@@ -143,28 +143,6 @@ pub trait Shaped {
     /// The struct's name, the root of error paths.
     #[doc(hidden)]
     const NAME: &'static str;
-
-    /// The variables bound from checkpoint keys (`#[shapes(config(…))]`), for
-    /// `verify_source` on a source that states keys.
-    #[doc(hidden)]
-    const CONFIG: &'static [ConfigKey] = &[];
-
-    /// The `given` names (`#[shapes(given = "…")]`): what `verify()` without them asks
-    /// the caller to pass.
-    #[doc(hidden)]
-    const GIVEN: &'static [&'static str] = &[];
-
-    /// The tensors `verify_source` neither needs nor reports (`#[shapes(ignore = "…")]`),
-    /// as globs of `*` and `?` over the names under the struct.
-    #[doc(hidden)]
-    const IGNORE: &'static [&'static str] = &[];
-
-    /// Appends the config keys of this struct and of the structs nested in its scope (their
-    /// variables renamed into it): what `verify_source` binds from a checkpoint's config.
-    #[doc(hidden)]
-    fn config_keys(out: &mut Vec<ConfigKey>) {
-        out.extend_from_slice(Self::CONFIG);
-    }
 
     /// Each variable's first binder on every run, by its index in [`VARS`](Self::VARS): what
     /// a method checked with `#[shapes::check(self)]` reads its variables through. The derive
@@ -326,35 +304,6 @@ pub trait Shaped {
     }
 }
 
-/// `errors` with each dim that waits for a `given` variable the caller did not pass
-/// (`pre` lacks it) said so: the caller is to pass it, not a field to bind it.
-#[cold]
-fn name_given(
-    mut errors: Vec<ShapeError>,
-    given: &[&str],
-    pre: Option<&Bindings>,
-) -> Vec<ShapeError> {
-    if given.is_empty() {
-        return errors;
-    }
-    for e in &mut errors {
-        if let ShapeErrorKind::Unsolved { expr, unknown } = &e.kind {
-            let names: Vec<String> = unknown
-                .iter()
-                .filter(|u| given.contains(&u.as_str()) && pre.is_none_or(|p| p.value(u).is_none()))
-                .cloned()
-                .collect();
-            if !names.is_empty() {
-                e.kind = ShapeErrorKind::NotGiven {
-                    expr: expr.clone(),
-                    names,
-                };
-            }
-        }
-    }
-    errors
-}
-
 #[cold]
 fn first_error(errors: Vec<ShapeError>) -> ShapeError {
     errors
@@ -395,9 +344,10 @@ fn run_with<S: Shaped + ?Sized, E>(
         if fast.is_done(S::BINDERS) {
             return Ok(fast.bindings(const { &S::VARS }, S::NAME, S::BINDERS));
         }
-        return checked_after_fast(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)));
+        return checked_after_fast(s, pre, report)
+            .map_err(|e| wrap(name_given(e, given_of::<S>(), pre)));
     }
-    checked(s, pre, report).map_err(|e| wrap(name_given(e, S::GIVEN, pre)))
+    checked(s, pre, report).map_err(|e| wrap(name_given(e, given_of::<S>(), pre)))
 }
 
 /// What [`Shaped::verify`] returns, found by the general [`Checker`] alone, recording the path
@@ -505,7 +455,12 @@ pub fn isolated_source<S: Shaped + ?Sized>(cx: &mut Checker, src: &mut SourceCx<
     let report = cx.is_reporting();
     let mark = src.prefix_mark();
     // Its own scope has its own config keys.
-    let pre = match stated(&Bindings::new(), &config_of::<S>(), src.source(), S::NAME) {
+    let pre = match stated(
+        &Bindings::new(),
+        &scope_config(S::DESCRIPTION),
+        src.source(),
+        S::NAME,
+    ) {
         Ok(pre) => pre,
         Err(errors) => {
             cx.absorb(errors.into_vec());
@@ -519,17 +474,12 @@ pub fn isolated_source<S: Shaped + ?Sized>(cx: &mut Checker, src: &mut SourceCx<
     }
 }
 
-/// The config keys of `S`'s scope, nested structs included, the first for each variable.
-fn config_of<S: Shaped + ?Sized>() -> Vec<ConfigKey> {
-    let mut keys = Vec::new();
-    S::config_keys(&mut keys);
-    let mut seen: Vec<&'static str> = Vec::new();
-    keys.retain(|k| {
-        let first = !seen.contains(&k.var);
-        seen.push(k.var);
-        first
-    });
-    keys
+/// The `given` names of `S`'s description.
+fn given_of<S: Shaped + ?Sized>() -> &'static [&'static str] {
+    match S::DESCRIPTION {
+        Some(d) => d.given,
+        None => &[],
+    }
 }
 
 /// The checks of `S` with every shape read by name from `src`.
@@ -543,38 +493,18 @@ fn run_source<S: Shaped + ?Sized>(
         .run(report, |cx| S::check_source_in(cx, &map, src))
 }
 
-/// `verify_source` and its variants: run the checker, then list the unexpected tensors.
+/// `verify_source` and its variants: the one driver of a description verified by name.
 fn verify_source<S: Shaped + ?Sized>(
     src: &dyn ShapeSource,
     options: &SourceOptions,
 ) -> Result<Bindings, ShapeErrors> {
-    let pre = stated(options.pre(), &config_of::<S>(), src, S::NAME)?;
-    let mut scx = SourceCx::new(src);
-    let result =
-        run_source::<S>(&mut scx, &pre, true).map_err(|e| name_given(e, S::GIVEN, Some(&pre)));
-    let ignore: Vec<&str> = options.ignored().iter().map(String::as_str).collect();
-    let report = scx.report(S::NAME, result, options.is_strict(), &ignore);
-    if report.is_ok() {
-        return report;
-    }
-    // A framework's layers whose layout PyTorch's differs from (burn's): when the
-    // checkpoint read in the framework's layout matches, the layout is the one cause.
-    if let Some(view) = scx.torch_view() {
-        let mut again = SourceCx::new(&view);
-        let result = run_source::<S>(&mut again, &pre, false);
-        if again
-            .report(S::NAME, result, options.is_strict(), &ignore)
-            .is_ok()
-        {
-            return Err(ShapeErrors::from(ShapeError::from(ShapeErrorDetails::new(
-                FieldPath::new(S::NAME, &[]),
-                ShapeErrorKind::Layout {
-                    framework: "burn".into(),
-                    transposed: view.transposed.clone(),
-                    renamed: view.renamed.clone(),
-                },
-            ))));
-        }
-    }
-    report
+    let map: SlotMap = const { S::VARS.identity() };
+    let what = Described {
+        root: S::NAME,
+        table: const { &S::VARS },
+        description: S::DESCRIPTION,
+    };
+    verify_by_name(what, src, options, &|cx, src, _| {
+        S::check_source_in(cx, &map, src)
+    })
 }

@@ -216,10 +216,20 @@ fn scope_statics(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> Token
         static __SHAPES_TABLE: #p::VarTable = __SHAPES_VARS;
         static __SHAPES_MAP: #p::SlotMap = __SHAPES_VARS.identity();
         #(#info_statics)*
-        static __SHAPES_ARGS: #p::Description =
-            #p::Description { nodes: &[#(#args),*], wheres: &[#(#args_wheres),*] };
-        static __SHAPES_RETURN: #p::Description =
-            #p::Description { nodes: &[#(#ret),*], wheres: &[#(#ret_wheres),*] };
+        static __SHAPES_ARGS: #p::Description = #p::Description {
+            nodes: &[#(#args),*],
+            wheres: &[#(#args_wheres),*],
+            given: &[],
+            config: &[],
+            ignore: &[],
+        };
+        static __SHAPES_RETURN: #p::Description = #p::Description {
+            nodes: &[#(#ret),*],
+            wheres: &[#(#ret_wheres),*],
+            given: &[],
+            config: &[],
+            ignore: &[],
+        };
     }
 }
 

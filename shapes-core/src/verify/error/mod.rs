@@ -7,7 +7,7 @@ mod words;
 
 pub(crate) use self::words::ErrorWords;
 #[cfg(feature = "spec")]
-pub(crate) use self::words::InWords;
+pub(crate) use self::words::{Give, InWords};
 use self::words::{join_names, write_count, write_found, write_layout, write_not_given};
 use super::path::{FieldPath, Origin};
 use crate::shape::Shape;
@@ -354,7 +354,7 @@ impl ShapeErrorDetails {
             }
             ShapeErrorKind::NotGiven { expr, names } => {
                 write_axis(f, self.axis)?;
-                write_not_given(f, expr, names)?;
+                write_not_given(f, expr, names, words.give)?;
             }
             ShapeErrorKind::Where { detail } => write!(f, "where clause fails: {detail}")?,
             ShapeErrorKind::UnknownBinding { name, suggestion } => {

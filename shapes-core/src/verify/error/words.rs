@@ -14,12 +14,28 @@ pub(crate) struct ErrorWords<'a> {
     pub caller: &'a str,
     /// How to let a list be absent.
     pub absent_list: &'a str,
+    /// How a value is given before checking: in Rust, or with the command's flag.
+    pub give: Give<'a>,
+}
+
+/// How a `given` variable is passed, in a front end's words (the report's two are the `spec`
+/// feature's).
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "spec"), allow(dead_code))]
+pub(crate) enum Give<'a> {
+    /// `verify_with(Bindings::new().bind("heads", …))`.
+    Rust,
+    /// `CheckOptions::new().set("heads", …)`: a spec checked from Rust.
+    CheckOptions,
+    /// A command's flag: `--set heads=…`.
+    Flag(&'a str),
 }
 
 /// The Rust API's words.
 pub(crate) const RUST_WORDS: ErrorWords<'static> = ErrorWords {
     caller: "the caller",
     absent_list: "declare it `Option<Vec<_>>` or `min = 0`",
+    give: Give::Rust,
 };
 
 impl fmt::Display for ShapeErrorDetails {
@@ -44,8 +60,8 @@ pub(super) fn write_not_given(
     f: &mut fmt::Formatter<'_>,
     expr: &str,
     names: &[String],
+    give: Give<'_>,
 ) -> fmt::Result {
-    let binds: String = names.iter().map(|n| format!(".bind({n:?}, …)")).collect();
     let (list, verb, it) = match names {
         [one] => (format!("`{one}`"), "is", "it"),
         _ => (
@@ -60,9 +76,25 @@ pub(super) fn write_not_given(
     };
     write!(
         f,
-        "cannot check {expr}: {list} {verb} `given`: pass {it} with `verify_with(Bindings::new(){binds})` (`verify_source_with` for a checkpoint)"
+        "cannot check {expr}: {list} {verb} `given`: pass {it} with "
     )?;
-    Ok(())
+    match give {
+        Give::Rust => {
+            let binds: String = names.iter().map(|n| format!(".bind({n:?}, …)")).collect();
+            write!(
+                f,
+                "`verify_with(Bindings::new(){binds})` (`verify_source_with` for a checkpoint)"
+            )
+        }
+        Give::CheckOptions => {
+            let sets: String = names.iter().map(|n| format!(".set({n:?}, …)")).collect();
+            write!(f, "`CheckOptions::new(){sets}`")
+        }
+        Give::Flag(flag) => {
+            let flags: Vec<String> = names.iter().map(|n| format!("{flag} {n}=…")).collect();
+            write!(f, "`{}`", flags.join(" "))
+        }
+    }
 }
 
 /// The layout of a checkpoint in PyTorch's layout checked against a framework's layers.
@@ -163,5 +195,34 @@ pub(super) fn join_names(names: &[String]) -> String {
     match names {
         [one] => format!("{one} is"),
         _ => format!("{} are", names.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `given` variable is asked for in the words of where the error is read.
+    #[test]
+    fn a_given_variable_is_asked_for_in_each_front_ends_words() {
+        struct NotGiven(Give<'static>, &'static [&'static str]);
+        impl fmt::Display for NotGiven {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let names: Vec<String> = self.1.iter().map(|n| (*n).to_owned()).collect();
+                write_not_given(f, "heads * head_dim", &names, self.0)
+            }
+        }
+        assert_eq!(
+            NotGiven(Give::Rust, &["heads"]).to_string(),
+            "cannot check heads * head_dim: `heads` is `given`: pass it with `verify_with(Bindings::new().bind(\"heads\", …))` (`verify_source_with` for a checkpoint)"
+        );
+        assert_eq!(
+            NotGiven(Give::CheckOptions, &["heads", "head_dim"]).to_string(),
+            "cannot check heads * head_dim: `heads`, `head_dim` are `given`: pass them with `CheckOptions::new().set(\"heads\", …).set(\"head_dim\", …)`"
+        );
+        assert_eq!(
+            NotGiven(Give::Flag("--set"), &["heads", "head_dim"]).to_string(),
+            "cannot check heads * head_dim: `heads`, `head_dim` are `given`: pass them with `--set heads=… --set head_dim=…`"
+        );
     }
 }

@@ -20,14 +20,13 @@ impl Plan {
         options: &SourceOptions,
     ) -> Option<Bindings> {
         let src = &src;
-        let pre = stated(options.pre(), &self.keys, src, self.root).ok()?;
+        let pre = stated(options.pre(), self.description.config, src, self.root).ok()?;
         let mut scx = SourceCx::new(src);
         let bindings = Checker::new(self.table, self.root, &pre)
             .run(false, |cx| self.check_source_in(cx, &mut scx, &pre))
             .ok()?;
-        let ignore: Vec<&str> = (self.ignore.iter().chain(options.ignored()))
-            .map(String::as_str)
-            .collect();
+        // The plan's own `ignore` globs are the description's, which the walk noted.
+        let ignore: Vec<&str> = options.ignored().iter().map(String::as_str).collect();
         (!options.is_strict() || scx.unexpected_count(&ignore) == 0).then_some(bindings)
     }
 
@@ -36,7 +35,7 @@ impl Plan {
     /// count. What [`Spec::guess`](crate::Spec::guess) asks of each built-in.
     pub(crate) fn fit<S: ShapeSource + ?Sized>(&self, src: &S) -> Fit {
         let src = &src;
-        let Ok(pre) = stated(&Bindings::new(), &self.keys, src, self.root) else {
+        let Ok(pre) = stated(&Bindings::new(), self.description.config, src, self.root) else {
             return Fit::Partly(0);
         };
         let mut scx = SourceCx::new(src);
@@ -52,8 +51,7 @@ impl Plan {
                 )
             })
         });
-        let ignore: Vec<&str> = self.ignore.iter().map(String::as_str).collect();
-        match (absent, result.is_ok(), scx.unexpected_count(&ignore)) {
+        match (absent, result.is_ok(), scx.unexpected_count(&[])) {
             (true, _, _) => Fit::Absent,
             (false, true, 0) => Fit::Passes,
             (false, _, n) => Fit::Partly(n),

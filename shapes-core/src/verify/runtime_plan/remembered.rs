@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::{Plan, PlanError, PlanNode};
+use crate::verify::by_name::ConfigKey;
 
 /// What a plan is built from: its root, nodes and `where` clauses.
 type Built = (String, Vec<PlanNode>, Vec<String>);
@@ -64,6 +65,35 @@ pub(super) fn key_list(keys: &[&str]) -> &'static [&'static str] {
     }
     let list: Vec<&'static str> = keys.iter().map(|k| super::leak(k)).collect();
     let list: &'static [&'static str] = Box::leak(list.into_boxed_slice());
+    if map.len() < MAX_KEY_LISTS {
+        map.insert(owned, list);
+    }
+    list
+}
+
+/// The lists of config bindings leaked, by their variables and keys.
+static CONFIG_LISTS: OnceLock<Mutex<HashMap<OwnedConfig, &'static [ConfigKey]>>> = OnceLock::new();
+
+/// A list of config bindings by value: each variable with its keys.
+type OwnedConfig = Vec<(String, Vec<String>)>;
+
+/// `keys` as the `&'static` list a [`Description`](crate::verify::Description) holds: the one
+/// leaked before for the same bindings (while fewer than [`MAX_KEY_LISTS`] are remembered),
+/// else a new one. Its names and keys are already `'static`.
+pub(super) fn config_list(keys: &[ConfigKey]) -> &'static [ConfigKey] {
+    let owned: OwnedConfig = keys
+        .iter()
+        .map(|k| {
+            let list = k.keys.iter().map(|s| (*s).to_owned()).collect();
+            (k.var.to_owned(), list)
+        })
+        .collect();
+    let lists = CONFIG_LISTS.get_or_init(Default::default);
+    let mut map = lists.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(list) = map.get(&owned) {
+        return list;
+    }
+    let list: &'static [ConfigKey] = Box::leak(keys.to_vec().into_boxed_slice());
     if map.len() < MAX_KEY_LISTS {
         map.insert(owned, list);
     }
