@@ -60,7 +60,8 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
     // `check_in`'s body names the runtime's items through a short alias (`use … as __p`):
     // a struct of thousands of fields pays for every token of it in compile time.
     let g_memory = Codegen::new(quote!(__p), own_vars(input)).with_straight_line(straight_line);
-    let check_fn = expand_memory::check_fn(&g_memory, &p, krate, input);
+    let memory = expand_memory::check_fn(&g_memory, &p, krate, input);
+    let check_fn = &memory.check_in;
     let static_checks: Vec<TokenStream> = input
         .fields
         .iter()
@@ -88,6 +89,18 @@ fn impl_shaped(input: &Input<'_>, krate: &TokenStream) -> TokenStream {
             #check_fn
             #source_fn
             #binders
+        }
+    };
+    let chunks = &memory.chunks;
+    let items = if chunks.is_empty() {
+        items
+    } else {
+        quote! {
+            #items
+            #[automatically_derived]
+            impl #impl_g #ident #ty_g #where_c {
+                #chunks
+            }
         }
     };
     // In an anonymous const, so the guards of the locals' names shadow the user's items for

@@ -15,58 +15,120 @@ use crate::codegen::{
 /// Above this many fields, `check_in` is not marked `#[inline]`.
 pub const INLINE_FIELDS: usize = 64;
 
+/// In a struct above [`INLINE_FIELDS`] fields, how many fields' checks go into one function
+/// (see [`MemoryChecks::chunks`]).
+pub const CHUNK_FIELDS: usize = 16;
+
+/// The in-memory checks of a struct: the `check_in` method of the `Shaped` impl, and for a
+/// struct of hundreds of fields the methods of an inherent impl it calls, one per
+/// [`CHUNK_FIELDS`] fields.
+pub struct MemoryChecks {
+    pub check_in: TokenStream,
+    /// Methods for `impl Struct { … }`, empty for a struct of up to [`INLINE_FIELDS`] fields.
+    pub chunks: TokenStream,
+}
+
 /// The `check_in` method of the `Shaped` impl. `g` names the runtime's items by the alias
 /// `__p`, which the body declares for `private`, the path the signature uses.
+///
+/// A struct of up to [`INLINE_FIELDS`] fields has its checks in `check_in`, inlined into
+/// `verify`. Above that, `check_in` calls one function per [`CHUNK_FIELDS`] fields: the same
+/// statements in the same order (the path's base level passed along), but LLVM optimises
+/// tens of small functions in a fraction of the time one function of thousands of checks
+/// takes, and a call per [`CHUNK_FIELDS`] fields costs nothing measurable.
 pub fn check_fn(
     g: &Codegen,
     private: &TokenStream,
     krate: &TokenStream,
     input: &Input<'_>,
-) -> TokenStream {
+) -> MemoryChecks {
     let inline = input.fields.len() <= INLINE_FIELDS;
     let mut bound = BTreeSet::new();
     let mut known = KnownBound::default();
-    let mut checks = Vec::new();
+    // The statements of each field (a run's depth set before the first of it).
+    let mut checks: Vec<TokenStream> = Vec::new();
     // Whether the field before is a path level (a nested field, a list): a run of them sets the
     // path's depth once, and each names its level (see `ScopeChecks::name_at`).
     let mut in_run = false;
     for (k, f) in input.fields.iter().enumerate() {
         let level = f.is_path_level();
-        if level != in_run {
-            checks.push(depth_for_run(level));
-            in_run = level;
-        }
+        let depth = (level != in_run).then(|| depth_for_run(level));
+        in_run = level;
         // Not for a struct of hundreds of fields, whose `check_in` is a call anyway.
         let known_here = inline.then(|| known.before(krate, k, f, &bound)).flatten();
-        checks.push(field_check(g, krate, f, &mut bound, known_here.as_ref()));
+        let check = field_check(g, krate, f, &mut bound, known_here.as_ref());
+        checks.push(quote!(#depth #check));
     }
-    if in_run {
-        checks.push(depth_for_run(false));
-    }
+    let end_run = in_run.then(|| depth_for_run(false));
     let known = known.table(input.fields.len());
     let mut wheres = g.where_checks(&input.wheres);
     wheres.extend(g.constraint_checks(&input.constraints));
     let slots = g.slot_lets();
     let level = level_let(input);
-    // Inlined into `verify` where it pays (a model's structs have tens of fields); a struct of
-    // hundreds is a call either way, and its body is then not written into the crate's
-    // metadata for inlining elsewhere (rustc's time and memory on a struct of thousands).
-    let inline = inline.then(|| quote!(#[inline]));
     // A generic struct's scope is known where the verification is compiled for a type.
     let typos = crate::expand_typo::is_generic(input)
         .then(|| crate::expand_typo::typo_check(krate, input, false));
-    quote! {
-        #inline
+    if inline {
+        // Inlined into `verify` where it pays (a model's structs have tens of fields).
+        let check_in = quote! {
+            #[inline]
+            fn check_in<__C: #private::ScopeChecks>(&self, __cx: &mut __C, __map: &#private::SlotMap) {
+                use #private as __p;
+                use __p::ItemChecks as _;
+                #typos
+                #(#slots)*
+                #level
+                #known
+                #(#checks)*
+                #end_run
+                #(#wheres)*
+            }
+        };
+        return MemoryChecks {
+            check_in,
+            chunks: quote!(),
+        };
+    }
+    // A struct of hundreds of fields: `check_in` is a call either way, and its body is then not
+    // written into the crate's metadata for inlining elsewhere (rustc's time and memory on a
+    // struct of thousands).
+    let level_arg = if level.is_empty() {
+        quote!(0)
+    } else {
+        quote!(__level)
+    };
+    let mut calls = Vec::new();
+    let mut chunks = Vec::new();
+    for (i, chunk) in checks.chunks(CHUNK_FIELDS).enumerate() {
+        let name = format_ident!("__shapes_check_in_{}", i);
+        calls.push(quote!(self.#name(__cx, __map, #level_arg);));
+        chunks.push(quote! {
+            #[doc(hidden)]
+            #[inline(never)]
+            #[allow(unused_variables, non_snake_case, clippy::all)]
+            fn #name<__C: #private::ScopeChecks>(&self, __cx: &mut __C, __map: &#private::SlotMap, __level: usize) {
+                use #private as __p;
+                use __p::ItemChecks as _;
+                #(#slots)*
+                #(#chunk)*
+            }
+        });
+    }
+    let check_in = quote! {
         fn check_in<__C: #private::ScopeChecks>(&self, __cx: &mut __C, __map: &#private::SlotMap) {
             use #private as __p;
             use __p::ItemChecks as _;
             #typos
             #(#slots)*
             #level
-            #known
-            #(#checks)*
+            #(#calls)*
+            #end_run
             #(#wheres)*
         }
+    };
+    MemoryChecks {
+        check_in,
+        chunks: quote!(#(#chunks)*),
     }
 }
 
