@@ -707,3 +707,102 @@ proptest! {
         prop_assert_eq!(slow, 3 - passing, "a passing call left the fast path");
     }
 }
+
+/// One block of [`Wide`].
+#[derive(Shaped, Clone)]
+struct WideBlock {
+    #[shape("(d, e)")]
+    w: Shape,
+}
+
+/// Writes a struct of 15 tensors, a run of two nested blocks across the first boundary
+/// between its check functions (fields 15 and 16), 60 more tensors and a list of blocks: a
+/// struct above 64 fields has its in-memory checks split into functions of 16 fields.
+macro_rules! wide {
+    ($($t:ident)*; $($u:ident)*) => {
+        #[derive(Shaped)]
+        struct Wide {
+            $(#[shape("(n, d)")] $t: Shape,)*
+            #[shape(nested)] inner_a: WideBlock,
+            #[shape(nested)] inner_b: WideBlock,
+            $(#[shape("(e, #m)")] $u: Shape,)*
+            #[shape(nested, count = "blocks")] tail: Vec<WideBlock>,
+        }
+
+        impl Wide {
+            fn new(n: usize, d: usize, e: usize) -> Wide {
+                let block = WideBlock { w: Shape::from([d, e]) };
+                Wide {
+                    $($t: Shape::from([n, d]),)*
+                    inner_a: block.clone(),
+                    inner_b: block.clone(),
+                    $($u: Shape::from([e, 1]),)*
+                    tail: vec![block.clone(), block],
+                }
+            }
+
+            /// Its tensors by name, as a checkpoint holds them.
+            fn source(&self) -> BTreeMap<String, Shape> {
+                let mut src = BTreeMap::new();
+                $(src.insert(stringify!($t).to_string(), self.$t.clone());)*
+                src.insert("inner_a.w".to_string(), self.inner_a.w.clone());
+                src.insert("inner_b.w".to_string(), self.inner_b.w.clone());
+                $(src.insert(stringify!($u).to_string(), self.$u.clone());)*
+                for (i, b) in self.tail.iter().enumerate() {
+                    src.insert(format!("tail.{i}.w"), b.w.clone());
+                }
+                src
+            }
+        }
+    };
+}
+
+wide!(
+    t0 t1 t2 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14;
+    u0 u1 u2 u3 u4 u5 u6 u7 u8 u9 u10 u11 u12 u13 u14 u15 u16 u17 u18 u19
+    u20 u21 u22 u23 u24 u25 u26 u27 u28 u29 u30 u31 u32 u33 u34 u35 u36 u37 u38 u39
+    u40 u41 u42 u43 u44 u45 u46 u47 u48 u49 u50 u51 u52 u53 u54 u55 u56 u57 u58 u59
+);
+
+#[test]
+fn a_struct_checked_in_several_functions_reads_as_one() {
+    let ok = Wide::new(2, 3, 5);
+    let b = ok.verify().expect("a consistent struct verifies");
+    assert_eq!(
+        (
+            b.get("n"),
+            b.get("d"),
+            b.get("e"),
+            b.get("blocks"),
+            b.get("m")
+        ),
+        // A broadcastable `#m` of size 1 binds nothing.
+        (Some(2), Some(3), Some(5), Some(2), None)
+    );
+    assert_eq!(
+        sorted(&b),
+        sorted(&Wide::verify_source(&ok.source()).unwrap())
+    );
+    assert_eq!(readable(&b), readable(&verify_general(&ok).unwrap()));
+
+    // Mismatches on both sides of the functions' boundaries, in a run of nested fields and
+    // in the list after them: the paths are the fields', whichever function checked them.
+    let mut bad = Wide::new(2, 3, 5);
+    bad.inner_b.w = Shape::from([4, 5]);
+    bad.u59 = Shape::from([6, 1]);
+    bad.tail[1].w = Shape::from([3, 7]);
+    let errors = bad.verify_all().expect_err("three mismatches");
+    let text = errors.to_string();
+    for path in [
+        "Wide.inner_b.w: axis 0 expected d = 3, found 4",
+        "Wide.u59: axis 0 expected e = 5, found 6",
+        "Wide.tail[1].w: axis 1 expected e = 5, found 7",
+    ] {
+        assert!(text.contains(path), "{text}");
+    }
+    assert_eq!(errors.len(), 3, "{text}");
+    let general = verify_general(&bad).expect_err("the general checker agrees");
+    assert_eq!(bad.verify().unwrap_err().to_string(), general.to_string());
+    let by_name = Wide::verify_source(&bad.source()).expect_err("by name too");
+    assert_eq!(by_name.len(), 3, "{by_name}");
+}
