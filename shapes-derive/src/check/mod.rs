@@ -24,6 +24,7 @@
 mod ast;
 mod attr;
 mod expand;
+mod flow;
 mod valid;
 
 use proc_macro2::TokenStream;
@@ -50,8 +51,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let opts = attr::options(&cx, args);
     let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func);
     let analysis = valid::check(&cx, &checked);
+    // The body's shapes, followed through the ops: provable mismatches go into `cx`.
+    let gaps = flow::analyse(&cx, &checked, &func);
     // On errors the output is discarded below; generation stays total anyway.
-    let generated = expand::generate(&opts, &func, &checked, &analysis);
+    let generated = expand::generate(&cx, &opts, &func, &checked, &analysis, &gaps);
     match cx.check() {
         Ok(()) => generated,
         Err(errors) => {
@@ -59,6 +62,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             // the user sees these errors and not a cascade.
             // The parameters look unused without the checks: say nothing about them.
             let mut out = errors.to_compile_error();
+            flow::strip_lets(&mut func.block);
             func.attrs
                 .push(syn::parse_quote!(#[allow(unused_variables)]));
             out.extend(func.into_token_stream());
