@@ -610,7 +610,7 @@ impl<'a> Walker<'a> {
             }
             (Val::Tensor(x), Val::Tensor(y)) => Val::Tensor(x.clone().or_else(|| y.clone())),
             (Val::Tensor(x), _) | (_, Val::Tensor(x)) => Val::Tensor(x.clone()),
-            (Val::Size(x), Val::Size(y)) => Val::Size(exact_or(op, x, y)),
+            (Val::Size(x), Val::Size(y)) => Val::Size(size_op(op, x, y, self.facts)),
             _ => Val::Other,
         };
         if assign {
@@ -859,7 +859,9 @@ impl<'a> Walker<'a> {
             [.., "Tensor", f @ ("cat" | "stack")] if c.args.len() == 2 => {
                 return self.cat(c, f == &"stack", &op_text);
             }
-            [.., "ops", f] if NN_OPS_KEEP.contains(f) && !c.args.is_empty() => {
+            [.., "ops", f] | [.., "rotary_emb", f]
+                if (NN_OPS_KEEP.contains(f) || f.starts_with("rope")) && !c.args.is_empty() =>
+            {
                 let vals: Vec<Val> = c.args.iter().map(|a| self.eval(a)).collect();
                 return match &vals[0] {
                     Val::Tensor(s) => Val::Tensor(s.clone()),
@@ -958,30 +960,24 @@ fn is_vocabulary(n: &str) -> bool {
         )
 }
 
-/// `a op b` on sizes: an integer `/` is floor division, but exact when `b` is a factor of `a`
-/// (`heads * head_dim / head_dim`).
-fn exact_or(op: shapes_core::expr::ArithOp, a: &Dim, b: &Dim) -> Dim {
+/// `a op b` on sizes: an integer `/` is floor division, but exact when `b` divides `a` for
+/// every assignment (`heads * head_dim / head_dim`, or `d_model / heads` with `where
+/// d_model = heads * head_dim`). The result is written in its simplest form.
+fn size_op(op: shapes_core::expr::ArithOp, a: &Dim, b: &Dim, facts: &Facts) -> Dim {
     use shapes_core::expr::ArithOp;
-    if op == ArithOp::FloorDiv {
-        let exact = super::dims::bin(ArithOp::Div, a, b);
-        let literal = matches!(
-            (a, b),
-            (
-                Some(shapes_core::expr::DimExpr::Lit(_)),
-                Some(shapes_core::expr::DimExpr::Lit(_))
-            )
-        );
-        if literal {
-            return super::dims::bin(ArithOp::FloorDiv, a, b);
-        }
-        if !matches!(
-            exact,
-            Some(shapes_core::expr::DimExpr::Bin(ArithOp::Div, ..))
-        ) {
-            return exact;
-        }
-    }
-    super::dims::bin(op, a, b)
+    let literal = matches!(
+        (a, b),
+        (
+            Some(shapes_core::expr::DimExpr::Lit(_)),
+            Some(shapes_core::expr::DimExpr::Lit(_))
+        )
+    );
+    let op = if op == ArithOp::FloorDiv && !literal && super::dims::divides(a, b, facts) {
+        ArithOp::Div
+    } else {
+        op
+    };
+    super::dims::simplify(super::dims::bin(op, a, b))
 }
 
 /// Why two shapes differ provably (`None` when they may agree).

@@ -229,6 +229,43 @@ impl Poly {
     }
 }
 
+impl Poly {
+    /// The polynomial as an expression, when every coefficient is a whole positive number and
+    /// every factor a variable with a positive power.
+    fn to_dim(&self) -> Option<DimExpr> {
+        let mut sum: Option<DimExpr> = None;
+        for (m, c) in &self.terms {
+            if c.den != 1 || c.num <= 0 {
+                return None;
+            }
+            let mut term: Option<DimExpr> = (c.num != 1 || m.is_empty())
+                .then(|| usize::try_from(c.num).ok().map(DimExpr::Lit))
+                .flatten();
+            if term.is_none() && (c.num != 1 || m.is_empty()) {
+                return None;
+            }
+            for (v, e) in m {
+                if v.starts_with('(') || *e <= 0 {
+                    return None;
+                }
+                for _ in 0..*e {
+                    let var = DimExpr::Var(shapes_core::expr::Name::new(v));
+                    term = Some(match term {
+                        None => var,
+                        Some(t) => DimExpr::Bin(ArithOp::Mul, Box::new(t), Box::new(var)),
+                    });
+                }
+            }
+            let term = term?;
+            sum = Some(match sum {
+                None => term,
+                Some(s) => DimExpr::Bin(ArithOp::Add, Box::new(s), Box::new(term)),
+            });
+        }
+        Some(sum.unwrap_or(DimExpr::Lit(0)))
+    }
+}
+
 impl fmt::Display for Poly {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.terms.is_empty() {
@@ -372,6 +409,33 @@ pub fn greater(a: &Dim, b: &Dim, facts: &Facts) -> bool {
         .and_then(|(pa, pb)| pa.add(&pb.neg()?));
     diff.and_then(|p| p.as_constant())
         .is_some_and(|c| c.num > 0)
+}
+
+/// Whether `b` divides `a` exactly for every assignment: `b` is a single term and `a / b` is a
+/// polynomial with whole coefficients and no negative powers (`d_model / heads` with `where
+/// d_model = heads * head_dim`).
+pub fn divides(a: &Dim, b: &Dim, facts: &Facts) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    let q = normalise(a, facts)
+        .zip(normalise(b, facts).and_then(|pb| pb.inverse()))
+        .and_then(|(pa, inv)| pa.mul(&inv));
+    q.is_some_and(|q| {
+        q.terms
+            .iter()
+            .all(|(m, c)| c.den == 1 && c.num > 0 && m.values().all(|e| *e > 0))
+    })
+}
+
+/// `d` written as its normal form when that is a sum of products of variables with whole
+/// positive coefficients (`head_dim / 2 * 2` is `head_dim`); otherwise `d` as it is.
+pub fn simplify(d: Dim) -> Dim {
+    let e = d?;
+    let Some(p) = normalise(&e, &Facts::default()) else {
+        return Some(e);
+    };
+    Some(p.to_dim().unwrap_or(e))
 }
 
 /// `d` as a literal size, when it is one.
@@ -559,6 +623,18 @@ mod tests {
         );
         assert_eq!(bin(ArithOp::Mul, &d("s"), &d("1")), d("s"));
         assert_eq!(product(&[d("b"), d("s"), None]), None);
+    }
+
+    #[test]
+    fn exact_division_and_simplification() {
+        let (l, r) = (d("d_model").unwrap(), d("heads * head_dim").unwrap());
+        let facts = Facts::new([(&l, &r)]);
+        assert!(divides(&d("d_model"), &d("heads"), &facts));
+        assert!(!divides(&d("d_model"), &d("heads"), &Facts::default()));
+        assert!(!divides(&d("heads"), &d("kv_heads"), &facts));
+        assert_eq!(simplify(d("head_dim / 2 * 2")), d("head_dim"));
+        assert_eq!(simplify(d("h // 2")), d("h // 2"));
+        assert_eq!(simplify(d("2 * a * a + 3")), d("3 + 2 * a * a"));
     }
 
     #[test]

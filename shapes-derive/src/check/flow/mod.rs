@@ -89,3 +89,113 @@ fn names_tensor(ty: &syn::Type) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// The errors and gaps of one checked function, as `#[shapes::check(args)]` finds them.
+    fn analyse_fn(
+        args: proc_macro2::TokenStream,
+        func: proc_macro2::TokenStream,
+    ) -> (Vec<String>, Vec<String>) {
+        let cx = Ctxt::new();
+        let opts = super::super::attr::options(&cx, args);
+        let mut func: ItemFn = syn::parse2(func).expect("a function");
+        let checked = CheckedFn::take_from(&cx, &opts, &mut func);
+        let gaps = analyse(&cx, &checked, &func);
+        let errors = match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (errors, gaps.into_iter().map(|g| g.message).collect())
+    }
+
+    #[test]
+    fn a_llama_attention_is_tracked_without_a_gap() {
+        let (errors, gaps) = analyse_fn(
+            quote!(ret = "(b, s, d_model)"),
+            quote! {
+                fn attn(
+                    #[shape("(b, s, d_model)")] x: &Tensor,
+                    #[shape("(s, head_dim / 2)")] cos: &Tensor,
+                    #[shape("(s, head_dim / 2)")] sin: &Tensor,
+                    #[shape("(s, past + s)")] mask: &Tensor,
+                    #[shape("(b, kv_heads, past, head_dim)")] past_k: &Tensor,
+                    #[shape("(heads * head_dim, d_model)")] wq: &Tensor,
+                    #[shape("(kv_heads * head_dim, d_model)")] wk: &Tensor,
+                    #[shape("(d_model, heads * head_dim)")] wo: &Tensor,
+                ) -> Result<Tensor> {
+                    let (b, s, _) = x.dims3()?;
+                    let head_dim = cos.dim(D::Minus1)? * 2;
+                    let heads = wq.dim(0)? / head_dim;
+                    let kv_heads = wk.dim(0)? / head_dim;
+                    let n_rep = heads / kv_heads;
+                    let q = x.broadcast_matmul(&wq.t()?)?.reshape((b, s, heads, head_dim))?.transpose(1, 2)?;
+                    let k = x.broadcast_matmul(&wk.t()?)?.reshape((b, s, kv_heads, head_dim))?.transpose(1, 2)?;
+                    let q = candle_nn::rotary_emb::rope(&q, cos, sin)?;
+                    let k = Tensor::cat(&[past_k, &k], 2)?;
+                    let k = Tensor::cat(&vec![&k; n_rep], 2)?.reshape((b, kv_heads * n_rep, (), head_dim))?;
+                    let att = (q.matmul(&k.t()?)? / 8.0)?;
+                    let att = candle_nn::ops::softmax_last_dim(&att.broadcast_add(mask)?)?;
+                    let y = att.matmul(&k)?.transpose(1, 2)?.reshape((b, s, heads * head_dim))?;
+                    y.broadcast_matmul(&wo.t()?)
+                }
+            },
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(gaps.is_empty(), "{gaps:?}");
+    }
+
+    #[test]
+    fn only_tensor_parameters_are_tracked() {
+        let (errors, _) = analyse_fn(
+            quote!(),
+            quote! {
+                fn f(#[shape("(a, b)")] x: &Other, #[shape("(a, b)")] y: &Other) -> Other {
+                    x.matmul(&y)
+                }
+            },
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn where_equations_make_products_comparable() {
+        let (errors, _) = analyse_fn(
+            quote!(where = "d_model = heads * head_dim"),
+            quote! {
+                fn f(
+                    #[shape("(b, s, d_model)")] x: &Tensor,
+                    #[shape("(heads,)")] h: &Tensor,
+                    #[shape("(kv_heads, head_dim)")] kv: &Tensor,
+                ) -> Result<Tensor> {
+                    let (b, s, _) = x.dims3()?;
+                    let (kv_heads, head_dim) = kv.dims2()?;
+                    x.reshape((b, s, kv_heads, head_dim))
+                }
+            },
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("element counts differ"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_let_annotation_gives_a_shape_and_is_compared() {
+        let (errors, _) = analyse_fn(
+            quote!(),
+            quote! {
+                fn f(#[shape("(b, s, d)")] x: &Tensor) -> Result<Tensor> {
+                    #[shape("(b, s, d)")]
+                    let h = helper(x)?;
+                    #[shape("(b, d, s)")]
+                    let g = x.contiguous()?;
+                    h.matmul(&g)
+                }
+            },
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("contradicts the value"), "{errors:?}");
+    }
+}

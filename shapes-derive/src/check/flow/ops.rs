@@ -292,7 +292,7 @@ pub fn reshape(a: &Operand<'_>, target: &[Target], facts: &Facts) -> Rule {
                 .iter()
                 .map(|t| match t {
                     Target::Dim(d) => d.clone(),
-                    Target::Hole => fill.clone(),
+                    Target::Hole => super::dims::simplify(fill.clone()),
                 })
                 .collect(),
         ));
@@ -592,7 +592,7 @@ mod tests {
         let hole = vec![Target::Dim(shape_of("(b,)")[0].clone()), Target::Hole];
         assert_eq!(
             ok(reshape(&op("x", &x), &hole, &f)),
-            "(b, s * (heads * head_dim))"
+            "(b, head_dim * heads * s)"
         );
     }
 
