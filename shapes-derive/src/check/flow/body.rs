@@ -673,7 +673,13 @@ impl<'a> Walker<'a> {
         };
         let op_text = {
             let args: Vec<String> = arg_exprs.iter().map(|e| render(e)).collect();
-            super::diag::shorten(&format!("{recv_text}.{name}({})", args.join(", ")))
+            // A long receiver (a chain of ops) is elided: the message quotes it with its shape.
+            let recv = if recv_text.chars().count() > 24 {
+                "…"
+            } else {
+                &recv_text
+            };
+            super::diag::shorten(&format!("{recv}.{name}({})", args.join(", ")))
         };
         // Where an error is reported: the method and its arguments.
         let mut at = m.method.to_token_stream();
@@ -977,7 +983,14 @@ fn size_op(op: shapes_core::expr::ArithOp, a: &Dim, b: &Dim, facts: &Facts) -> D
     } else {
         op
     };
-    super::dims::simplify(super::dims::bin(op, a, b))
+    let d = super::dims::bin(op, a, b);
+    // `d_model / heads` reads as `head_dim` when the `where` equations make it that.
+    match super::dims::simplify_under(d.clone(), facts) {
+        Some(e @ (shapes_core::expr::DimExpr::Var(_) | shapes_core::expr::DimExpr::Lit(_))) => {
+            Some(e)
+        }
+        _ => super::dims::simplify(d),
+    }
 }
 
 /// Why two shapes differ provably (`None` when they may agree).

@@ -432,10 +432,13 @@ pub fn divides(a: &Dim, b: &Dim, facts: &Facts) -> bool {
 /// positive coefficients (`head_dim / 2 * 2` is `head_dim`); otherwise `d` as it is.
 pub fn simplify(d: Dim) -> Dim {
     let e = d?;
-    let Some(p) = normalise(&e, &Facts::default()) else {
-        return Some(e);
-    };
-    Some(p.to_dim().unwrap_or(e))
+    Some(simplify_under(Some(e.clone()), &Facts::default()).unwrap_or(e))
+}
+
+/// `d`'s normal form under `facts` as an expression, when it can be written as one (see
+/// [`simplify`]).
+pub fn simplify_under(d: Dim, facts: &Facts) -> Dim {
+    normalise(&d?, facts)?.to_dim()
 }
 
 /// `d` as a literal size, when it is one.

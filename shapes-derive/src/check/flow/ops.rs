@@ -97,7 +97,8 @@ fn inner(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts) -> Result<(), String> 
     if compare(k1, k2, facts) != Cmp::Differ {
         return Ok(());
     }
-    let hint = if compare(k1, &b.dims[rb - 1], facts) == Cmp::Equal {
+    let transposed = b.text.ends_with(".t()") || b.text.ends_with(".t()?");
+    let hint = if !transposed && compare(k1, &b.dims[rb - 1], facts) == Cmp::Equal {
         format!("; did you mean `{}.t()`?", b.text)
     } else {
         String::new()
