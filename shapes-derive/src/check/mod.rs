@@ -20,6 +20,12 @@
 //! where "fail" is `return Err(E::from(error))` for a function returning `…Result<_, E>` and a
 //! panic with the full message otherwise. Without `ret`, the original body runs in place, so
 //! `return`, `?`, `impl Trait`, `async` and borrows behave exactly as written.
+//!
+//! With `#[shape("…")]` on a `let` of the body, the scope is kept for the body too (as
+//! `__shapes_lets`, a `&mut` of it) and the `let` is followed by the check of its value, in
+//! debug builds. Before any of this, `flow` walks the body: the shapes of its tensor locals
+//! through the ops of candle's vocabulary, a provable mismatch an error here; with `trace`,
+//! the places where a shape is lost are emitted as `deprecated` warnings.
 
 mod ast;
 mod attr;

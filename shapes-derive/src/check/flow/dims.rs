@@ -31,7 +31,7 @@ pub type Dim = Option<DimExpr>;
 
 /// How deep `where` substitutions may nest before a dim is given up as unknown (a cycle
 /// such as `a = b + 1, b = a - 1` stops there).
-const MAX_DEPTH: usize = 16;
+const MAX_DEPTH: usize = 64;
 
 /// The most terms a normal form may have before it is given up as unknown.
 const MAX_TERMS: usize = 64;
