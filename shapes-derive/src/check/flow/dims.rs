@@ -460,6 +460,11 @@ pub fn as_literal(d: &Dim, facts: &Facts) -> Option<usize> {
 /// head_dim` is `heads`). Never panics.
 pub fn bin(op: ArithOp, a: &Dim, b: &Dim) -> Dim {
     let (a, b) = (a.as_ref()?, b.as_ref()?);
+    // A dim built by repeated arithmetic (`let a = a * a;` in a loop of lines) stays small:
+    // past the limit it is unknown.
+    if nodes(a, MAX_NODES) + nodes(b, MAX_NODES) >= MAX_NODES {
+        return None;
+    }
     if let (DimExpr::Lit(x), DimExpr::Lit(y)) = (a, b) {
         return op.apply(*x, *y).map(DimExpr::Lit);
     }
@@ -480,6 +485,23 @@ pub fn bin(op: ArithOp, a: &Dim, b: &Dim) -> Dim {
         return Some(q);
     }
     Some(DimExpr::Bin(op, Box::new(a.clone()), Box::new(b.clone())))
+}
+
+/// The most nodes a tracked dim may have.
+const MAX_NODES: usize = 256;
+
+/// The number of nodes of `e`, counted up to `limit`.
+fn nodes(e: &DimExpr, limit: usize) -> usize {
+    match e {
+        DimExpr::Bin(_, a, b) => {
+            let left = nodes(a, limit);
+            if left >= limit {
+                return limit;
+            }
+            (1 + left + nodes(b, limit - left)).min(limit)
+        }
+        _ => 1,
+    }
 }
 
 /// `a / b` when `b` is one factor of the product `a` (or `a` itself, giving 1).
@@ -639,12 +661,17 @@ mod tests {
         assert_eq!(simplify(d("head_dim / 2 * 2")), d("head_dim"));
         assert_eq!(simplify(d("h // 2")), d("h // 2"));
         assert_eq!(simplify(d("2 * a * a + 3")), d("3 + 2 * a * a"));
-        // Squared nine times: 512 factors, not written out (and nothing panics).
+        // Squared six times: 64 factors, not written out.
         let mut big = d("a");
-        for _ in 0..9 {
+        for _ in 0..6 {
             big = bin(ArithOp::Mul, &big, &big);
         }
         assert_eq!(simplify(big.clone()), big);
+        // Squared on: past the size limit, unknown (and never a tree of 2^40 nodes).
+        for _ in 0..40 {
+            big = bin(ArithOp::Mul, &big, &big);
+        }
+        assert_eq!(big, None);
     }
 
     #[test]

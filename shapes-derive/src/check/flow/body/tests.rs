@@ -190,3 +190,33 @@ fn assignments_are_found_in_tokens() {
     let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["a", "b", "g", "i"]);
 }
+
+#[test]
+fn odd_bodies_never_panic() {
+    let bodies = [
+        "x.narrow(0, 18446744073709551615, 18446744073709551615)",
+        "x.narrow(0, 340282366920938463463374607431768211455, 1)",
+        "x.transpose(99, 100)",
+        "x.reshape(((), ()))",
+        "x.reshape(())",
+        "x.dim(D::Minus(0))",
+        "x.dim(D::Minus(18446744073709551615))",
+        "x.permute(())",
+        "x.permute((0, 0))",
+        "Tensor::cat(&[], 0)",
+        "Tensor::stack(&vec![], D::Minus1)",
+        "x.unsqueeze(D::Minus(99))",
+        "x.flatten(1, 0)",
+        "x.squeeze(5)",
+        "x.t()?.t()?.t()?.matmul(&x.t()?)?.sum_keepdim(7)",
+        "let (a, b) = x.dims2()?; x.reshape((a - b - b, b * 18446744073709551615))",
+        "let (a, b) = x.dims2()?; let c = a / 0; x.reshape((c % 0, b))",
+        "loop { let x = x.t()?; } ",
+        "match x { y if y.dims2().is_ok() => y, _ => x }",
+        "let f = async { x }; x",
+    ];
+    for body in bodies {
+        // Errors are allowed here; a panic is not.
+        let _ = walk(&[("x", "(a, b)")], Some("(a, b)"), body);
+    }
+}
