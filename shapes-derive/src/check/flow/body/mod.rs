@@ -26,6 +26,9 @@ pub enum Val {
     Size(Dim),
     /// A tuple of values: what `dims3()` returns.
     Tuple(Vec<Val>),
+    /// `Some` of a value: an optional parameter (an attention mask), read by `if let Some(m)`,
+    /// `match` and `?`.
+    Some(Box<Val>),
     /// Anything else, or a value nothing is known about.
     Other,
 }
@@ -149,9 +152,14 @@ impl<'a> Walker<'a> {
 
     fn local(&mut self, l: &Local) {
         let ann = super::lets::annotation(&l.attrs);
+        // Under an annotation, nothing of the value's shape is lost: no gap.
+        let gaps = self.gaps.len();
         let mut val = match &l.init {
             Some(init) => {
                 let v = self.eval(&init.expr);
+                if ann.is_some() {
+                    self.gaps.truncate(gaps);
+                }
                 if let Some((_, diverge)) = &init.diverge {
                     let saved = self.env.clone();
                     self.eval(diverge);
@@ -202,6 +210,15 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
+            // `Some(m)` of an optional tensor, `Ok(t)` of a tensor.
+            Pat::TupleStruct(ts) if ts.elems.len() == 1 => {
+                let variant = ts.path.segments.last().map(|s| s.ident.to_string());
+                match (variant.as_deref(), val) {
+                    (Some("Some"), Val::Some(inner)) => self.bind(&ts.elems[0], *inner),
+                    (Some("Ok"), v @ Val::Tensor(_)) => self.bind(&ts.elems[0], v),
+                    _ => self.bind_unknown(ts.to_token_stream()),
+                }
+            }
             other => self.bind_unknown(other.to_token_stream()),
         }
     }
@@ -227,7 +244,10 @@ impl<'a> Walker<'a> {
             Expr::Reference(r) => self.eval(&r.expr),
             Expr::Paren(p) => self.eval(&p.expr),
             Expr::Group(g) => self.eval(&g.expr),
-            Expr::Try(t) => self.eval(&t.expr),
+            Expr::Try(t) => match self.eval(&t.expr) {
+                Val::Some(inner) => *inner,
+                v => v,
+            },
             Expr::Unary(u) => {
                 let v = self.eval(&u.expr);
                 match (u.op, v) {
@@ -320,8 +340,8 @@ impl<'a> Walker<'a> {
             }
             Expr::Macro(m) => self.mac(&m.mac),
             Expr::Let(l) => {
-                self.eval(&l.expr);
-                self.bind(&l.pat, Val::Other);
+                let v = self.eval(&l.expr);
+                self.bind(&l.pat, v);
                 Val::Other
             }
             other => {
@@ -400,6 +420,14 @@ impl<'a> Walker<'a> {
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Val {
+        // What `if let` binds is seen by the branches only.
+        let mark = self.env.len();
+        let v = self.if_branches(i);
+        self.env.truncate(mark);
+        v
+    }
+
+    fn if_branches(&mut self, i: &syn::ExprIf) -> Val {
         self.eval(&i.cond);
         let before = self.env.clone();
         let then_val = self.walk_block(&i.then_branch);
@@ -420,16 +448,16 @@ impl<'a> Walker<'a> {
     }
 
     fn match_expr(&mut self, m: &syn::ExprMatch) -> Val {
-        self.eval(&m.expr);
+        let scrutinee = self.eval(&m.expr);
         let before = self.env.clone();
         let mut branches = Vec::new();
         for arm in &m.arms {
             match &arm.pat {
                 Pat::Guard(g) => {
-                    self.bind(&g.pat, Val::Other);
+                    self.bind(&g.pat, scrutinee.clone());
                     self.eval(&g.guard);
                 }
-                p => self.bind(p, Val::Other),
+                p => self.bind(p, scrutinee.clone()),
             }
             let v = self.eval(&arm.body);
             self.env.truncate(before.len());

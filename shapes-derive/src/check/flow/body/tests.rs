@@ -220,3 +220,51 @@ fn odd_bodies_never_panic() {
         let _ = walk(&[("x", "(a, b)")], Some("(a, b)"), body);
     }
 }
+
+#[test]
+fn optional_masks_are_read_through_some() {
+    let facts = Facts::default();
+    let block: Block = syn::parse_str(
+        "{ let mut att = att.clone(); if let Some(m) = mask { att = att.broadcast_add(m)?; } \
+           match mask { Some(m) => att.broadcast_add(&m.t()?), None => Ok(att) } }",
+    )
+    .expect("a block");
+    let mut w = Walker::new(&facts, None);
+    w.bind_param("att", Val::Tensor(Some(shape_of("(b, heads, s, s)"))));
+    w.bind_param(
+        "mask",
+        Val::Some(Box::new(Val::Tensor(Some(shape_of("(b, 1, 1, s)"))))),
+    );
+    w.walk_fn_body(&block);
+    // `m.t()` is (b, 1, s, 1): fine; a mask of (b, heads, 1, s) would be too. Only the
+    // shapes that provably clash are errors:
+    assert!(w.errors.is_empty(), "{:?}", w.errors);
+    assert!(
+        w.gaps.is_empty(),
+        "{:?}",
+        w.gaps.iter().map(|g| &g.message).collect::<Vec<_>>()
+    );
+    let block: Block = syn::parse_str(
+        "{ if let Some(m) = mask { att.broadcast_add(m) } else { Ok(att.clone()) } }",
+    )
+    .expect("a block");
+    let mut w = Walker::new(&facts, None);
+    w.bind_param("att", Val::Tensor(Some(shape_of("(b, heads, s, s)"))));
+    w.bind_param(
+        "mask",
+        Val::Some(Box::new(Val::Tensor(Some(shape_of("(b, s, 1, 1)"))))),
+    );
+    w.walk_fn_body(&block);
+    assert_eq!(w.errors.len(), 1, "{:?}", w.errors);
+}
+
+#[test]
+fn if_let_bindings_stay_in_their_branch() {
+    // The outer `m` is (b, s); the `m` of the `if let` (the mask) must not leak past the if.
+    let (errors, _) = walk(
+        &[("x", "(b, s)"), ("m", "(s, e)")],
+        None,
+        "if let Some(m) = Some(x.clone()) { let _ = m; } x.matmul(&m)",
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+}

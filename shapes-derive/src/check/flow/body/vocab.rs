@@ -128,6 +128,10 @@ impl Walker<'_> {
         let mut at = m.method.to_token_stream();
         m.paren_token.surround(&mut at, |t| m.args.to_tokens(t));
 
+        if let (Val::Some(_), "as_ref" | "as_deref" | "clone" | "cloned" | "copied") = (&recv, name)
+        {
+            return recv;
+        }
         let Val::Tensor(shape) = &recv else {
             return self.untracked_call(&args, m.method.span(), &op_text);
         };
@@ -304,8 +308,11 @@ impl Walker<'_> {
         let segs: Vec<&str> = path.iter().flatten().map(String::as_str).collect();
         let op_text = render_short(&Expr::Call(c.clone()));
         match segs.as_slice() {
-            ["Ok" | "Some"] | [.., "Ok"] if c.args.len() == 1 => {
+            ["Ok"] | [.., "Ok"] if c.args.len() == 1 => {
                 return self.eval(&c.args[0]);
+            }
+            ["Some"] if c.args.len() == 1 => {
+                return Val::Some(Box::new(self.eval(&c.args[0])));
             }
             [.., "Tensor", f @ ("cat" | "stack")] if c.args.len() == 2 => {
                 return self.cat(c, f == &"stack", &op_text);
