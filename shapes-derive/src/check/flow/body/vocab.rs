@@ -136,10 +136,11 @@ impl Walker<'_> {
             return self.untracked_call(&args, m.method.span(), &op_text);
         };
         let Some(a) = shape.as_deref() else {
-            return match name {
-                n if KEEP_SHAPE.contains(&n) || is_vocabulary(n) => Val::Tensor(None),
-                n if n.starts_with("dims") => Val::Other,
-                _ => Val::Other,
+            // A tensor of unknown shape stays one through the vocabulary.
+            return if KEEP_SHAPE.contains(&name) || is_vocabulary(name) {
+                Val::Tensor(None)
+            } else {
+                Val::Other
             };
         };
         let a = Operand {
