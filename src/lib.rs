@@ -378,7 +378,8 @@ pub use shapes_derive::expr;
 /// other entry, such as `self.num_heads`, is an unknown dim), `broadcast_as`, `flatten(a, b)`,
 /// `flatten_from`, `flatten_to`, `flatten_all`, `squeeze(i)` (removes a dim only if it is 1, as
 /// candle does), `unsqueeze(i)`, `narrow(axis, start, len)`, `Tensor::cat(&[…], axis)` (also
-/// `&vec![&x; n]`, as `repeat_kv` writes it) and `Tensor::stack`, the element-wise methods
+/// `&vec![&x; n]`, as `repeat_kv` writes it) and `Tensor::stack`, `index_select(&ids, axis)`,
+/// the element-wise methods
 /// `add`, `sub`, `mul`, `div`, `maximum`, `minimum` and comparisons, and the operators
 /// `+ - * /` between tensors (equal shapes), `broadcast_add`/`sub`/`mul`/`div`/`maximum`/
 /// `minimum` (numpy broadcasting), `sum_keepdim`, `mean_keepdim`, `max_keepdim`, `min_keepdim`,
@@ -387,7 +388,7 @@ pub use shapes_derive::expr;
 /// the shape-keeping `contiguous`, `clone`, `to_dtype`, `to_device`, `detach`, `affine`,
 /// `exp`, `log`, `sqrt`, `sqr`, `abs`, `neg`, `relu`, `gelu`, `gelu_erf`, `silu`, `tanh`,
 /// `recip`, `powf`, `elu`, `clamp`, …, and `?`, `.map_err(…)`, `.unwrap()`, `Ok(…)` around
-/// them. Axes are literals, size locals holding one, or `D::Minus1`, `D::Minus2`,
+/// them (the pieces of `chunk` are not tracked). Axes are literals, size locals holding one, or `D::Minus1`, `D::Minus2`,
 /// `D::Minus(n)`.
 ///
 /// **What is provable.** A mismatch is reported only when it holds for every choice of sizes

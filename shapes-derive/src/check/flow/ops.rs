@@ -451,6 +451,21 @@ pub fn reduce(a: &Operand<'_>, axis: Axis, keep: bool) -> Rule {
     Ok(Some(out))
 }
 
+/// `a.index_select(ids, axis)`: `ids` is one-dimensional; the axis takes its length.
+pub fn index_select(a: &Operand<'_>, ids: &Operand<'_>, axis: Axis) -> Rule {
+    let k = resolve(axis, a.dims.len(), a.text, false)?;
+    if ids.dims.len() != 1 {
+        return Err(format!(
+            "the indices `{}` are {}, not of rank 1",
+            ids.text,
+            show_shape(ids.dims)
+        ));
+    }
+    let mut out = a.dims.to_vec();
+    out[k] = ids.dims[0].clone();
+    Ok(Some(out))
+}
+
 /// `a.dims3()` and its kin: the rank must be `n`.
 pub fn dims_n(a: &Operand<'_>, n: usize) -> Result<Vec<Dim>, String> {
     if a.dims.len() != n {
@@ -650,6 +665,22 @@ mod tests {
             ok(cat_repeat(&op("a", &a), &n, Axis::Index(0))),
             "(b * n, s, d)"
         );
+    }
+
+    #[test]
+    fn index_select_takes_the_indices_length() {
+        let emb = shape_of("(vocab, d)");
+        let ids = shape_of("(n,)");
+        assert_eq!(
+            ok(index_select(
+                &op("emb", &emb),
+                &op("ids", &ids),
+                Axis::Index(0)
+            )),
+            "(n, d)"
+        );
+        let ids2 = shape_of("(b, n)");
+        assert!(index_select(&op("emb", &emb), &op("ids", &ids2), Axis::Index(0)).is_err());
     }
 
     #[test]

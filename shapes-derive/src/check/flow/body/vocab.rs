@@ -269,6 +269,32 @@ impl Walker<'_> {
                     }
                 };
             }
+            "index_select" => match (args.first(), axis(1)) {
+                (Some(Val::Tensor(Some(ids))), Some(k)) => {
+                    let it = arg_text(0);
+                    ops::index_select(
+                        &a,
+                        &Operand {
+                            text: &it,
+                            dims: ids,
+                        },
+                        k,
+                    )
+                }
+                (_, Some(k)) => ops::resolve(k, rank, a.text, false).map(|k| {
+                    let mut out = a.dims.to_vec();
+                    out[k] = None;
+                    Some(out)
+                }),
+                _ => Ok(None),
+            },
+            "chunk" => {
+                self.gap(
+                    m.method.span(),
+                    format!("`{op_text}`: the pieces of `chunk` are not tracked; put #[shape(\"…\")] on a `let` of each"),
+                );
+                return Val::Other;
+            }
             "dim" => {
                 return match axis(0).map(|k| ops::resolve(k, rank, a.text, false)) {
                     Some(Ok(k)) => Val::Size(a.dims[k].clone()),
@@ -413,6 +439,7 @@ fn is_vocabulary(n: &str) -> bool {
                 | "squeeze"
                 | "unsqueeze"
                 | "narrow"
+                | "index_select"
                 | "sum_keepdim"
                 | "mean_keepdim"
                 | "max_keepdim"
