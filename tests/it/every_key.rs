@@ -528,7 +528,10 @@ fn check_keys() {
     assert!(with_trace(&bad).is_err() && with_trace(&s([2, 2])).is_ok());
     let traced = ui_case("flow_trace");
     assert_eq!(traced.matches("shape tracking lost").count(), 2, "{traced}");
-    assert!(traced.contains("`opaque(x)` is not in the vocabulary"), "{traced}");
+    assert!(
+        traced.contains("`opaque(x)` is not in the vocabulary"),
+        "{traced}"
+    );
 }
 
 // ----- spec files -----

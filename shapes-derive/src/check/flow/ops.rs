@@ -187,7 +187,8 @@ pub fn broadcast(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts) -> Rule {
     Ok(Some(out))
 }
 
-/// `a.add(b)`, `a + b`, …: candle's element-wise ops want equal shapes (no broadcasting).
+/// `a.add(b)`, `a + b`, …: candle's element-wise ops want equal shapes (no broadcasting);
+/// a 1 against another dim is left alone (burn broadcasts it).
 pub fn elementwise(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts) -> Rule {
     let hint = "; `broadcast_add` and its kin broadcast";
     if a.dims.len() != b.dims.len() {
@@ -203,6 +204,16 @@ pub fn elementwise(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts) -> Rule {
     }
     let mut out = Vec::with_capacity(a.dims.len());
     for (i, (x, y)) in a.dims.iter().zip(b.dims).enumerate() {
+        // A dim of 1 against another is candle's error but burn's broadcasting (its
+        // `Tensor` has the same method names): never reported.
+        if is_one(x, facts) || is_one(y, facts) {
+            out.push(if is_one(x, facts) {
+                y.clone()
+            } else {
+                x.clone()
+            });
+            continue;
+        }
         match compare(x, y, facts) {
             Cmp::Differ => {
                 return Err(format!(

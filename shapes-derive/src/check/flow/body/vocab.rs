@@ -240,9 +240,11 @@ impl Walker<'_> {
                 Some(k) => ops::squeeze(&a, k, self.facts),
                 None => Ok(None),
             },
+            // Without a readable axis, the rank is not known either: burn's `unsqueeze()`
+            // adds as many leading dims as its type asks.
             "unsqueeze" => match axis(0) {
                 Some(k) => ops::unsqueeze(&a, k),
-                None => Ok(Some(vec![None; rank + 1])),
+                None => Ok(None),
             },
             "narrow" => match axis(0) {
                 Some(k) => ops::narrow(&a, k, &size(1), &size(2), self.facts),
