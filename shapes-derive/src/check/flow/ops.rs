@@ -190,7 +190,11 @@ pub fn broadcast(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts) -> Rule {
 /// `a.add(b)`, `a + b`, …: candle's element-wise ops want equal shapes (no broadcasting);
 /// a 1 against another dim is left alone (burn broadcasts it).
 pub fn elementwise(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts) -> Rule {
-    let hint = "; `broadcast_add` and its kin broadcast";
+    equal_shapes(a, b, facts, "; `broadcast_add` and its kin broadcast")
+}
+
+/// Equal shapes, as element-wise ops and `stack` want them; `hint` ends the message.
+fn equal_shapes(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts, hint: &str) -> Rule {
     if a.dims.len() != b.dims.len() {
         return Err(format!(
             "shapes differ: `{}` is {}, `{}` is {} (ranks {} and {}){hint}",
@@ -442,7 +446,12 @@ pub fn stack(parts: &[Operand<'_>], axis: Axis, facts: &Facts) -> Rule {
         return Ok(None);
     };
     for p in &parts[1..] {
-        elementwise(first, p, facts)?;
+        equal_shapes(
+            first,
+            p,
+            facts,
+            "; `Tensor::cat` joins along an axis that exists",
+        )?;
     }
     let k = resolve(axis, first.dims.len(), first.text, true)?;
     let mut out = first.dims.to_vec();
