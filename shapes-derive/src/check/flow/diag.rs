@@ -18,6 +18,55 @@ pub struct Gap {
     pub message: String,
 }
 
+/// A quote of source in a message, rendered only when a message is written (most ops
+/// never need theirs).
+#[derive(Clone, Copy)]
+pub enum Quote<'a> {
+    Str(&'a str),
+    Expr(&'a Expr),
+    Call(&'a syn::ExprCall),
+    Binary(&'a syn::ExprBinary),
+    /// A method call, its receiver elided when long (the message quotes it with its shape).
+    Method(&'a syn::ExprMethodCall),
+}
+
+impl std::fmt::Display for Quote<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = String::new();
+        match *self {
+            Quote::Str(s) => return f.write_str(s),
+            Quote::Expr(e) => write_expr(e, &mut out),
+            Quote::Call(c) => {
+                write_expr(&c.func, &mut out);
+                out.push('(');
+                write_list(&c.args, &mut out);
+                out.push(')');
+            }
+            Quote::Binary(b) => {
+                write_expr(&b.left, &mut out);
+                out.push(' ');
+                out.push_str(&tokens(b.op));
+                out.push(' ');
+                write_expr(&b.right, &mut out);
+            }
+            Quote::Method(m) => {
+                let recv = render_short(&m.receiver);
+                out.push_str(if recv.chars().count() > 24 {
+                    "…"
+                } else {
+                    &recv
+                });
+                out.push('.');
+                out.push_str(&m.method.to_string());
+                out.push('(');
+                write_list(&m.args, &mut out);
+                out.push(')');
+            }
+        }
+        f.write_str(&shorten(&out))
+    }
+}
+
 /// The longest quote of an expression in a message before its start is elided.
 const MAX_QUOTE: usize = 48;
 
@@ -54,8 +103,26 @@ fn write_list<'a>(items: impl IntoIterator<Item = &'a Expr>, out: &mut String) {
 
 fn write_expr(e: &Expr, out: &mut String) {
     match e {
-        Expr::Path(p) => out.push_str(&tokens(p)),
+        // The common cases written directly: a path of plain segments, a literal.
+        Expr::Path(p)
+            if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()) =>
+        {
+            if p.path.leading_colon.is_some() {
+                out.push_str("::");
+            }
+            for (i, s) in p.path.segments.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("::");
+                }
+                out.push_str(&s.ident.to_string());
+            }
+        }
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => out.push_str(&i.token().to_string()),
         Expr::Lit(l) => out.push_str(&tokens(l)),
+        Expr::Path(p) => out.push_str(&tokens(p)),
         Expr::Reference(r) => {
             out.push('&');
             if r.mutability.is_some() {

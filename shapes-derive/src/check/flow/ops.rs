@@ -8,13 +8,14 @@
 
 use shapes_core::expr::{ArithOp, DimExpr};
 
+use super::diag::Quote;
 use super::dims::{
     Cmp, Dim, Facts, as_literal, bin, compare, greater, is_one, product, show_dim, show_shape,
 };
 
 /// A tracked tensor operand: how it is written, and its shape.
 pub struct Operand<'a> {
-    pub text: &'a str,
+    pub text: Quote<'a>,
     pub dims: &'a [Dim],
 }
 
@@ -30,7 +31,12 @@ pub type Rule = Result<Option<Vec<Dim>>, String>;
 
 /// `axis` as an index into a shape of `rank` dims (`rank + 1` positions with `extra`, as for
 /// `unsqueeze`), or the error.
-pub fn resolve(axis: Axis, rank: usize, of: &str, extra: bool) -> Result<usize, String> {
+pub fn resolve(
+    axis: Axis,
+    rank: usize,
+    of: impl std::fmt::Display,
+    extra: bool,
+) -> Result<usize, String> {
     let len = rank + usize::from(extra);
     let idx = match axis {
         Axis::Index(i) => Some(i).filter(|i| *i < len),
@@ -97,7 +103,8 @@ fn inner(a: &Operand<'_>, b: &Operand<'_>, facts: &Facts) -> Result<(), String> 
     if compare(k1, k2, facts) != Cmp::Differ {
         return Ok(());
     }
-    let transposed = b.text.ends_with(".t()") || b.text.ends_with(".t()?");
+    let bt = b.text.to_string();
+    let transposed = bt.ends_with(".t()") || bt.ends_with(".t()?");
     let hint = if !transposed && compare(k1, &b.dims[rb - 1], facts) == Cmp::Equal {
         format!("; did you mean `{}.t()`?", b.text)
     } else {
@@ -505,7 +512,10 @@ mod tests {
     use super::*;
 
     fn op<'a>(text: &'a str, dims: &'a [Dim]) -> Operand<'a> {
-        Operand { text, dims }
+        Operand {
+            text: Quote::Str(text),
+            dims,
+        }
     }
 
     fn ok(r: Rule) -> String {

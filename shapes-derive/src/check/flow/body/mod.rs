@@ -13,7 +13,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{Block, Expr, Lit, Local, Pat, Stmt};
 
-use super::diag::{Gap, render_short};
+use super::diag::{Gap, Quote, render_short};
 use super::dims::{Cmp, Dim, Facts, compare, show_dim, show_shape};
 use super::ops::{self, Operand};
 
@@ -518,13 +518,18 @@ impl<'a> Walker<'a> {
         };
         let out = match (&l, &r) {
             (Val::Tensor(Some(x)), Val::Tensor(Some(y))) => {
-                let (lt, rt) = (render_short(&b.left), render_short(&b.right));
                 let rule = ops::elementwise(
-                    &Operand { text: &lt, dims: x },
-                    &Operand { text: &rt, dims: y },
+                    &Operand {
+                        text: Quote::Expr(&b.left),
+                        dims: x,
+                    },
+                    &Operand {
+                        text: Quote::Expr(&b.right),
+                        dims: y,
+                    },
                     self.facts,
                 );
-                self.apply(rule, b, &render_short(&Expr::Binary(b.clone())))
+                self.apply(rule, &|| b.to_token_stream(), Quote::Binary(b))
             }
             (Val::Tensor(x), Val::Tensor(y)) => Val::Tensor(x.clone().or_else(|| y.clone())),
             (Val::Tensor(x), _) | (_, Val::Tensor(x)) => Val::Tensor(x.clone()),

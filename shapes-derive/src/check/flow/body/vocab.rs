@@ -1,14 +1,14 @@
 //! The vocabulary: which candle methods and functions the walk follows, how their arguments
 //! are read (axes, `reshape` targets, `cat`'s parts), and the rule of `ops` each applies.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::parse::ParseStream;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, Token};
 
-use super::super::diag::{render, render_short};
+use super::super::diag::Quote;
 use super::super::dims::Dim;
 use super::super::ops::{self, Axis, Operand, Rule, Target};
 use super::{Val, Walker};
@@ -79,12 +79,11 @@ const NN_OPS_KEEP: &[&str] = &[
 impl Walker<'_> {
     /// A rule's outcome as a value: an error is reported at `at` (the op) and gives an
     /// unknown shape, so one mistake is reported once.
-    pub(super) fn apply(&mut self, rule: Rule, at: impl ToTokens, op: &str) -> Val {
+    pub(super) fn apply(&mut self, rule: Rule, at: &dyn Fn() -> TokenStream, op: Quote<'_>) -> Val {
         match rule {
             Ok(Some(d)) => Val::Tensor(Some(d)),
             Ok(None) => {
-                let span = at
-                    .to_token_stream()
+                let span = at()
                     .into_iter()
                     .next()
                     .map_or_else(Span::call_site, |t| t.span());
@@ -95,7 +94,7 @@ impl Walker<'_> {
                 Val::Tensor(None)
             }
             Err(detail) => {
-                self.error(at, format!("`{op}`: {detail}"));
+                self.error(at(), format!("`{op}`: {detail}"));
                 Val::Tensor(None)
             }
         }
@@ -107,33 +106,26 @@ impl Walker<'_> {
         let name = m.method.to_string();
         let name = name.as_str();
         let arg_exprs: Vec<&Expr> = m.args.iter().collect();
-        let recv_text = render_short(&m.receiver);
+        let recv_text = Quote::Expr(&m.receiver);
         let arg_text = |i: usize| {
             arg_exprs
                 .get(i)
-                .map(|e| render_short(strip_ref(e)))
-                .unwrap_or_default()
+                .map_or(Quote::Str(""), |e| Quote::Expr(strip_ref(e)))
         };
-        let op_text = {
-            let args: Vec<String> = arg_exprs.iter().map(|e| render(e)).collect();
-            // A long receiver (a chain of ops) is elided: the message quotes it with its shape.
-            let recv = if recv_text.chars().count() > 24 {
-                "…"
-            } else {
-                &recv_text
-            };
-            super::super::diag::shorten(&format!("{recv}.{name}({})", args.join(", ")))
-        };
+        let op_text = Quote::Method(m);
         // Where an error is reported: the method and its arguments.
-        let mut at = m.method.to_token_stream();
-        m.paren_token.surround(&mut at, |t| m.args.to_tokens(t));
+        let at = || {
+            let mut at = m.method.to_token_stream();
+            m.paren_token.surround(&mut at, |t| m.args.to_tokens(t));
+            at
+        };
 
         if let (Val::Some(_), "as_ref" | "as_deref" | "clone" | "cloned" | "copied") = (&recv, name)
         {
             return recv;
         }
         let Val::Tensor(shape) = &recv else {
-            return self.untracked_call(&args, m.method.span(), &op_text);
+            return self.untracked_call(&args, m.method.span(), op_text);
         };
         let Some(a) = shape.as_deref() else {
             // A tensor of unknown shape stays one through the vocabulary.
@@ -144,7 +136,7 @@ impl Walker<'_> {
             };
         };
         let a = Operand {
-            text: &recv_text,
+            text: recv_text,
             dims: a,
         };
         let axis = |i: usize| arg_exprs.get(i).and_then(|e| axis_of(e, args.get(i)));
@@ -158,7 +150,7 @@ impl Walker<'_> {
             "matmul" | "broadcast_matmul" => match args.first() {
                 Some(Val::Tensor(Some(b))) => {
                     let bt = arg_text(0);
-                    let b = Operand { text: &bt, dims: b };
+                    let b = Operand { text: bt, dims: b };
                     if name == "matmul" {
                         ops::matmul(&a, &b, self.facts)
                     } else {
@@ -175,14 +167,14 @@ impl Walker<'_> {
             n if ELEMENTWISE.contains(&n) => match args.first() {
                 Some(Val::Tensor(Some(b))) => {
                     let bt = arg_text(0);
-                    ops::elementwise(&a, &Operand { text: &bt, dims: b }, self.facts)
+                    ops::elementwise(&a, &Operand { text: bt, dims: b }, self.facts)
                 }
                 _ => Ok(Some(a.dims.to_vec())),
             },
             n if BROADCASTING.contains(&n) => match args.first() {
                 Some(Val::Tensor(Some(b))) => {
                     let bt = arg_text(0);
-                    ops::broadcast(&a, &Operand { text: &bt, dims: b }, self.facts)
+                    ops::broadcast(&a, &Operand { text: bt, dims: b }, self.facts)
                 }
                 _ => Ok(None),
             },
@@ -210,15 +202,8 @@ impl Walker<'_> {
                             })
                             .collect();
                         let text = arg_text(0);
-                        ops::broadcast(
-                            &a,
-                            &Operand {
-                                text: &text,
-                                dims: &dims,
-                            },
-                            self.facts,
-                        )
-                        .map(|_| Some(dims))
+                        ops::broadcast(&a, &Operand { text, dims: &dims }, self.facts)
+                            .map(|_| Some(dims))
                     }
                     _ => Ok(None),
                 }
@@ -266,7 +251,7 @@ impl Walker<'_> {
                 return match ops::dims_n(&a, n) {
                     Ok(d) => Val::Tuple(d.into_iter().map(Val::Size).collect()),
                     Err(detail) => {
-                        self.error(at, format!("`{op_text}`: {detail}"));
+                        self.error(at(), format!("`{op_text}`: {detail}"));
                         Val::Other
                     }
                 };
@@ -277,7 +262,7 @@ impl Walker<'_> {
                     ops::index_select(
                         &a,
                         &Operand {
-                            text: &it,
+                            text: it,
                             dims: ids,
                         },
                         k,
@@ -301,22 +286,22 @@ impl Walker<'_> {
                 return match axis(0).map(|k| ops::resolve(k, rank, a.text, false)) {
                     Some(Ok(k)) => Val::Size(a.dims[k].clone()),
                     Some(Err(detail)) => {
-                        self.error(at, format!("`{op_text}`: {detail}"));
+                        self.error(at(), format!("`{op_text}`: {detail}"));
                         Val::Other
                     }
                     None => Val::Size(None),
                 };
             }
             _ => {
-                return self.untracked_call(std::slice::from_ref(&recv), m.method.span(), &op_text);
+                return self.untracked_call(std::slice::from_ref(&recv), m.method.span(), op_text);
             }
         };
-        self.apply(rule, at, &op_text)
+        self.apply(rule, &at, op_text)
     }
 
     /// A call the vocabulary does not cover: untracked, and a gap when it takes a tracked
     /// tensor.
-    fn untracked_call(&mut self, inputs: &[Val], span: Span, op: &str) -> Val {
+    fn untracked_call(&mut self, inputs: &[Val], span: Span, op: Quote<'_>) -> Val {
         if inputs.iter().any(Val::is_tracked) {
             self.gap(span, format!("`{op}` is not in the vocabulary; put #[shape(\"…\")] on the `let` to give its result a shape"));
         }
@@ -335,7 +320,7 @@ impl Walker<'_> {
             _ => None,
         };
         let segs: Vec<&str> = path.iter().flatten().map(String::as_str).collect();
-        let op_text = render_short(&Expr::Call(c.clone()));
+        let op_text = Quote::Call(c);
         match segs.as_slice() {
             ["Ok"] | [.., "Ok"] if c.args.len() == 1 => {
                 return self.eval(&c.args[0]);
@@ -344,7 +329,7 @@ impl Walker<'_> {
                 return Val::Some(Box::new(self.eval(&c.args[0])));
             }
             [.., "Tensor", f @ ("cat" | "stack")] if c.args.len() == 2 => {
-                return self.cat(c, f == &"stack", &op_text);
+                return self.cat(c, f == &"stack", op_text);
             }
             [.., "ops", f] | [.., "rotary_emb", f]
                 if (NN_OPS_KEEP.contains(f) || f.starts_with("rope")) && !c.args.is_empty() =>
@@ -358,16 +343,19 @@ impl Walker<'_> {
             _ => {}
         }
         let vals: Vec<Val> = c.args.iter().map(|a| self.eval(a)).collect();
-        self.untracked_call(&vals, c.func.span(), &op_text)
+        self.untracked_call(&vals, c.func.span(), op_text)
     }
 
     /// `Tensor::cat(&[…], axis)` and `Tensor::stack`, with the parts listed (`&[&a, &b]`,
     /// `vec![…]`) or repeated (`&vec![&x; n]`, `&[&x; n]`).
-    fn cat(&mut self, c: &syn::ExprCall, stack: bool, op_text: &str) -> Val {
+    fn cat(&mut self, c: &syn::ExprCall, stack: bool, op_text: Quote<'_>) -> Val {
         let axis_val = self.eval(&c.args[1]);
         let axis = axis_of(&c.args[1], Some(&axis_val));
-        let mut at = c.func.to_token_stream();
-        c.paren_token.surround(&mut at, |t| c.args.to_tokens(t));
+        let at = || {
+            let mut at = c.func.to_token_stream();
+            c.paren_token.surround(&mut at, |t| c.args.to_tokens(t));
+            at
+        };
         let list = parts(strip_ref(&c.args[0]));
         let Some(axis) = axis else {
             self.eval(&c.args[0]);
@@ -376,7 +364,8 @@ impl Walker<'_> {
         match list {
             Parts::List(exprs) => {
                 let vals: Vec<Val> = exprs.iter().map(|e| self.eval(e)).collect();
-                let texts: Vec<String> = exprs.iter().map(|e| render_short(strip_ref(e))).collect();
+                let texts: Vec<Quote<'_>> =
+                    exprs.iter().map(|e| Quote::Expr(strip_ref(e))).collect();
                 if vals.iter().any(|v| v.dims().is_none()) {
                     return Val::Tensor(None);
                 }
@@ -385,7 +374,7 @@ impl Walker<'_> {
                     .zip(&texts)
                     .filter_map(|(v, t)| {
                         Some(Operand {
-                            text: t,
+                            text: *t,
                             dims: v.dims()?,
                         })
                     })
@@ -395,7 +384,7 @@ impl Walker<'_> {
                 } else {
                     ops::cat(&operands, axis, self.facts)
                 };
-                self.apply(rule, at, op_text)
+                self.apply(rule, &at, op_text)
             }
             Parts::Repeat(repeat) => {
                 let (e, n) = *repeat;
@@ -407,9 +396,9 @@ impl Walker<'_> {
                 let (Some(dims), false) = (v.dims(), stack) else {
                     return Val::Tensor(None);
                 };
-                let text = render_short(strip_ref(&e));
-                let rule = ops::cat_repeat(&Operand { text: &text, dims }, &count, axis);
-                self.apply(rule, at, op_text)
+                let text = Quote::Expr(strip_ref(&e));
+                let rule = ops::cat_repeat(&Operand { text, dims }, &count, axis);
+                self.apply(rule, &at, op_text)
             }
             Parts::Unknown => {
                 self.eval(&c.args[0]);
