@@ -47,14 +47,20 @@ pub fn generate(
     }
     let g = Codegen::new(p, own);
     let fail = fail_tokens(&g, opts, checked);
-    // The body with each annotated `let` followed by its check.
-    let mut func = func.clone();
+    // The body with each annotated `let` followed by its check (copied only when it has one).
     let mut lets = 0usize;
-    flow::take_lets(cx, &mut func.block, &mut |ann| {
-        lets += 1;
-        let_check(&g, ann, lets, &fail)
-    });
-    let func = &func;
+    let taken;
+    let func = if flow::any_lets(&func.block) {
+        let mut copy = func.clone();
+        flow::take_lets(cx, &mut copy.block, &mut |ann| {
+            lets += 1;
+            let_check(&g, ann, lets, &fail)
+        });
+        taken = copy;
+        &taken
+    } else {
+        func
+    };
     let (inner_attrs, outer_attrs): (Vec<&Attribute>, Vec<&Attribute>) = func
         .attrs
         .iter()

@@ -29,10 +29,47 @@ pub fn annotation(attrs: &[Attribute]) -> Option<(LitStr, Option<Vec<Dim>>)> {
     Some((lit, super::pattern_dims(&pattern)))
 }
 
+/// Whether any `let` of `block` (where `take` looks) carries a `#[shape]`: most bodies have
+/// none, and are then left as they are, uncopied.
+pub fn any(block: &Block) -> bool {
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Local(l) => {
+            l.attrs.iter().any(|a| a.path().is_ident("shape"))
+                || l.init.as_ref().is_some_and(|init| {
+                    any_in(&init.expr) || init.diverge.as_ref().is_some_and(|(_, e)| any_in(e))
+                })
+        }
+        Stmt::Expr(e, _) => any_in(e),
+        Stmt::Item(_) | Stmt::Macro(_) => false,
+    })
+}
+
+fn any_in(e: &Expr) -> bool {
+    match e {
+        Expr::Block(b) => any(&b.block),
+        Expr::Unsafe(b) => any(&b.block),
+        Expr::If(i) => {
+            any(&i.then_branch) || i.else_branch.as_ref().is_some_and(|(_, e)| any_in(e))
+        }
+        Expr::Match(m) => m.arms.iter().any(|arm| any_in(&arm.body)),
+        Expr::ForLoop(f) => any(&f.body),
+        Expr::While(w) => any(&w.body),
+        Expr::Loop(l) => any(&l.body),
+        Expr::Closure(c) => any_in(&c.body),
+        Expr::Async(a) => any(&a.block),
+        Expr::Paren(p) => any_in(&p.expr),
+        Expr::Try(t) => any_in(&t.expr),
+        _ => false,
+    }
+}
+
 /// The patterns of the well-formed annotations of `block`, in order: their variables join
 /// the call's scope.
 pub fn patterns(block: &Block) -> Vec<Pattern> {
     let mut out = Vec::new();
+    if !any(block) {
+        return out;
+    }
     let mut copy = block.clone();
     let mut collect = |ann: &LetAnn| {
         out.push(ann.pattern.clone());
@@ -51,7 +88,9 @@ pub fn take(cx: &Ctxt, block: &mut Block, check: &mut dyn FnMut(&LetAnn) -> Toke
 /// Takes every `#[shape]` off the `let`s of `block`, inserting nothing (the function is
 /// emitted as written beside errors).
 pub fn strip(block: &mut Block) {
-    walk_block(None, block, &mut |_| TokenStream::new(), false);
+    if any(block) {
+        walk_block(None, block, &mut |_| TokenStream::new(), false);
+    }
 }
 
 type Check<'a> = &'a mut dyn FnMut(&LetAnn) -> TokenStream;

@@ -27,7 +27,9 @@ use super::ast::CheckedFn;
 use crate::ctxt::Ctxt;
 
 pub use diag::{Gap, trace_tokens};
-pub use lets::{LetAnn, patterns as let_patterns, strip as strip_lets, take as take_lets};
+pub use lets::{
+    LetAnn, any as any_lets, patterns as let_patterns, strip as strip_lets, take as take_lets,
+};
 
 /// Walks `func`'s body, reporting each provable mismatch into `cx`; returns the gaps.
 pub fn analyse(cx: &Ctxt, checked: &CheckedFn, func: &ItemFn) -> Vec<Gap> {

@@ -52,9 +52,8 @@ pub struct Walker<'a> {
     /// The return value's dims, when `ret` has a fixed rank.
     ret: Option<&'a [Dim]>,
     /// The locals in scope, innermost last (a `let` pushes; a block pops what it pushed).
+    /// Closures and async blocks are not walked, so a `return` met is the function's.
     env: Vec<(String, Val)>,
-    /// Inside a closure or an async block: `return` leaves it, not the function.
-    nested: usize,
     pub errors: Vec<syn::Error>,
     pub gaps: Vec<Gap>,
 }
@@ -65,7 +64,6 @@ impl<'a> Walker<'a> {
             facts,
             ret,
             env: Vec::new(),
-            nested: 0,
             errors: Vec::new(),
             gaps: Vec::new(),
         }
@@ -332,9 +330,7 @@ impl<'a> Walker<'a> {
             Expr::Return(r) => {
                 if let Some(e) = &r.expr {
                     let v = self.eval(e);
-                    if self.nested == 0 {
-                        self.check_ret(&v, e);
-                    }
+                    self.check_ret(&v, e);
                 }
                 Val::Other
             }
