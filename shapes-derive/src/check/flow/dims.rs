@@ -8,7 +8,8 @@
 //!
 //! [`compare`] says [`Cmp::Differ`] only when the two dims differ for every assignment of
 //! positive sizes under the convention every pattern already uses, that distinct variables
-//! are distinct dims:
+//! are distinct dims (but for the variables of a `where` equation that is not a substitution,
+//! which may be tied to others):
 //!
 //! - their difference is a nonzero constant (`3` vs `4`, `s + 1` vs `s`);
 //! - both are single terms `c·m1` and `c'·m2` with the same variables (`m1 = m2`) and
@@ -41,36 +42,71 @@ const MAX_TERMS: usize = 64;
 #[derive(Default, Clone)]
 pub struct Facts {
     subst: BTreeMap<String, DimExpr>,
+    /// The variables of equations that are not substitutions (`2 * a = 3 * b`): they may be
+    /// tied to others, so the distinct-variable rule does not hold for them.
+    tied: std::collections::BTreeSet<String>,
 }
 
 impl Facts {
-    /// The substitutions of `wheres`: `name = expr` (or `expr = name`) where `name` does not
-    /// occur in `expr`. Other equations are not used: they can only make fewer dims
-    /// comparable, never a comparison wrong.
+    /// The substitutions of `wheres`: `name = expr` (or `expr = name`) where `name` is not yet
+    /// substituted and does not occur in `expr`, its substitutions followed (so `c = a, c = b`
+    /// makes `b` stand for `a` too). The variables of any other equation are `tied`.
     pub fn new<'a>(wheres: impl IntoIterator<Item = (&'a DimExpr, &'a DimExpr)>) -> Self {
-        let mut subst = BTreeMap::new();
+        let mut facts = Facts::default();
         for (l, r) in wheres {
-            let pair = match (l, r) {
-                (DimExpr::Var(v), e) if !mentions(e, v.as_str()) => Some((v, e)),
-                (e, DimExpr::Var(v)) if !mentions(e, v.as_str()) => Some((v, e)),
-                _ => None,
-            };
-            if let Some((v, e)) = pair {
-                subst
-                    .entry(v.as_str().to_owned())
-                    .or_insert_with(|| e.clone());
+            let mut used = false;
+            for (v, e) in [(l, r), (r, l)] {
+                let DimExpr::Var(v) = v else {
+                    continue;
+                };
+                if facts.subst.contains_key(v.as_str()) || facts.mentions(e, v.as_str(), 0) {
+                    continue;
+                }
+                facts.subst.insert(v.as_str().to_owned(), e.clone());
+                used = true;
+                break;
+            }
+            if !used {
+                for e in [l, r] {
+                    vars(e, &mut facts.tied);
+                }
             }
         }
-        Facts { subst }
+        facts
+    }
+
+    /// Whether `e`, its substitutions followed, names `v` (or nests too deep to tell).
+    fn mentions(&self, e: &DimExpr, v: &str, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return true;
+        }
+        match e {
+            DimExpr::Var(n) => {
+                n.as_str() == v
+                    || self
+                        .subst
+                        .get(n.as_str())
+                        .is_some_and(|s| self.mentions(s, v, depth + 1))
+            }
+            DimExpr::Bin(_, a, b) => {
+                self.mentions(a, v, depth + 1) || self.mentions(b, v, depth + 1)
+            }
+            _ => false,
+        }
     }
 }
 
-/// Whether `e` names the variable `v`.
-fn mentions(e: &DimExpr, v: &str) -> bool {
+/// The variables of `e`.
+fn vars(e: &DimExpr, out: &mut std::collections::BTreeSet<String>) {
     match e {
-        DimExpr::Var(n) => n.as_str() == v,
-        DimExpr::Bin(_, a, b) => mentions(a, v) || mentions(b, v),
-        _ => false,
+        DimExpr::Var(n) => {
+            out.insert(n.as_str().to_owned());
+        }
+        DimExpr::Bin(_, a, b) => {
+            vars(a, out);
+            vars(b, out);
+        }
+        _ => {}
     }
 }
 
@@ -339,10 +375,10 @@ pub fn compare(a: &Dim, b: &Dim, facts: &Facts) -> Cmp {
     let (Some(pa), Some(pb)) = (normalise(a, facts), normalise(b, facts)) else {
         return Cmp::Unknown;
     };
-    compare_polys(&pa, &pb)
+    compare_polys(&pa, &pb, facts)
 }
 
-fn compare_polys(pa: &Poly, pb: &Poly) -> Cmp {
+fn compare_polys(pa: &Poly, pb: &Poly, facts: &Facts) -> Cmp {
     if pa == pb {
         return Cmp::Equal;
     }
@@ -385,7 +421,8 @@ fn compare_polys(pa: &Poly, pb: &Poly) -> Cmp {
             std::cmp::Ordering::Equal => {}
         }
     }
-    let is_var = |v: &str| !v.starts_with('(');
+    // A variable proper: not an opaque factor, not tied by an equation the facts do not use.
+    let is_var = |v: &str| !v.starts_with('(') && !facts.tied.contains(v);
     match (pos.as_slice(), neg.as_slice()) {
         ([(a, 1)], [(b, -1)]) if is_var(a) && is_var(b) && a != b => Cmp::Differ,
         _ => Cmp::Unknown,
@@ -619,6 +656,18 @@ mod tests {
             compare(&d("d_model"), &d("kv_heads * head_dim"), &facts),
             Cmp::Differ
         );
+    }
+
+    #[test]
+    fn substitutions_are_followed_and_other_equations_tie() {
+        let (c, a, b) = (d("c").unwrap(), d("a").unwrap(), d("b").unwrap());
+        let facts = Facts::new([(&c, &a), (&c, &b)]);
+        assert_eq!(compare(&d("a"), &d("b"), &facts), Cmp::Equal);
+        let (l, r) = (d("2 * x").unwrap(), d("3 * y").unwrap());
+        let facts = Facts::new([(&l, &r)]);
+        assert_eq!(compare(&d("x"), &d("y"), &facts), Cmp::Unknown);
+        assert_eq!(compare(&d("x"), &d("z"), &facts), Cmp::Unknown);
+        assert_eq!(compare(&d("w"), &d("z"), &facts), Cmp::Differ);
     }
 
     #[test]
