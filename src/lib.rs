@@ -366,8 +366,9 @@ pub use shapes_derive::expr;
 /// compared with `ret` the same way.
 ///
 /// **Facts.** The parameters' patterns; the `where` equations with a lone name on one side
-/// (`d_model = heads * head_dim`, substituted wherever `d_model` is compared; the names of
-/// any other equation, such as `2 * a = 3 * b`, are not taken to be distinct dims); sizes read into
+/// (`d_model = heads * head_dim`, substituted wherever `d_model` is compared; an equation
+/// the convention below would deny, such as `a * x = a * y`, keeps its names from being
+/// taken as distinct dims); sizes read into
 /// locals with `let (b, s, _) = x.dims3()?` (`dims2` to `dims5`) or `let d = x.dim(1)?`
 /// (`x.dim(D::Minus1)?`), and integer arithmetic on them (`/` is exact where the divisor is
 /// a factor: `wq.dim(0)? / head_dim` is `heads` for `wq` of `(heads * head_dim, d_model)`);

@@ -6,7 +6,7 @@ mod candle;
 use candle::{D, Result, Tensor};
 use shapes::check;
 
-#[check(ret = "(b, s, d_model)")]
+#[check(ret = "(b, s, d_model)", where = "heads % kv_heads = 0")]
 fn attention(
     #[shape("(b, s, d_model)")] x: &Tensor,
     #[shape("(s, head_dim / 2)")] cos: &Tensor,

@@ -8,8 +8,8 @@
 //!
 //! [`compare`] says [`Cmp::Differ`] only when the two dims differ for every assignment of
 //! positive sizes under the convention every pattern already uses, that distinct variables
-//! are distinct dims (but for the variables of a `where` equation that is not a substitution,
-//! which may be tied to others):
+//! are distinct dims (but for the variables of a `where` equation the rule itself would deny,
+//! such as `a * x = a * y`, which ties them):
 //!
 //! - their difference is a nonzero constant (`3` vs `4`, `s + 1` vs `s`);
 //! - both are single terms `c·m1` and `c'·m2` with the same variables (`m1 = m2`) and
@@ -42,17 +42,20 @@ const MAX_TERMS: usize = 64;
 #[derive(Default, Clone)]
 pub struct Facts {
     subst: BTreeMap<String, DimExpr>,
-    /// The variables of equations that are not substitutions (`2 * a = 3 * b`): they may be
-    /// tied to others, so the distinct-variable rule does not hold for them.
+    /// The variables of an equation that is not a substitution and that the distinct-variable
+    /// rule would call false (`a * b = a * c`): the equation ties them, so the rule does not
+    /// hold for them. (`heads % kv_heads = 0` ties nothing.)
     tied: std::collections::BTreeSet<String>,
 }
 
 impl Facts {
     /// The substitutions of `wheres`: `name = expr` (or `expr = name`) where `name` is not yet
     /// substituted and does not occur in `expr`, its substitutions followed (so `c = a, c = b`
-    /// makes `b` stand for `a` too). The variables of any other equation are `tied`.
+    /// makes `b` stand for `a` too). Another equation ties its variables when the rule would
+    /// call it false.
     pub fn new<'a>(wheres: impl IntoIterator<Item = (&'a DimExpr, &'a DimExpr)>) -> Self {
         let mut facts = Facts::default();
+        let mut others = Vec::new();
         for (l, r) in wheres {
             let mut used = false;
             for (v, e) in [(l, r), (r, l)] {
@@ -67,11 +70,17 @@ impl Facts {
                 break;
             }
             if !used {
-                for e in [l, r] {
-                    vars(e, &mut facts.tied);
-                }
+                others.push((l, r));
             }
         }
+        let mut tied = std::collections::BTreeSet::new();
+        for (l, r) in others {
+            if compare(&Some(l.clone()), &Some(r.clone()), &facts) == Cmp::Differ {
+                vars(l, &mut tied);
+                vars(r, &mut tied);
+            }
+        }
+        facts.tied = tied;
         facts
     }
 
@@ -663,11 +672,16 @@ mod tests {
         let (c, a, b) = (d("c").unwrap(), d("a").unwrap(), d("b").unwrap());
         let facts = Facts::new([(&c, &a), (&c, &b)]);
         assert_eq!(compare(&d("a"), &d("b"), &facts), Cmp::Equal);
-        let (l, r) = (d("2 * x").unwrap(), d("3 * y").unwrap());
+        // `a * x = a * y` says x = y, which the rule would deny: x and y are tied.
+        let (l, r) = (d("a * x").unwrap(), d("a * y").unwrap());
         let facts = Facts::new([(&l, &r)]);
         assert_eq!(compare(&d("x"), &d("y"), &facts), Cmp::Unknown);
         assert_eq!(compare(&d("x"), &d("z"), &facts), Cmp::Unknown);
         assert_eq!(compare(&d("w"), &d("z"), &facts), Cmp::Differ);
+        // `heads % kv_heads = 0` does not: the two stay distinct.
+        let (l, r) = (d("heads % kv_heads").unwrap(), d("0").unwrap());
+        let facts = Facts::new([(&l, &r)]);
+        assert_eq!(compare(&d("heads"), &d("kv_heads"), &facts), Cmp::Differ);
     }
 
     #[test]
