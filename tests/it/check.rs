@@ -516,8 +516,21 @@ async fn let_checked_async(#[shape("(n,)")] x: &Tensor, wrong: bool) -> Tensor {
     y
 }
 
+// A function whose only check is an annotated `let`.
+#[check]
+fn let_only(x: &Tensor) -> Result<usize, ShapeError> {
+    #[shape("(n, n)")]
+    let y = x.clone();
+    Ok(y.shape.dims()[0])
+}
+
 #[test]
 fn an_annotated_let_is_checked_in_the_calls_scope() {
+    assert_eq!(let_only(&t(&[2, 2])), Ok(2));
+    assert_eq!(
+        let_only(&t(&[2, 3])).is_err(),
+        cfg!(debug_assertions) && !cfg!(shapes_no_checks)
+    );
     let x = t(&[3]);
     assert_eq!(let_checked(&x, false), Ok(3));
     assert_eq!(let_checked_ret(&x, false).unwrap(), t(&[3, 2]));

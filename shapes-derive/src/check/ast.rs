@@ -124,8 +124,9 @@ impl CheckedFn {
             r
         });
 
-        // Rule: there is something to check.
-        if !any_shape && opts.ret.is_none() && opts.wheres.is_empty() {
+        // Rule: there is something to check (a `#[shape]` on a `let` of the body counts).
+        let any_let = super::flow::any_lets(&func.block);
+        if !any_shape && !any_let && opts.ret.is_none() && opts.wheres.is_empty() {
             cx.error_at(
                 func.sig.ident.span(),
                 format!("#[shapes::check] has nothing to check on `{fname}`: put #[shape(\"(…)\")] on a parameter, or give `ret = \"(…)\"`"),

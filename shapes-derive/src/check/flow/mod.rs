@@ -196,6 +196,21 @@ mod tests {
     }
 
     #[test]
+    fn an_annotated_let_is_something_to_check() {
+        let (errors, _) = analyse_fn(
+            quote!(),
+            quote! {
+                fn f(x: &Tensor) -> Result<Tensor> {
+                    #[shape("(b, s)")]
+                    let y = x.contiguous()?;
+                    Ok(y)
+                }
+            },
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
     fn only_tensor_parameters_are_tracked() {
         let (errors, _) = analyse_fn(
             quote!(),
