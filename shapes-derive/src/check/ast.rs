@@ -45,8 +45,9 @@ pub struct CheckedFn {
 
 impl CheckedFn {
     /// Reads the function, taking the `#[shape]` attributes off its parameters (they are not
-    /// real attributes), and reports what makes it uncheckable.
-    pub fn take_from(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> Self {
+    /// real attributes), and reports what makes it uncheckable; `any_let` says whether a `let`
+    /// of the body has a `#[shape]`.
+    pub fn take_from(cx: &Ctxt, opts: &Options, func: &mut ItemFn, any_let: bool) -> Self {
         let fname = func.sig.ident.to_string();
         let (params, any_shape) = take_params(cx, func);
 
@@ -125,7 +126,6 @@ impl CheckedFn {
         });
 
         // Rule: there is something to check (a `#[shape]` on a `let` of the body counts).
-        let any_let = super::flow::any_lets(&func.block);
         if !any_shape && !any_let && opts.ret.is_none() && opts.wheres.is_empty() {
             cx.error_at(
                 func.sig.ident.span(),

@@ -55,7 +55,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // Only for a function: on anything else the one error above is the whole story.
     let cx = Ctxt::new();
     let opts = attr::options(&cx, args);
-    let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func);
+    let any_let = flow::any_lets(&func.block);
+    let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func, any_let);
     let analysis = valid::check(&cx, &checked);
     // The body's shapes, followed through the ops: provable mismatches go into `cx`.
     let gaps = flow::analyse(&cx, &checked, &func);

@@ -120,7 +120,8 @@ mod tests {
         let cx = Ctxt::new();
         let opts = super::super::attr::options(&cx, args);
         let mut func: ItemFn = syn::parse2(func).expect("a function");
-        let checked = CheckedFn::take_from(&cx, &opts, &mut func);
+        let any_let = any_lets(&func.block);
+        let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
         let gaps = analyse(&cx, &checked, &func);
         let errors = match cx.check() {
             Ok(()) => Vec::new(),
