@@ -212,6 +212,7 @@ pub use shapes_derive::expr;
 /// | `map_err = "path"` | a mismatch returns `Err(path(error))` |
 /// | `debug_only` | checks only with `debug_assertions` on |
 /// | `crate = "path"` | the path of the `shapes` crate, when it is renamed |
+/// | `trace` | each place in the body where a tracked shape is lost is a warning (below) |
 ///
 /// # Sharing a struct's variables with its methods: `self`
 /// `#[check(self)]` on a method of a [`Shaped`] struct makes every variable of its patterns
@@ -343,6 +344,154 @@ pub use shapes_derive::expr;
 /// assert_eq!(add(&Shape::from([3]), &Shape::from([3])).unwrap(), 3);
 /// let err = add(&Shape::from([3]), &Shape::from([4])).unwrap_err();
 /// assert!(err.to_string().starts_with("add.b: axis 0 expected n = 3, found 4"));
+/// ```
+///
+/// # Inside the body: shapes through candle ops
+/// The macro also follows the shapes of the tensors of the body, at compile time, from the
+/// patterns of the parameters whose type is a `Tensor` (`&Tensor`, `candle_core::Tensor`; only
+/// those, so another type's methods of the same names are never read as candle's), through a
+/// vocabulary of candle's `Tensor` ops, and a mismatch it can prove is a compile error at the
+/// op, naming the op, both shapes in the patterns' names, and the axis:
+///
+/// ```text
+/// error: `q.matmul(&k)`: inner dims differ: `q` is (b, heads, s, head_dim), `k` is (b, heads, s, head_dim)
+///        (axis 3 of `q` is head_dim, axis 2 of `k` is s); did you mean `k.t()`?
+///   --> src/model.rs:23:49
+///    |
+/// 23 |     let att = (q.matmul(&k)? / scale)?;
+///    |                  ^^^^^^^^^^
+/// ```
+///
+/// It is reported by `cargo check` as well as `cargo build`. The value the body returns is
+/// compared with `ret` the same way.
+///
+/// **Facts.** The parameters' patterns; the `where` equations with a lone name on one side
+/// (`d_model = heads * head_dim`, substituted wherever `d_model` is compared; an equation
+/// the convention below would deny, such as `a * x = a * y`, keeps its names from being
+/// taken as distinct dims); sizes read into
+/// locals with `let (b, s, _) = x.dims3()?` (`dims2` to `dims5`) or `let d = x.dim(1)?`
+/// (`x.dim(D::Minus1)?`), and integer arithmetic on them (`/` is exact where the divisor is
+/// a factor: `wq.dim(0)? / head_dim` is `heads` for `wq` of `(heads * head_dim, d_model)`);
+/// and `#[shape("…")]` on a `let` (below).
+///
+/// **Vocabulary** (candle's semantics): `matmul` (equal ranks, equal batch sizes, inner dims),
+/// `broadcast_matmul` (batch dims broadcast), `t()`, `transpose(a, b)`, `permute((…))`,
+/// `reshape((…))` (a tuple of literals, size locals, arithmetic, `()` for the one hole; any
+/// other entry, such as `self.num_heads`, is an unknown dim), `broadcast_as`, `flatten(a, b)`,
+/// `flatten_from`, `flatten_to`, `flatten_all`, `squeeze(i)` (removes a dim only if it is 1, as
+/// candle does), `unsqueeze(i)`, `narrow(axis, start, len)`, `Tensor::cat(&[…], axis)` (also
+/// `&vec![&x; n]`, as `repeat_kv` writes it) and `Tensor::stack`, `index_select(&ids, axis)`,
+/// the element-wise methods
+/// `add`, `sub`, `mul`, `div`, `maximum`, `minimum` and comparisons, and the operators
+/// `+ - * /` between tensors (equal shapes; a 1 against another dim is not reported, as
+/// burn broadcasts it), `broadcast_add`/`sub`/`mul`/`div`/`maximum`/
+/// `minimum` (numpy broadcasting), `sum_keepdim`, `mean_keepdim`, `max_keepdim`, `min_keepdim`,
+/// `sum(i)`, `mean(i)`, `max(i)`, `min(i)`, `candle_nn::ops::softmax(&x, D::Minus1)`,
+/// `softmax_last_dim`, `log_softmax`, `sigmoid`, `dropout`, `candle_nn::rotary_emb::rope*`,
+/// the shape-keeping `contiguous`, `clone`, `to_dtype`, `to_device`, `detach`, `affine`,
+/// `exp`, `log`, `sqrt`, `sqr`, `abs`, `neg`, `relu`, `gelu`, `gelu_erf`, `silu`, `tanh`,
+/// `recip`, `powf`, `elu`, `clamp`, …, and `?`, `.map_err(…)`, `.unwrap()`, `Ok(…)` around
+/// them (the pieces of `chunk` are not tracked). Axes are literals, size locals holding one, or `D::Minus1`, `D::Minus2`,
+/// `D::Minus(n)`.
+///
+/// **What is provable.** A mismatch is reported only when it holds for every choice of sizes
+/// that satisfies the patterns and the `where` equations, under the convention every pattern
+/// already uses: *distinct variables are distinct dims* (and sizes are positive). Dims are
+/// compared through a normal form (sums of products of variables, `/` as exact division,
+/// `//` and `%` kept whole); two dims provably differ when their difference is a nonzero
+/// constant (`s + 1` and `s`), or when, their common factors cancelled, they are two distinct
+/// variables with the same coefficient (`s` and `head_dim`; `heads * head_dim` and
+/// `kv_heads * head_dim`), or the same variables with different coefficients (`2 * s` and
+/// `s`). A variable against a literal (`n` and `3`), or against a product (`d_model` and
+/// `heads * head_dim` without a `where` that relates them), is not a proof. In broadcasting,
+/// a dim written as a variable is not taken to be 1: a dim meant to stretch is written `1`.
+/// Ranks that are both known and differ are a proof. A branch of an `if` or a `match` is
+/// checked as if it runs.
+///
+/// **No false positives; unknown is never an error.** A method outside the vocabulary, a call
+/// of another function (`self.q_proj.forward(&x)?`, a helper), a loop that may reassign a
+/// local, `if` or `match` branches that leave a local with different shapes, a closure or a
+/// macro that may assign it: the local's shape is unknown from there on. `let` shadowing and
+/// block scopes are followed. Facts from `self`'s fields (a `Linear`'s pattern in the struct's
+/// `#[derive(Shaped)]`) and from other checked functions' contracts need what the macro cannot
+/// see and are not used yet: such calls are unknown, unless the `let` carries a `#[shape]`.
+///
+/// The BERT self-attention and feed-forward block and the Llama attention (grouped-query
+/// `repeat_kv`, rope, a kv-cache) of the repository's tests, written as candle-transformers
+/// writes them with their weights as parameters, are tracked in full: every op, no gap.
+/// burn's `Tensor` shares the names `matmul`, `narrow`, `permute`, `flatten`, `cat`, `stack`
+/// and the element-wise ops, whose rules hold for it too; its other ops (`reshape` of an
+/// array, `swap_dims`, `sum_dim`, …) are not in this vocabulary, so most of a burn body is
+/// unknown for now.
+///
+/// **`#[shape("…")]` on a `let`** gives the local a shape from there on, in the names of the
+/// function's patterns (it may introduce new ones). It is a compile error when the shape the
+/// analysis tracked for the value contradicts it, and, in debug builds, it is checked when it
+/// runs, in the call's scope (so `b` is the `b` the arguments bound), with the error the
+/// arguments' checks give: a wrong annotation is caught at its line. It needs a plain name
+/// (`let h = …`) in the function's own body (not in a closure).
+///
+/// **`trace`**: `#[check(trace)]` turns each place where the analysis lost a shape into a
+/// `deprecated` warning at that place ("shapes: shape tracking lost: `self.q_proj.forward(&x)`
+/// is not in the vocabulary; …"), so a body's coverage is visible in the editor and in
+/// `cargo check` without failing the build (unless warnings are denied). A stable procedural
+/// macro cannot emit warnings of its own; the warning is that of a `#[deprecated]` item the
+/// macro uses at the place.
+///
+/// ```
+/// use shapes::{Shape, ShapeError, check};
+///
+/// // A stand-in for candle's `Tensor`, with the two methods this body uses.
+/// struct Tensor(Shape);
+/// impl shapes::verify::HasShape for Tensor {
+///     type Dims<'a> = &'a [usize];
+///     fn shape(&self) -> &[usize] { self.0.dims() }
+/// }
+/// impl Tensor {
+///     fn t(&self) -> Result<Tensor, ShapeError> {
+///         Ok(Tensor(Shape::new(&[self.0.dims()[1], self.0.dims()[0]])))
+///     }
+///     fn matmul(&self, rhs: &Tensor) -> Result<Tensor, ShapeError> {
+///         Ok(Tensor(Shape::new(&[self.0.dims()[0], rhs.0.dims()[1]])))
+///     }
+/// }
+///
+/// #[check(ret = "(n, m)")]
+/// fn project(
+///     #[shape("(n, d)")] x: &Tensor,
+///     #[shape("(m, d)")] w: &Tensor,
+/// ) -> Result<Tensor, ShapeError> {
+///     let wt = w.t()?;
+///     #[shape("(n, m)")]
+///     let y = x.matmul(&wt)?;
+///     Ok(y)
+/// }
+///
+/// let y = project(&Tensor(Shape::from([2, 3])), &Tensor(Shape::from([5, 3]))).unwrap();
+/// assert_eq!(y.0, Shape::from([2, 5]));
+/// ```
+///
+/// Without the `.t()`, `x.matmul(&w)` multiplies `(n, d)` by `(m, d)`: `d` and `m` are
+/// distinct variables, so the build fails at the `matmul`:
+///
+/// ```compile_fail
+/// # use shapes::{Shape, ShapeError, check};
+/// # struct Tensor(Shape);
+/// # impl shapes::verify::HasShape for Tensor {
+/// #     type Dims<'a> = &'a [usize];
+/// #     fn shape(&self) -> &[usize] { self.0.dims() }
+/// # }
+/// # impl Tensor {
+/// #     fn matmul(&self, rhs: &Tensor) -> Result<Tensor, ShapeError> { Ok(Tensor(rhs.0.clone())) }
+/// # }
+/// #[check(ret = "(n, m)")]
+/// fn project(
+///     #[shape("(n, d)")] x: &Tensor,
+///     #[shape("(m, d)")] w: &Tensor,
+/// ) -> Result<Tensor, ShapeError> {
+///     x.matmul(w)
+/// }
+/// # fn main() {}
 /// ```
 ///
 /// # Cost, and compiling the checks out

@@ -17,6 +17,9 @@
 //!   `ItemChecks::bin`/`where_holds`, beside the general checker's tree.
 //! - `expand`: the pipeline and the `impl Shaped`; `fallback`: the impl emitted beside errors.
 //! - `expr_macro`: `expr!`.
+//! - `check::flow`: `#[check]`'s analysis of the body: the shapes of tensor locals followed
+//!   through a vocabulary of candle ops, a provable mismatch a compile error at the op,
+//!   `#[shape]` on a `let`, and `trace`'s warnings where tracking is lost.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -53,7 +56,16 @@ pub fn expr(input: TokenStream) -> TokenStream {
     }
 }
 
-/// (Defined in `shapes-derive`; depend on `shapes`, which re-exports it.)
+/// (Defined in `shapes-derive`; depend on `shapes`, which re-exports it, and documents it in
+/// full.)
+///
+/// Checks the arguments (and, with `ret = "…"`, the return value) against their
+/// `#[shape("…")]` patterns at run time, and follows the shapes of the body's `Tensor` locals
+/// through candle's ops at compile time: a mismatch that holds for every size satisfying the
+/// patterns and `where` equations (distinct variables being distinct dims) is a compile error
+/// at the op; anything the vocabulary does not cover makes a shape unknown, never an error.
+/// `#[shape("…")]` on a `let` gives a local a shape (checked when it runs, in debug builds);
+/// `#[check(trace)]` shows each place where a shape was lost as a warning.
 #[proc_macro_attribute]
 pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
     check::expand(args.into(), item.into()).into()

@@ -491,6 +491,70 @@ fn async_functions() {
     }
 }
 
+// `#[shape]` on a `let`: checked in the call's scope (`n` is the argument's) where the value
+// is bound, in debug builds, in every form of body: a plain one, one closed over for `ret`,
+// an async one, and one that panics rather than returning the error.
+#[check]
+fn let_checked(#[shape("(n,)")] x: &Tensor, wrong: bool) -> Result<usize, ShapeError> {
+    #[shape("(n, 2)")]
+    let y = t(&[x.shape.dims()[0] + usize::from(wrong), 2]);
+    Ok(y.shape.dims()[0])
+}
+
+#[check(ret = "(n, 2)")]
+fn let_checked_ret(#[shape("(n,)")] x: &Tensor, wrong: bool) -> Result<Tensor, ShapeError> {
+    #[shape("(n, m)")]
+    let y = t(&[x.shape.dims()[0] + usize::from(wrong), 2]);
+    Ok(y)
+}
+
+#[check(ret = "(n,)")]
+async fn let_checked_async(#[shape("(n,)")] x: &Tensor, wrong: bool) -> Tensor {
+    std::future::ready(()).await;
+    #[shape("(n,)")]
+    let y = t(&[x.shape.dims()[0] + usize::from(wrong)]);
+    y
+}
+
+// A function whose only check is an annotated `let`.
+#[check]
+fn let_only(x: &Tensor) -> Result<usize, ShapeError> {
+    #[shape("(n, n)")]
+    let y = x.clone();
+    Ok(y.shape.dims()[0])
+}
+
+#[test]
+fn an_annotated_let_is_checked_in_the_calls_scope() {
+    assert_eq!(let_only(&t(&[2, 2])), Ok(2));
+    assert_eq!(
+        let_only(&t(&[2, 3])).is_err(),
+        cfg!(debug_assertions) && !cfg!(shapes_no_checks)
+    );
+    let x = t(&[3]);
+    assert_eq!(let_checked(&x, false), Ok(3));
+    assert_eq!(let_checked_ret(&x, false).unwrap(), t(&[3, 2]));
+    assert_eq!(block_on(let_checked_async(&x, false)), t(&[3]));
+    if cfg!(debug_assertions) && !cfg!(shapes_no_checks) {
+        let e = let_checked(&x, true).unwrap_err().to_string();
+        assert!(
+            e.starts_with("let_checked.y: axis 0 expected n = 3, found 4"),
+            "{e}"
+        );
+        assert!(e.contains("n = 3 bound by let_checked.x axis 0"), "{e}");
+        let e = let_checked_ret(&x, true).unwrap_err().to_string();
+        assert!(
+            e.starts_with("let_checked_ret.y: axis 0 expected n = 3"),
+            "{e}"
+        );
+        let r = std::panic::catch_unwind(|| block_on(let_checked_async(&x, true)));
+        assert!(r.is_err());
+    } else {
+        // Unchecked, the wrong value goes on (and `ret` catches it where it is checked).
+        assert_eq!(let_checked(&x, true), Ok(4));
+    }
+}
+
 #[check(debug_only)]
 fn debug_checked(#[shape("(3,)")] x: &Tensor) -> usize {
     x.shape.dims()[0]

@@ -76,6 +76,7 @@ const CHECK_KEYS: &[&str] = &[
     "panic",
     "map_err",
     "crate",
+    "trace",
 ];
 const SPEC_TOP: &[&str] = &[
     "name",
@@ -471,6 +472,14 @@ fn with_crate(#[shape("(n, n)")] x: &Shape) -> Result<usize, ShapeError> {
     Ok(x.dims()[0])
 }
 
+// `trace` reports where the body's shapes are lost, as `deprecated` warnings at each place
+// (allowed here, so the build passes; checks run as without it).
+#[check(trace)]
+#[allow(deprecated)]
+fn with_trace(#[shape("(n, n)")] x: &Shape) -> Result<usize, ShapeError> {
+    Ok(x.dims()[0])
+}
+
 #[derive(Shaped)]
 struct Model {
     #[shape("(d,)")]
@@ -514,6 +523,15 @@ fn check_keys() {
     assert!(with_crate(&bad).is_err() && with_crate(&s([2, 2])).is_ok());
     let m = Model { norm: s([4]) };
     assert!(m.shared(&x).is_err() && m.own(&x).is_ok());
+    // `trace`: with warnings denied, the build of a traced body fails at each place a shape
+    // is lost (an opaque call, a loop's reassignment); without the key it has no warning.
+    assert!(with_trace(&bad).is_err() && with_trace(&s([2, 2])).is_ok());
+    let traced = ui_case("flow_trace");
+    assert_eq!(traced.matches("shape tracking lost").count(), 2, "{traced}");
+    assert!(
+        traced.contains("`opaque(x)` is not in the vocabulary"),
+        "{traced}"
+    );
 }
 
 // ----- spec files -----

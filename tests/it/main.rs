@@ -22,6 +22,9 @@ mod derive;
 mod derive_alloc;
 mod every_key;
 mod expr_macro;
+// Forward bodies on real candle tensors: needs the `candle` feature.
+#[cfg(feature = "candle")]
+mod flow;
 // Needs the `candle` feature, as the struct it verifies holds candle tensors.
 #[cfg(feature = "candle")]
 mod fracast_weights;

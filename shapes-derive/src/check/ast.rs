@@ -45,8 +45,9 @@ pub struct CheckedFn {
 
 impl CheckedFn {
     /// Reads the function, taking the `#[shape]` attributes off its parameters (they are not
-    /// real attributes), and reports what makes it uncheckable.
-    pub fn take_from(cx: &Ctxt, opts: &Options, func: &mut ItemFn) -> Self {
+    /// real attributes), and reports what makes it uncheckable; `any_let` says whether a `let`
+    /// of the body has a `#[shape]`.
+    pub fn take_from(cx: &Ctxt, opts: &Options, func: &mut ItemFn, any_let: bool) -> Self {
         let fname = func.sig.ident.to_string();
         let (params, any_shape) = take_params(cx, func);
 
@@ -124,8 +125,8 @@ impl CheckedFn {
             r
         });
 
-        // Rule: there is something to check.
-        if !any_shape && opts.ret.is_none() && opts.wheres.is_empty() {
+        // Rule: there is something to check (a `#[shape]` on a `let` of the body counts).
+        if !any_shape && !any_let && opts.ret.is_none() && opts.wheres.is_empty() {
             cx.error_at(
                 func.sig.ident.span(),
                 format!("#[shapes::check] has nothing to check on `{fname}`: put #[shape(\"(…)\")] on a parameter, or give `ret = \"(…)\"`"),

@@ -6,7 +6,7 @@ use syn::LitStr;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &str = "`self`, `ret = \"(…)\"`, `where = \"…\"`, `debug_only`, `panic`, `map_err = \"path\"`, `crate = \"path\"`";
+const KEYS: &str = "`self`, `ret = \"(…)\"`, `where = \"…\"`, `debug_only`, `panic`, `map_err = \"path\"`, `crate = \"path\"`, `trace`";
 
 /// What `#[shapes::check(...)]` says.
 #[derive(Default)]
@@ -26,6 +26,9 @@ pub struct Options {
     pub self_key: Option<proc_macro2::Span>,
     /// `where = "…"`: equations and comparisons between the variables, as the derive's.
     pub wheres: Vec<LitStr>,
+    /// `trace`: each place of the body where the flow analysis lost a shape is shown as a
+    /// warning.
+    pub trace: bool,
 }
 
 pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
@@ -40,6 +43,8 @@ pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
             out.self_key = Some(syn::spanned::Spanned::span(&meta.path));
         } else if meta.path.is_ident("where") {
             out.wheres.push(meta.value()?.parse()?);
+        } else if meta.path.is_ident("trace") {
+            out.trace = true;
         } else if meta.path.is_ident("debug_only") {
             out.debug_only = true;
         } else if meta.path.is_ident("panic") {

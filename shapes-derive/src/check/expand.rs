@@ -1,8 +1,9 @@
 //! The checked function: its original signature around a body that checks the arguments
-//! (and the return value). Each group of checks (the arguments, the return value) is described
-//! once, as a `Description` static (its values' patterns as `Node::Tensor`s, its `where`
-//! clauses as relations), compiled by the derive's `codegen` into the fast path, and read by
-//! the runtime's interpreter when that path finds a mismatch.
+//! (and the return value), and, with `#[shape]` on a `let`, that local's value where it is
+//! bound. Each group of checks (the arguments, the return value, an annotated `let`) is
+//! described once, as a `Description` static (its values' patterns as `Node::Tensor`s, its
+//! `where` clauses as relations), compiled by the derive's `codegen` into the fast path, and
+//! read by the runtime's interpreter when that path finds a mismatch.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -11,21 +12,25 @@ use syn::{Attribute, ItemFn, Type};
 
 use super::ast::{Checked, CheckedFn};
 use super::attr::Options;
+use super::flow::{self, Gap, LetAnn};
 use super::valid::Analysis;
 use crate::analysis::{dim_vars, pattern_vars, push_unique};
 use crate::codegen::{Codegen, cmp_op, crate_tokens, local_guards, slot_ident};
+use crate::ctxt::Ctxt;
 use shapes_core::expr::CmpOp;
 
 pub fn generate(
+    cx: &Ctxt,
     opts: &Options,
     func: &ItemFn,
     checked: &CheckedFn,
     analysis: &Analysis,
+    gaps: &[Gap],
 ) -> TokenStream {
     let krate = crate_tokens(opts.crate_path.as_ref());
     let p = quote!(#krate::__private);
-    // Every variable, the arguments' first, then those only the `where` clauses name: its
-    // slot.
+    // Every variable, the arguments' first, then those only the `where` clauses name, then
+    // those only annotated `let`s name: its slot.
     let mut own = Vec::new();
     for c in checked.params.iter().chain(&checked.ret) {
         pattern_vars(&c.pattern, &mut own);
@@ -41,12 +46,35 @@ pub fn generate(
             push_unique(&mut own, v);
         }
     }
+    for pattern in flow::let_patterns(&func.block) {
+        pattern_vars(&pattern, &mut own);
+    }
     let g = Codegen::new(p, own);
+    let fail = fail_tokens(&g, opts, checked);
+    // The body with each annotated `let` followed by its check (copied only when it has one).
+    let mut lets = 0usize;
+    let taken;
+    let func = if flow::any_lets(&func.block) {
+        let mut copy = func.clone();
+        flow::take_lets(cx, &mut copy.block, &mut |ann| {
+            lets += 1;
+            let_check(&g, ann, lets, &fail)
+        });
+        taken = copy;
+        &taken
+    } else {
+        func
+    };
     let (inner_attrs, outer_attrs): (Vec<&Attribute>, Vec<&Attribute>) = func
         .attrs
         .iter()
         .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
-    let body = wrap_body(&g, opts, func, checked, analysis);
+    let body = wrap_body(&g, opts, func, checked, analysis, &fail, lets > 0);
+    let trace = if opts.trace {
+        flow::trace_tokens(gaps)
+    } else {
+        quote!()
+    };
     let vis = &func.vis;
     let sig = &func.sig;
     let track_caller = track_caller(func);
@@ -55,9 +83,72 @@ pub fn generate(
         #track_caller
         #vis #sig {
             #(#inner_attrs)*
+            #trace
             #body
         }
     }
+}
+
+/// What a failed check does: return the error (mapped) from a function returning a `Result`,
+/// panic otherwise.
+fn fail_tokens(g: &Codegen, opts: &Options, checked: &CheckedFn) -> TokenStream {
+    let p = &g.private_path;
+    match (&checked.output, &opts.map_err) {
+        _ if opts.panic.is_some() => quote!(#p::call_panic(__shapes_error)),
+        (Some(_), Some(map)) if checked.returns_result => {
+            quote!(return #p::Err((#map)(__shapes_error)))
+        }
+        // At the return type: where a missing `From<ShapeError>` is reported.
+        (Some(ty), _) if checked.returns_result => respan(
+            quote!(return #p::Err(#p::call_error(__shapes_error))),
+            ty.span(),
+        ),
+        _ => quote!(#p::call_panic(__shapes_error)),
+    }
+}
+
+/// The check of an annotated `let`'s value, in debug builds, in the call's scope (so its
+/// variables are those the arguments bound): the statement inserted after the `let`.
+fn let_check(g: &Codegen, ann: &LetAnn, k: usize, fail: &TokenStream) -> TokenStream {
+    let p = &g.private_path;
+    let ident = &ann.ident;
+    let name = ident.to_string();
+    let c = Checked {
+        name: name.strip_prefix("r#").unwrap_or(&name).to_owned(),
+        value: quote!(#ident),
+        span: ident.span(),
+        lit: ann.lit.clone(),
+        pattern: ann.pattern.clone(),
+        optional: false,
+    };
+    let info = format_ident!("__SHAPES_LET{}", k);
+    let (name, pattern) = (&c.name, c.lit.value());
+    let (ops, rest) = g.item_ops(p, &c.pattern);
+    let group = check_group(
+        g,
+        &[value_check(g, &c, info.clone())],
+        quote!(__SHAPES_LET),
+        value_shape(g, &c),
+    );
+    let check = quote! {
+        static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
+        static __SHAPES_LET: #p::Description = #p::Description {
+            nodes: &[#p::Node::Tensor { name: #name, checks: #p::Checks { info: &#info, ops: #ops, rest: #rest } }],
+            wheres: &[],
+            given: &[],
+            config: &[],
+            ignore: &[],
+        };
+        if ::core::cfg!(debug_assertions) {
+            if let #p::Some(__shapes_scope) = &mut *__shapes_lets {
+                if let #p::Err(__shapes_error) = __shapes_scope.check(#group) {
+                    #fail;
+                }
+            }
+        }
+    };
+    let guards = local_guards(&check, &["__shapes_lets"]);
+    quote!({ #guards #check })
 }
 
 /// `#[track_caller]`, so that a mismatch panic names the line that called the function, not
@@ -74,13 +165,16 @@ fn track_caller(func: &ItemFn) -> TokenStream {
 }
 
 /// The original body with the checks around it: the arguments' before it, and with `ret`, the
-/// return value's after it.
+/// return value's after it. With annotated `let`s (`lets`), the scope is kept for the body,
+/// which reaches it as `__shapes_lets`.
 fn wrap_body(
     g: &Codegen,
     opts: &Options,
     func: &ItemFn,
     checked: &CheckedFn,
     analysis: &Analysis,
+    fail: &TokenStream,
+    lets: bool,
 ) -> TokenStream {
     let p = &g.private_path;
     let fname = func.sig.ident.to_string();
@@ -90,23 +184,12 @@ fn wrap_body(
     } else {
         quote!(#p::CHECKS)
     };
-    let fail = match (&checked.output, &opts.map_err) {
-        _ if opts.panic.is_some() => quote!(#p::call_panic(__shapes_error)),
-        (Some(_), Some(map)) if checked.returns_result => {
-            quote!(return #p::Err((#map)(__shapes_error)))
-        }
-        // At the return type: where a missing `From<ShapeError>` is reported.
-        (Some(ty), _) if checked.returns_result => respan(
-            quote!(return #p::Err(#p::call_error(__shapes_error))),
-            ty.span(),
-        ),
-        _ => quote!(#p::call_panic(__shapes_error)),
-    };
     let statics = scope_statics(g, checked, analysis);
     let args_group = args_group(g, checked, analysis);
     let new_scope = quote!(#p::CallScope::<#n>::new(&__SHAPES_TABLE, #fname));
-    let from_self = self_presets(g, opts, checked, analysis, &fail);
-    let Some(rc) = &checked.ret else {
+    let from_self = self_presets(g, opts, checked, analysis, fail);
+    let stmts = &func.block.stmts;
+    if checked.ret.is_none() && !lets {
         let checks = quote! {
             #statics
             let mut __shapes_scope = #new_scope;
@@ -118,7 +201,6 @@ fn wrap_body(
         let guards = local_guards(&checks, &[]);
         // The body's statements, not its block: a one-line body in braces after the checks
         // would trip `unused_braces`.
-        let stmts = &func.block.stmts;
         return quote! {
             if #guard {
                 #guards
@@ -126,28 +208,22 @@ fn wrap_body(
             }
             #(#stmts)*
         };
-    };
-    let ret_group = ret_group(g, rc, checked, analysis);
-    let call = call_body(func, checked.output.as_ref());
-    // The guards of the checks' own locals go into blocks of their own; the two bindings
-    // beside the body's call are guarded at its level (the body sees guards of those two
-    // names only).
+    }
+    // The guards of the checks' own locals go into blocks of their own; the bindings beside
+    // the body are guarded at its level (the body sees guards of those names only).
     let check_args = guarded(quote! {
         #from_self
         if let #p::Err(__shapes_error) = __shapes_scope.check(#args_group) {
             #fail;
         }
     });
-    let check_ret = guarded(quote! {
-        if let #p::Err(__shapes_error) = __shapes_scope.check(#ret_group) {
-            #fail;
-        }
-    });
-    quote! {
+    let open = quote! {
         #[allow(dead_code, non_snake_case)]
         fn __shapes_scope() {}
         #[allow(dead_code, non_snake_case)]
         fn __shapes_ret() {}
+        #[allow(dead_code, non_snake_case)]
+        fn __shapes_lets() {}
         #statics
         let mut __shapes_scope = if #guard {
             #p::Some(#new_scope)
@@ -157,6 +233,25 @@ fn wrap_body(
         if let #p::Some(__shapes_scope) = &mut __shapes_scope {
             #check_args
         }
+    };
+    let lets_ref = lets.then(|| quote!(let __shapes_lets = &mut __shapes_scope;));
+    let Some(rc) = &checked.ret else {
+        return quote! {
+            #open
+            #lets_ref
+            #(#stmts)*
+        };
+    };
+    let ret_group = ret_group(g, rc, checked, analysis);
+    let call = call_body(func, checked.output.as_ref());
+    let check_ret = guarded(quote! {
+        if let #p::Err(__shapes_error) = __shapes_scope.check(#ret_group) {
+            #fail;
+        }
+    });
+    quote! {
+        #open
+        #lets_ref
         let __shapes_ret = #call;
         if let #p::Some(__shapes_scope) = &mut __shapes_scope {
             #check_ret
@@ -168,7 +263,7 @@ fn wrap_body(
 /// `check` (a call of `CallScope::check` and what follows a failure) in a block of its own,
 /// with the guards of its locals' names but for the two bound around it.
 fn guarded(check: TokenStream) -> TokenStream {
-    let guards = local_guards(&check, &["__shapes_scope", "__shapes_ret"]);
+    let guards = local_guards(&check, &["__shapes_scope", "__shapes_ret", "__shapes_lets"]);
     quote!({ #guards #check })
 }
 

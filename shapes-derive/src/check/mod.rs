@@ -20,10 +20,17 @@
 //! where "fail" is `return Err(E::from(error))` for a function returning `…Result<_, E>` and a
 //! panic with the full message otherwise. Without `ret`, the original body runs in place, so
 //! `return`, `?`, `impl Trait`, `async` and borrows behave exactly as written.
+//!
+//! With `#[shape("…")]` on a `let` of the body, the scope is kept for the body too (as
+//! `__shapes_lets`, a `&mut` of it) and the `let` is followed by the check of its value, in
+//! debug builds. Before any of this, `flow` walks the body: the shapes of its tensor locals
+//! through the ops of candle's vocabulary, a provable mismatch an error here; with `trace`,
+//! the places where a shape is lost are emitted as `deprecated` warnings.
 
 mod ast;
 mod attr;
 mod expand;
+mod flow;
 mod valid;
 
 use proc_macro2::TokenStream;
@@ -48,10 +55,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // Only for a function: on anything else the one error above is the whole story.
     let cx = Ctxt::new();
     let opts = attr::options(&cx, args);
-    let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func);
+    let any_let = flow::any_lets(&func.block);
+    let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func, any_let);
     let analysis = valid::check(&cx, &checked);
+    // The body's shapes, followed through the ops: provable mismatches go into `cx`.
+    let gaps = flow::analyse(&cx, &checked, &func);
     // On errors the output is discarded below; generation stays total anyway.
-    let generated = expand::generate(&opts, &func, &checked, &analysis);
+    let generated = expand::generate(&cx, &opts, &func, &checked, &analysis, &gaps);
     match cx.check() {
         Ok(()) => generated,
         Err(errors) => {
@@ -59,6 +69,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             // the user sees these errors and not a cascade.
             // The parameters look unused without the checks: say nothing about them.
             let mut out = errors.to_compile_error();
+            flow::strip_lets(&mut func.block);
             func.attrs
                 .push(syn::parse_quote!(#[allow(unused_variables)]));
             out.extend(func.into_token_stream());

@@ -1,0 +1,264 @@
+//! The flow analysis of a `#[shapes::check]` body: the symbolic shape of each tensor-valued
+//! local, followed through a vocabulary of candle ops, so that a provable mismatch is a build
+//! error at the op that makes it.
+//!
+//! - `dims`: a dim is a `DimExpr` of the crate's one expression language (or unknown); the
+//!   normal form that compares two dims, and the rule of provability;
+//! - `ops`: the vocabulary's shape rules, on shapes alone;
+//! - `body`: the walk over the body (locals, shadowing, branches, loops, closures);
+//! - `lets`: `#[shape("…")]` on a `let`, read, taken off and checked at run time;
+//! - `diag`: how expressions are quoted, the gaps, and `trace`'s warnings.
+//!
+//! Facts come from the parameters' patterns (for parameters whose type is a `Tensor`), the
+//! function's `where` equations, `dims2()`..`dims5()` and `dim(i)` locals, and annotated
+//! `let`s. What the analysis cannot see (the fields of `self`, other functions' contracts,
+//! anything outside the vocabulary) is unknown, never an error.
+
+mod body;
+mod diag;
+mod dims;
+mod lets;
+mod ops;
+
+use shapes_core::expr::{Item, Pattern};
+use syn::{FnArg, ItemFn, Pat};
+
+use super::ast::CheckedFn;
+use crate::ctxt::Ctxt;
+
+pub use diag::{Gap, trace_tokens};
+pub use lets::{
+    LetAnn, any as any_lets, patterns as let_patterns, strip as strip_lets, take as take_lets,
+};
+
+/// Walks `func`'s body, reporting each provable mismatch into `cx`; returns the gaps.
+pub fn analyse(cx: &Ctxt, checked: &CheckedFn, func: &ItemFn) -> Vec<Gap> {
+    let facts = dims::Facts::new(checked.wheres.iter().map(|(l, r, _)| (l, r)));
+    let ret = checked.ret.as_ref().and_then(|c| pattern_dims(&c.pattern));
+    let mut w = body::Walker::new(&facts, ret.as_deref());
+    for c in &checked.params {
+        if is_tensor_param(func, &c.name) {
+            let t = body::Val::Tensor(pattern_dims(&c.pattern));
+            let v = if c.optional {
+                body::Val::Some(Box::new(t))
+            } else {
+                t
+            };
+            w.bind_param(&c.name, v);
+        }
+    }
+    w.walk_fn_body(&func.block);
+    for e in w.errors {
+        cx.syn_error(e);
+    }
+    w.gaps
+}
+
+/// A pattern's dims, when its rank is fixed: `_` and `#n` are unknown dims; `...` and `*rest`
+/// make the whole shape unknown.
+pub fn pattern_dims(p: &Pattern) -> Option<Vec<dims::Dim>> {
+    p.items
+        .iter()
+        .map(|i| match i {
+            Item::Dim(e) => Some(Some(e.clone())),
+            Item::Any | Item::Broadcast(_) => Some(None),
+            Item::Ellipsis | Item::Variadic(_) => None,
+        })
+        .collect()
+}
+
+/// Whether the parameter `name` has a type that names `Tensor` (`&Tensor`,
+/// `candle_core::Tensor`): only those are tracked, so that another type's methods of the same
+/// names are never read with candle's rules.
+fn is_tensor_param(func: &ItemFn, name: &str) -> bool {
+    func.sig.inputs.iter().any(|arg| match arg {
+        FnArg::Typed(pt) => {
+            let named = match &*pt.pat {
+                Pat::Ident(pi) => {
+                    let n = pi.ident.to_string();
+                    n.strip_prefix("r#").unwrap_or(&n) == name
+                }
+                _ => false,
+            };
+            named && names_tensor(&pt.ty)
+        }
+        FnArg::Receiver(_) => false,
+    })
+}
+
+fn names_tensor(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => names_tensor(&r.elem),
+        syn::Type::Paren(p) => names_tensor(&p.elem),
+        syn::Type::Group(g) => names_tensor(&g.elem),
+        syn::Type::Path(p) if p.qself.is_none() => match p.path.segments.last() {
+            Some(s) if s.ident == "Tensor" => true,
+            // `Option<&Tensor>`: an optional tensor, read through `Some`.
+            Some(s) if s.ident == "Option" => match &s.arguments {
+                syn::PathArguments::AngleBracketed(a) => a
+                    .args
+                    .iter()
+                    .any(|g| matches!(g, syn::GenericArgument::Type(t) if names_tensor(t))),
+                _ => false,
+            },
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// The errors and gaps of one checked function, as `#[shapes::check(args)]` finds them.
+    fn analyse_fn(
+        args: proc_macro2::TokenStream,
+        func: proc_macro2::TokenStream,
+    ) -> (Vec<String>, Vec<String>) {
+        let cx = Ctxt::new();
+        let opts = super::super::attr::options(&cx, args);
+        let mut func: ItemFn = syn::parse2(func).expect("a function");
+        let any_let = any_lets(&func.block);
+        let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
+        let gaps = analyse(&cx, &checked, &func);
+        let errors = match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (errors, gaps.into_iter().map(|g| g.message).collect())
+    }
+
+    #[test]
+    fn a_llama_attention_is_tracked_without_a_gap() {
+        let (errors, gaps) = analyse_fn(
+            quote!(ret = "(b, s, d_model)"),
+            quote! {
+                fn attn(
+                    #[shape("(b, s, d_model)")] x: &Tensor,
+                    #[shape("(s, head_dim / 2)")] cos: &Tensor,
+                    #[shape("(s, head_dim / 2)")] sin: &Tensor,
+                    #[shape("(s, past + s)")] mask: &Tensor,
+                    #[shape("(b, kv_heads, past, head_dim)")] past_k: &Tensor,
+                    #[shape("(heads * head_dim, d_model)")] wq: &Tensor,
+                    #[shape("(kv_heads * head_dim, d_model)")] wk: &Tensor,
+                    #[shape("(d_model, heads * head_dim)")] wo: &Tensor,
+                ) -> Result<Tensor> {
+                    let (b, s, _) = x.dims3()?;
+                    let head_dim = cos.dim(D::Minus1)? * 2;
+                    let heads = wq.dim(0)? / head_dim;
+                    let kv_heads = wk.dim(0)? / head_dim;
+                    let n_rep = heads / kv_heads;
+                    let q = x.broadcast_matmul(&wq.t()?)?.reshape((b, s, heads, head_dim))?.transpose(1, 2)?;
+                    let k = x.broadcast_matmul(&wk.t()?)?.reshape((b, s, kv_heads, head_dim))?.transpose(1, 2)?;
+                    let q = candle_nn::rotary_emb::rope(&q, cos, sin)?;
+                    let k = Tensor::cat(&[past_k, &k], 2)?;
+                    let k = Tensor::cat(&vec![&k; n_rep], 2)?.reshape((b, kv_heads * n_rep, (), head_dim))?;
+                    let att = (q.matmul(&k.t()?)? / 8.0)?;
+                    let att = candle_nn::ops::softmax_last_dim(&att.broadcast_add(mask)?)?;
+                    let y = att.matmul(&k)?.transpose(1, 2)?.reshape((b, s, heads * head_dim))?;
+                    y.broadcast_matmul(&wo.t()?)
+                }
+            },
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(gaps.is_empty(), "{gaps:?}");
+    }
+
+    /// The forward bodies of `tests/it/flow.rs` (a BERT self-attention and feed-forward
+    /// block, a Llama attention with grouped-query heads, rope and a kv-cache), as the macro
+    /// sees them: no error, and no place where a shape is lost.
+    #[test]
+    fn the_model_bodies_are_tracked_in_full() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/it/flow.rs");
+        let text = std::fs::read_to_string(path).expect("tests/it/flow.rs");
+        let file = syn::parse_file(&text).expect("a Rust file");
+        let mut checked = 0;
+        for item in file.items {
+            let syn::Item::Fn(mut func) = item else {
+                continue;
+            };
+            let Some(pos) = func.attrs.iter().position(|a| a.path().is_ident("check")) else {
+                continue;
+            };
+            let attr = func.attrs.remove(pos);
+            let args = match attr.meta {
+                syn::Meta::List(l) => l.tokens,
+                _ => proc_macro2::TokenStream::new(),
+            };
+            let name = func.sig.ident.to_string();
+            let (errors, gaps) = analyse_fn(args, quote!(#func));
+            assert!(errors.is_empty(), "{name}: {errors:?}");
+            assert!(gaps.is_empty(), "{name}: {gaps:?}");
+            checked += 1;
+        }
+        assert_eq!(checked, 4);
+    }
+
+    #[test]
+    fn an_annotated_let_is_something_to_check() {
+        let (errors, _) = analyse_fn(
+            quote!(),
+            quote! {
+                fn f(x: &Tensor) -> Result<Tensor> {
+                    #[shape("(b, s)")]
+                    let y = x.contiguous()?;
+                    Ok(y)
+                }
+            },
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn only_tensor_parameters_are_tracked() {
+        let (errors, _) = analyse_fn(
+            quote!(),
+            quote! {
+                fn f(#[shape("(a, b)")] x: &Other, #[shape("(a, b)")] y: &Other) -> Other {
+                    x.matmul(&y)
+                }
+            },
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn where_equations_make_products_comparable() {
+        let (errors, _) = analyse_fn(
+            quote!(where = "d_model = heads * head_dim"),
+            quote! {
+                fn f(
+                    #[shape("(b, s, d_model)")] x: &Tensor,
+                    #[shape("(heads,)")] h: &Tensor,
+                    #[shape("(kv_heads, head_dim)")] kv: &Tensor,
+                ) -> Result<Tensor> {
+                    let (b, s, _) = x.dims3()?;
+                    let (kv_heads, head_dim) = kv.dims2()?;
+                    x.reshape((b, s, kv_heads, head_dim))
+                }
+            },
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("element counts differ"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_let_annotation_gives_a_shape_and_is_compared() {
+        let (errors, _) = analyse_fn(
+            quote!(),
+            quote! {
+                fn f(#[shape("(b, s, d)")] x: &Tensor) -> Result<Tensor> {
+                    #[shape("(b, s, d)")]
+                    let h = helper(x)?;
+                    #[shape("(b, d, s)")]
+                    let g = x.contiguous()?;
+                    h.matmul(&g)
+                }
+            },
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("contradicts the value"), "{errors:?}");
+    }
+}
