@@ -122,8 +122,8 @@ fn let_check(g: &Codegen, ann: &LetAnn, k: usize, fail: &TokenStream) -> TokenSt
         optional: false,
     };
     let info = format_ident!("__SHAPES_LET{}", k);
-    let (name, pattern) = (&c.name, c.lit.value());
-    let (ops, rest) = g.item_ops(p, &c.pattern);
+    let (info_static, node) = value_node(g, &c, &info);
+    let description = description_static(g, quote!(__SHAPES_LET), &[node], &[]);
     let group = check_group(
         g,
         &[value_check(g, &c, info.clone())],
@@ -131,14 +131,8 @@ fn let_check(g: &Codegen, ann: &LetAnn, k: usize, fail: &TokenStream) -> TokenSt
         value_shape(g, &c),
     );
     let check = quote! {
-        static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
-        static __SHAPES_LET: #p::Description = #p::Description {
-            nodes: &[#p::Node::Tensor { name: #name, checks: #p::Checks { info: &#info, ops: #ops, rest: #rest } }],
-            wheres: &[],
-            given: &[],
-            config: &[],
-            ignore: &[],
-        };
+        #info_static
+        #description
         if ::core::cfg!(debug_assertions) {
             if let #p::Some(__shapes_scope) = &mut *__shapes_lets {
                 if let #p::Err(__shapes_error) = __shapes_scope.check(#group) {
@@ -290,14 +284,8 @@ fn scope_statics(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> Token
     let mut args = Vec::new();
     let mut ret = Vec::new();
     for (c, info) in infos {
-        let (name, pattern) = (&c.name, c.lit.value());
-        info_statics.push(quote! {
-            static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
-        });
-        let (ops, rest) = g.item_ops(p, &c.pattern);
-        let node = quote! {
-            #p::Node::Tensor { name: #name, checks: #p::Checks { info: &#info, ops: #ops, rest: #rest } }
-        };
+        let (info_static, node) = value_node(g, c, &info);
+        info_statics.push(info_static);
         if info == "__SHAPES_RET" {
             ret.push(node);
         } else {
@@ -306,21 +294,46 @@ fn scope_statics(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> Token
     }
     let args_wheres = where_relations(g, checked, analysis, false);
     let ret_wheres = where_relations(g, checked, analysis, true);
+    let args = description_static(g, quote!(__SHAPES_ARGS), &args, &args_wheres);
+    let ret = description_static(g, quote!(__SHAPES_RETURN), &ret, &ret_wheres);
     quote! {
         const __SHAPES_VARS: #p::VarTable = #p::VarTable::new() #(.with(#names))*;
         static __SHAPES_TABLE: #p::VarTable = __SHAPES_VARS;
         static __SHAPES_MAP: #p::SlotMap = __SHAPES_VARS.identity();
         #(#info_statics)*
-        static __SHAPES_ARGS: #p::Description = #p::Description {
-            nodes: &[#(#args),*],
-            wheres: &[#(#args_wheres),*],
-            given: &[],
-            config: &[],
-            ignore: &[],
-        };
-        static __SHAPES_RETURN: #p::Description = #p::Description {
-            nodes: &[#(#ret),*],
-            wheres: &[#(#ret_wheres),*],
+        #args
+        #ret
+    }
+}
+
+/// One checked value's `FieldInfo` static (named `info`) and its description node: a
+/// `Node::Tensor` named after it, its pattern's items as `ItemOp`s.
+fn value_node(g: &Codegen, c: &Checked, info: &syn::Ident) -> (TokenStream, TokenStream) {
+    let p = &g.private_path;
+    let (name, pattern) = (&c.name, c.lit.value());
+    let (ops, rest) = g.item_ops(p, &c.pattern);
+    let info_static = quote! {
+        static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
+    };
+    let node = quote! {
+        #p::Node::Tensor { name: #name, checks: #p::Checks { info: &#info, ops: #ops, rest: #rest } }
+    };
+    (info_static, node)
+}
+
+/// A group of a function's checks as a `Description` static named `name`: its values'
+/// nodes and its `where` relations (nothing given, bound from a config or ignored).
+fn description_static(
+    g: &Codegen,
+    name: TokenStream,
+    nodes: &[TokenStream],
+    wheres: &[TokenStream],
+) -> TokenStream {
+    let p = &g.private_path;
+    quote! {
+        static #name: #p::Description = #p::Description {
+            nodes: &[#(#nodes),*],
+            wheres: &[#(#wheres),*],
             given: &[],
             config: &[],
             ignore: &[],
