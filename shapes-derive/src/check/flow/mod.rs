@@ -2,8 +2,9 @@
 //! local, followed through a vocabulary of candle ops, so that a provable mismatch is a build
 //! error at the op that makes it.
 //!
-//! - `dims`: a dim is a `DimExpr` of the crate's one expression language (or unknown); the
-//!   normal form that compares two dims, and the rule of provability;
+//! - `dims`: a dim is a `DimExpr` of the crate's one expression language (or unknown), and
+//!   the rule of provability;
+//! - `normal`: the normal form (a polynomial) two dims are compared through;
 //! - `ops`: the vocabulary's shape rules, on shapes alone;
 //! - `body`: the walk over the body (locals, shadowing, branches, loops, closures);
 //! - `lets`: `#[shape("…")]` on a `let`, read, taken off and checked at run time;
@@ -18,6 +19,7 @@ mod body;
 mod diag;
 mod dims;
 mod lets;
+mod normal;
 mod ops;
 
 use shapes_core::expr::{Item, Pattern};
