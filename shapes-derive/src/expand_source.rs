@@ -15,10 +15,8 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use shapes_core::expr::CmpOp;
-
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
-use crate::codegen::{Codegen, cmp_op, count_text, rename_checks, renames};
+use crate::codegen::{Codegen, count_text, rename_checks, renames};
 
 /// The `DESCRIPTION` const and the `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
@@ -41,18 +39,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         })
         .map(|f| rename_checks(krate, f, false))
         .collect();
-    // Equations first, then the other comparisons, each in the order written (as a plan
-    // sorts them).
-    let equations = input.wheres.iter().map(|(l, r, _)| (l, CmpOp::Eq, r));
-    let others = input.constraints.iter().map(|(l, op, r, _)| (l, *op, r));
-    let wheres: Vec<TokenStream> = equations
-        .chain(others)
-        .map(|(l, op, r)| {
-            let op = cmp_op(op);
-            let (l, r) = (g.slot_expr(l), g.slot_expr(r));
-            quote!((__p::CmpOp::#op, &#l, &#r))
-        })
-        .collect();
+    let wheres = g.relations(&short, &input.wheres, &input.constraints);
     let given = input.given.iter().map(|(n, _)| n);
     let ignore = input.ignore.iter().map(|(g, _)| g);
     let (config, config_checks) = config_keys(input);

@@ -15,9 +15,9 @@ use super::attr::Options;
 use super::flow::{self, Gap, LetAnn};
 use super::valid::Analysis;
 use crate::analysis::{dim_vars, pattern_vars, push_unique};
-use crate::codegen::{Codegen, cmp_op, crate_tokens, local_guards, slot_ident};
+use crate::ast::{Constraint, WhereClause};
+use crate::codegen::{Codegen, crate_tokens, local_guards, slot_ident};
 use crate::ctxt::Ctxt;
-use shapes_core::expr::CmpOp;
 
 pub fn generate(
     cx: &Ctxt,
@@ -341,28 +341,33 @@ fn description_static(
     }
 }
 
-/// The `where` equations, then comparisons, that wait for the return value (`after_ret`) or
-/// not, as the description's relations.
+/// The `where` equations and comparisons that wait for the return value (`after_ret`) or
+/// not, in the order written.
+fn wheres_when(
+    checked: &CheckedFn,
+    analysis: &Analysis,
+    after_ret: bool,
+) -> (Vec<WhereClause>, Vec<Constraint>) {
+    let mut waits = analysis.after_ret.iter().copied();
+    let mut pick = || waits.next().unwrap_or(false) == after_ret;
+    let wheres = checked.wheres.iter().filter(|_| pick()).cloned().collect();
+    let constraints = (checked.constraints.iter())
+        .filter(|_| pick())
+        .cloned()
+        .collect();
+    (wheres, constraints)
+}
+
+/// The `where` clauses that wait for the return value (`after_ret`) or not, as the
+/// description's relations.
 fn where_relations(
     g: &Codegen,
     checked: &CheckedFn,
     analysis: &Analysis,
     after_ret: bool,
 ) -> Vec<TokenStream> {
-    let p = &g.private_path;
-    let mut waits = analysis.after_ret.iter().copied();
-    let mut pick = || waits.next().unwrap_or(false) == after_ret;
-    let equations = checked.wheres.iter().map(|(l, r, _)| (l, CmpOp::Eq, r));
-    let others = checked.constraints.iter().map(|(l, op, r, _)| (l, *op, r));
-    equations
-        .chain(others)
-        .filter(|_| pick())
-        .map(|(l, op, r)| {
-            let op = cmp_op(op);
-            let (l, r) = (g.slot_expr(l), g.slot_expr(r));
-            quote!((#p::CmpOp::#op, &#l, &#r))
-        })
-        .collect()
+    let (wheres, constraints) = wheres_when(checked, analysis, after_ret);
+    g.relations(&g.private_path, &wheres, &constraints)
 }
 
 /// The arguments' checks, then the `where` clauses that do not wait for the return value:
@@ -416,15 +421,7 @@ fn where_checks(
     analysis: &Analysis,
     after_ret: bool,
 ) -> Vec<TokenStream> {
-    let mut waits = analysis.after_ret.iter().copied();
-    let mut pick = || waits.next().unwrap_or(false) == after_ret;
-    let wheres: Vec<_> = checked.wheres.iter().filter(|_| pick()).cloned().collect();
-    let constraints: Vec<_> = checked
-        .constraints
-        .iter()
-        .filter(|_| pick())
-        .cloned()
-        .collect();
+    let (wheres, constraints) = wheres_when(checked, analysis, after_ret);
     let mut out = g.where_checks(&wheres);
     out.extend(g.constraint_checks(&constraints));
     out

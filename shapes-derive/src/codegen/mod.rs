@@ -125,6 +125,27 @@ impl Codegen {
             .collect()
     }
 
+    /// The `where` equations, then the other comparisons, each in the order written (as a
+    /// plan sorts them), as a description's relations: `(CmpOp, &SlotExpr, &SlotExpr)`
+    /// tuples, the runtime's items named by `p`.
+    pub fn relations(
+        &self,
+        p: &TokenStream,
+        wheres: &[WhereClause],
+        constraints: &[Constraint],
+    ) -> Vec<TokenStream> {
+        let equations = wheres.iter().map(|(l, r, _)| (l, CmpOp::Eq, r));
+        let others = constraints.iter().map(|(l, op, r, _)| (l, *op, r));
+        equations
+            .chain(others)
+            .map(|(l, op, r)| {
+                let op = cmp_op(op);
+                let (l, r) = (self.slot_expr(l), self.slot_expr(r));
+                quote!((#p::CmpOp::#op, &#l, &#r))
+            })
+            .collect()
+    }
+
     /// A dim expression as a `SlotExpr` constant.
     pub fn slot_expr(&self, e: &DimExpr) -> TokenStream {
         let p = &self.private_path;
