@@ -2,6 +2,7 @@
 //! the one built before and its names are leaked once (see the parent module's doc).
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::{Plan, PlanError, PlanNode};
@@ -17,6 +18,31 @@ const MAX_REMEMBERED: usize = 64;
 /// The plans built, by what they were built from.
 static REMEMBERED: OnceLock<Mutex<HashMap<Built, Plan>>> = OnceLock::new();
 
+/// The value `memory` holds for `key`, if any. A poisoned lock only means a panic elsewhere
+/// while it was held: the map is whole.
+fn recall<K: Hash + Eq, V: Clone>(memory: &OnceLock<Mutex<HashMap<K, V>>>, key: &K) -> Option<V> {
+    let map = memory.get_or_init(Default::default);
+    map.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(key)
+        .cloned()
+}
+
+/// Remembers `value` for `key` while `memory` holds fewer than `max` values; returns it.
+fn keep<K: Hash + Eq, V: Clone>(
+    memory: &OnceLock<Mutex<HashMap<K, V>>>,
+    key: K,
+    value: V,
+    max: usize,
+) -> V {
+    let map = memory.get_or_init(Default::default);
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+    if map.len() < max {
+        map.insert(key, value.clone());
+    }
+    value
+}
+
 /// The plan remembered for `root`, `nodes` and `wheres`, else `build`'s (remembered while
 /// fewer than [`MAX_REMEMBERED`] are).
 pub(super) fn build(
@@ -30,21 +56,10 @@ pub(super) fn build(
         nodes.to_vec(),
         wheres.iter().map(|w| (*w).to_owned()).collect(),
     );
-    let remembered = REMEMBERED.get_or_init(Default::default);
-    // A poisoned lock only means a panic elsewhere while it was held: the map is whole.
-    if let Some(plan) = remembered
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-    {
-        return Ok(plan.clone());
+    if let Some(plan) = recall(&REMEMBERED, &key) {
+        return Ok(plan);
     }
-    let plan = build()?;
-    let mut map = remembered.lock().unwrap_or_else(PoisonError::into_inner);
-    if map.len() < MAX_REMEMBERED {
-        map.insert(key, plan.clone());
-    }
-    Ok(plan)
+    Ok(keep(&REMEMBERED, key, build()?, MAX_REMEMBERED))
 }
 
 /// The most lists of config keys remembered ([`key_list`]).
@@ -58,17 +73,16 @@ static KEY_LISTS: OnceLock<Mutex<HashMap<Vec<String>, &'static [&'static str]>>>
 /// remembered), else a new one.
 pub(super) fn key_list(keys: &[&str]) -> &'static [&'static str] {
     let owned: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
-    let lists = KEY_LISTS.get_or_init(Default::default);
-    let mut map = lists.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(list) = map.get(&owned) {
+    if let Some(list) = recall(&KEY_LISTS, &owned) {
         return list;
     }
     let list: Vec<&'static str> = keys.iter().map(|k| super::leak(k)).collect();
-    let list: &'static [&'static str] = Box::leak(list.into_boxed_slice());
-    if map.len() < MAX_KEY_LISTS {
-        map.insert(owned, list);
-    }
-    list
+    keep(
+        &KEY_LISTS,
+        owned,
+        Box::leak(list.into_boxed_slice()),
+        MAX_KEY_LISTS,
+    )
 }
 
 /// The lists of config bindings leaked, by their variables and keys.
@@ -88,16 +102,11 @@ pub(super) fn config_list(keys: &[ConfigKey]) -> &'static [ConfigKey] {
             (k.var.to_owned(), list)
         })
         .collect();
-    let lists = CONFIG_LISTS.get_or_init(Default::default);
-    let mut map = lists.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(list) = map.get(&owned) {
+    if let Some(list) = recall(&CONFIG_LISTS, &owned) {
         return list;
     }
     let list: &'static [ConfigKey] = Box::leak(keys.to_vec().into_boxed_slice());
-    if map.len() < MAX_KEY_LISTS {
-        map.insert(owned, list);
-    }
-    list
+    keep(&CONFIG_LISTS, owned, list, MAX_KEY_LISTS)
 }
 
 #[cfg(test)]
