@@ -27,6 +27,36 @@ pub struct Input<'a> {
     pub ignore: Vec<(String, LitStr)>,
 }
 
+/// The pattern `(name,)` of a size field, `#[shape(dim = "name")]` on a `usize`: read as a
+/// 1-d shape (`HasShape for usize`), it binds or checks `name` in memory; a checkpoint does not
+/// hold it, so `verify_source` skips it.
+fn size_field(dim: &LitStr, ty: &Type, also: bool) -> syn::Result<Pattern> {
+    if also {
+        return Err(syn::Error::new(
+            dim.span(),
+            "a field is a tensor with a pattern, `nested`, or a size with `dim = \"…\"`: one of them",
+        ));
+    }
+    let is_usize = matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("usize"));
+    if !is_usize {
+        return Err(syn::Error::new_spanned(
+            ty,
+            "`dim = \"…\"` goes on a `usize` field: the size of one of the struct's variables",
+        ));
+    }
+    let text = dim.value();
+    let named = syn::parse_str::<syn::Ident>(&text).is_ok() && !text.starts_with("r#");
+    let pattern = named
+        .then(|| shapes_core::expr::parse_pattern(&format!("({text},)")).ok())
+        .flatten();
+    pattern.ok_or_else(|| {
+        syn::Error::new(
+            dim.span(),
+            format!("`dim` names the variable the field holds, like `dim = \"heads\"`; `{text}` is not a name"),
+        )
+    })
+}
+
 /// A `where = "lhs = rhs"` equation: both sides, parsed, and the attribute string.
 pub type WhereClause = (DimExpr, DimExpr, LitStr);
 
@@ -167,6 +197,26 @@ impl<'a> Input<'a> {
                     i.to_string(),
                 ),
             };
+            if let Some(dim) = attr.dim.clone() {
+                match size_field(
+                    &dim,
+                    &field.ty,
+                    attr.pattern.is_some() || attr.nested.is_some(),
+                ) {
+                    Ok(pattern) => {
+                        fields.push(Field {
+                            member,
+                            name,
+                            contains_generic: false,
+                            access: Access::Leaf(Box::new(field.ty.clone())),
+                            attr,
+                            kind: Kind::Tensor { pattern, lit: dim },
+                        });
+                    }
+                    Err(e) => cx.syn_error(e),
+                }
+                continue;
+            }
             let kind = match (&attr.pattern, attr.nested) {
                 (Some(lit), None) => match shapes_core::expr::parse_pattern(&lit.value()) {
                     Ok(pattern) => Kind::Tensor {

@@ -34,6 +34,8 @@ pub struct FieldAttr {
     pub tied: Option<LitStr>,
     /// `tie_key = "…"`: the checkpoint key that states whether the tie is on.
     pub tie_key: Option<LitStr>,
+    /// `dim = "heads"`: a `usize` field holding the size of the struct's variable `heads`.
+    pub dim: Option<LitStr>,
     /// The attribute itself, for errors about it as a whole.
     pub span: Option<Span>,
 }
@@ -54,7 +56,7 @@ pub struct StructAttr {
     pub ignore: Vec<LitStr>,
 }
 
-const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`, `tied = \"…\"`, `tie_key = \"…\"`";
+const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`, `tied = \"…\"`, `tie_key = \"…\"`, `dim = \"…\"` (on a `usize` field)";
 const STRUCT_KEYS: &str = "`where = \"…\"`, `given = \"…\"`, `config(var = \"key | key\")`, `ignore = \"…\"`, `crate = \"…\"`";
 
 pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {
@@ -83,7 +85,7 @@ pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {
         if let Err(e) = attr.parse_args_with(|input: ParseStream| parse_field_args(input, &mut out))
         {
             cx.syn_error(e);
-        } else if out.pattern.is_none() && out.nested.is_none() {
+        } else if out.pattern.is_none() && out.nested.is_none() && out.dim.is_none() {
             cx.error_spanned(
                 attr,
                 "#[shape(...)] needs a pattern string like \"(batch, d_model)\", or `nested`",
@@ -163,7 +165,7 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
                     v.base10_parse::<usize>()?;
                     out.min = Some(v);
                 }
-                "name" | "prefix" | "count" | "tied" | "tie_key" => {
+                "name" | "prefix" | "count" | "tied" | "tie_key" | "dim" => {
                     input.parse::<Token![=]>()?;
                     let v: LitStr = input.parse()?;
                     let slot = match key.to_string().as_str() {
@@ -171,6 +173,7 @@ fn parse_field_args(input: ParseStream, out: &mut FieldAttr) -> syn::Result<()> 
                         "prefix" => &mut out.prefix,
                         "tied" => &mut out.tied,
                         "tie_key" => &mut out.tie_key,
+                        "dim" => &mut out.dim,
                         _ => &mut out.count,
                     };
                     if slot.is_some() {

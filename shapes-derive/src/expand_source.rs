@@ -27,6 +27,8 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
     let nodes: Vec<TokenStream> = input
         .fields
         .iter()
+        // A size field (`dim = "…"`) is the struct's, not a checkpoint's.
+        .filter(|f| f.attr.dim.is_none())
         .map(|f| field_node(g, &short, krate, f))
         .collect();
     // A nested type naming the struct's parameters has its variables known only once the

@@ -90,6 +90,22 @@ impl<D: AsRef<[usize]>> HasShape for Dims<D> {
     }
 }
 
+/// A size, read as the 1-d shape `(n,)`: what lets a `usize` field of a derived struct hold
+/// one of its variables (`#[shape(dim = "heads")] num_heads: usize`), checked and bound with
+/// the tensors' dims by `verify()`.
+///
+/// ```
+/// use shapes::verify::HasShape;
+/// assert_eq!(12usize.shape(), [12]);
+/// ```
+impl HasShape for usize {
+    type Dims<'a> = [usize; 1];
+    #[inline]
+    fn shape(&self) -> [usize; 1] {
+        [*self]
+    }
+}
+
 macro_rules! forward {
     ($($ty:ty),*) => {$(
         impl<T: HasShape + ?Sized> HasShape for $ty {
