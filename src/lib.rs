@@ -4,6 +4,14 @@
 
 pub use shapes_core::*;
 
+/// What generated code calls: the library's, and the callback of `#[shapes::check]` on an
+/// `impl` block (a proc macro, so it lives in the derive crate).
+#[doc(hidden)]
+pub mod __private {
+    pub use shapes_core::__private::*;
+    pub use shapes_derive::__check_impl as check_impl;
+}
+
 /// `#[derive(Shaped)]`: implements [`trait@Shaped`] for a struct whose tensor fields carry
 /// `#[shape("…")]` patterns, so that [`verify`](trait@Shaped#method.verify) checks every field
 /// against one set of variables (nested structs included) and

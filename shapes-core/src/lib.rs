@@ -31,6 +31,7 @@ pub mod adapter;
 pub mod broadcast;
 #[cfg(feature = "checkpoint")]
 pub mod diff;
+pub mod forwards;
 #[cfg(any(feature = "candle", feature = "burn"))]
 pub mod frameworks;
 mod parse;

@@ -38,11 +38,14 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
         }
         None => TokenStream::new(),
     };
+    // What the struct's checked methods read (`#[shapes::check]` on an `impl` block).
+    let facts = crate::self_facts::emit(input);
     match cx.check() {
-        Ok(()) => expanded,
+        Ok(()) => quote!(#expanded #facts),
         Err(errors) => {
             let mut out = errors.to_compile_error();
             out.extend(fallback::expand(input, &krate));
+            out.extend(facts);
             out
         }
     }

@@ -36,6 +36,7 @@ mod expand_source;
 mod expand_typo;
 mod expr_macro;
 mod fallback;
+mod self_facts;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -69,4 +70,13 @@ pub fn expr(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
     check::expand(args.into(), item.into()).into()
+}
+
+/// The callback of `#[shapes::check]` on an `impl` block (called by the macro a derived
+/// struct emits; see `self_facts`). Not for users: generated code calls it as
+/// `shapes::__private::check_impl!`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __check_impl(input: TokenStream) -> TokenStream {
+    check::expand_impl_callback(input.into()).into()
 }

@@ -35,8 +35,9 @@ impl Ffn {
 
 /// The gated FFN's forward, checked: a `(batch, seq, d_model)` input gives an output of the
 /// same shape.
+#[shapes::check]
 impl Module for Ffn {
-    #[shapes::check(ret = "(batch, seq, d_model)")]
+    #[shapes::check(self, ret = "(batch, seq, d_model)", trace)]
     fn forward(
         &self,
         #[shape("(batch, seq, d_model)")] xs: &Tensor,

@@ -25,6 +25,9 @@ mod expr_macro;
 // Forward bodies on real candle tensors: needs the `candle` feature.
 #[cfg(feature = "candle")]
 mod flow;
+// Models of candle_nn layers with checked forwards: needs the `candle` feature.
+#[cfg(feature = "candle")]
+mod flow_model;
 // Needs the `candle` feature, as the struct it verifies holds candle tensors.
 #[cfg(feature = "candle")]
 mod fracast_weights;

@@ -222,9 +222,22 @@ pub(super) trait Described {
     const TENSORS: &'static [(&'static str, &'static str, &'static [&'static str])];
 }
 
-/// Checks that every pattern text of `L` parses to exactly its listed variables, axis by axis.
+/// Checks that every pattern text of `L` parses to exactly its listed variables, axis by axis,
+/// and that its forward contract (`crate::forwards`), if it has one, knows its variables.
 #[cfg(test)]
-pub(super) fn assert_described<L: Described>() {
+pub(super) fn assert_described<L: Described + crate::verify::Shaped>() {
+    if let Some(f) = crate::forwards::forward_of(L::NAME) {
+        let mut declared = L::VARS.names().to_vec();
+        declared.sort_unstable();
+        let mut listed = f.vars.to_vec();
+        listed.sort_unstable();
+        assert_eq!(
+            declared,
+            listed,
+            "{}: the forward contract's variables",
+            L::NAME
+        );
+    }
     use crate::expr::{DimExpr, Item};
     for (name, text, vars) in L::TENSORS {
         let pattern = crate::parse::parse_pattern(text)

@@ -31,6 +31,7 @@ mod ast;
 mod attr;
 mod expand;
 mod flow;
+mod on_impl;
 mod valid;
 
 use proc_macro2::TokenStream;
@@ -39,13 +40,28 @@ use syn::ItemFn;
 
 use crate::ctxt::Ctxt;
 
+pub use on_impl::callback as expand_impl_callback;
+
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        return on_impl::expand(args, &block);
+    }
+    expand_fn(args, item, None)
+}
+
+/// `#[shapes::check(args)]` on the function `item`; `fields` are its struct's declarations
+/// when it is a method of an `impl` block under `#[shapes::check]`.
+fn expand_fn(
+    args: TokenStream,
+    item: TokenStream,
+    fields: Option<&flow::SelfFacts>,
+) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             let mut out = syn::Error::new(
                 e.span(),
-                format!("#[shapes::check] goes on a function with a body: {e}"),
+                format!("#[shapes::check] goes on a function with a body, or on an `impl` block of a struct that derives `Shaped`: {e}"),
             )
             .to_compile_error();
             out.extend(item);
@@ -59,7 +75,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func, any_let);
     let analysis = valid::check(&cx, &checked);
     // The body's shapes, followed through the ops: provable mismatches go into `cx`.
-    let gaps = flow::analyse(&cx, &checked, &func);
+    let gaps = flow::analyse(&cx, &checked, &func, fields);
     // On errors the output is discarded below; generation stays total anyway.
     let generated = expand::generate(&cx, &opts, &func, &checked, &analysis, &gaps);
     match cx.check() {

@@ -18,6 +18,7 @@
 mod body;
 mod diag;
 mod dims;
+mod fields;
 mod lets;
 mod normal;
 mod ops;
@@ -29,15 +30,30 @@ use super::ast::CheckedFn;
 use crate::ctxt::Ctxt;
 
 pub use diag::{Gap, trace_tokens};
+pub use fields::{Contract, SelfFacts};
 pub use lets::{
     LetAnn, any as any_lets, patterns as let_patterns, strip as strip_lets, take as take_lets,
 };
 
 /// Walks `func`'s body, reporting each provable mismatch into `cx`; returns the gaps.
-pub fn analyse(cx: &Ctxt, checked: &CheckedFn, func: &ItemFn) -> Vec<Gap> {
-    let facts = dims::Facts::new(checked.wheres.iter().map(|(l, r, _)| (l, r)));
+///
+/// `fields` are `self`'s struct's declarations, for a method in an `impl` block under
+/// `#[shapes::check]`; they are read only when the method shares the struct's variables
+/// (`#[shapes::check(self)]`; see `fields`).
+pub fn analyse(
+    cx: &Ctxt,
+    checked: &CheckedFn,
+    func: &ItemFn,
+    fields: Option<&SelfFacts>,
+) -> Vec<Gap> {
+    let fields = fields.filter(|_| checked.receiver.is_some());
+    let struct_wheres = fields
+        .into_iter()
+        .flat_map(|f| f.wheres.iter().map(|(l, r)| (l, r)));
+    let own_wheres = checked.wheres.iter().map(|(l, r, _)| (l, r));
+    let facts = dims::Facts::new(own_wheres.chain(struct_wheres));
     let ret = checked.ret.as_ref().and_then(|c| pattern_dims(&c.pattern));
-    let mut w = body::Walker::new(&facts, ret.as_deref());
+    let mut w = body::Walker::new(&facts, ret.as_deref(), fields);
     for c in &checked.params {
         if is_tensor_param(func, &c.name) {
             let t = body::Val::Tensor(pattern_dims(&c.pattern));
@@ -88,7 +104,7 @@ fn is_tensor_param(func: &ItemFn, name: &str) -> bool {
     })
 }
 
-fn names_tensor(ty: &syn::Type) -> bool {
+pub(super) fn names_tensor(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => names_tensor(&r.elem),
         syn::Type::Paren(p) => names_tensor(&p.elem),
@@ -124,7 +140,7 @@ mod tests {
         let mut func: ItemFn = syn::parse2(func).expect("a function");
         let any_let = any_lets(&func.block);
         let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
-        let gaps = analyse(&cx, &checked, &func);
+        let gaps = analyse(&cx, &checked, &func, None);
         let errors = match cx.check() {
             Ok(()) => Vec::new(),
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),

@@ -15,6 +15,7 @@ use syn::{Block, Expr, Lit, Local, Pat, Stmt};
 
 use super::diag::{Gap, Quote, render_short};
 use super::dims::{Cmp, Dim, Facts, compare, show_dim, show_shape};
+use super::fields::{Layer, SelfFacts};
 use super::ops::{self, Operand};
 
 /// What a local (or an expression) is known to hold.
@@ -29,6 +30,8 @@ pub enum Val {
     /// `Some` of a value: an optional parameter (an attention mask), read by `if let Some(m)`,
     /// `match` and `?`.
     Some(Box<Val>),
+    /// A framework layer held by a field of `self`: its forward contract.
+    Layer(Layer),
     /// Anything else, or a value nothing is known about.
     Other,
 }
@@ -51,6 +54,8 @@ pub struct Walker<'a> {
     facts: &'a Facts,
     /// The return value's dims, when `ret` has a fixed rank.
     ret: Option<&'a [Dim]>,
+    /// `self`'s fields, for a method that shares its struct's variables.
+    fields: Option<&'a SelfFacts>,
     /// The locals in scope, innermost last (a `let` pushes; a block pops what it pushed).
     /// Closures and async blocks are not walked, so a `return` met is the function's.
     env: Vec<(String, Val)>,
@@ -59,10 +64,11 @@ pub struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(facts: &'a Facts, ret: Option<&'a [Dim]>) -> Self {
+    pub fn new(facts: &'a Facts, ret: Option<&'a [Dim]>, fields: Option<&'a SelfFacts>) -> Self {
         Walker {
             facts,
             ret,
+            fields,
             env: Vec::new(),
             errors: Vec::new(),
             gaps: Vec::new(),
@@ -283,6 +289,16 @@ impl<'a> Walker<'a> {
                 }
                 Val::Other
             }
+            Expr::Field(f) if is_self(&f.base) => match (&f.member, self.fields) {
+                (syn::Member::Named(id), Some(fields)) => {
+                    fields.field(&id.to_string()).cloned().unwrap_or(Val::Other)
+                }
+                (syn::Member::Unnamed(i), Some(fields)) => fields
+                    .field(&i.index.to_string())
+                    .cloned()
+                    .unwrap_or(Val::Other),
+                _ => Val::Other,
+            },
             Expr::MethodCall(m) => self.method(m),
             Expr::Call(c) => self.call(c),
             Expr::Block(b) => self.walk_block(&b.block),
@@ -582,6 +598,11 @@ fn size_op(op: shapes_core::expr::ArithOp, a: &Dim, b: &Dim, facts: &Facts) -> D
 }
 
 /// Why two shapes differ provably (`None` when they may agree).
+/// Whether `e` is `self`.
+fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+}
+
 pub fn differs(have: &[Dim], want: &[Dim], facts: &Facts) -> Option<String> {
     if have.len() != want.len() {
         return Some(format!("rank {} vs {}", have.len(), want.len()));

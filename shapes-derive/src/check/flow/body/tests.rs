@@ -11,7 +11,7 @@ fn walk(params: &[(&str, &str)], ret: Option<&str>, body: &str) -> (Vec<String>,
     let facts = Facts::default();
     let ret = ret.map(shape_of);
     let block: Block = syn::parse_str(&format!("{{ {body} }}")).expect("a block");
-    let mut w = Walker::new(&facts, ret.as_deref());
+    let mut w = Walker::new(&facts, ret.as_deref(), None);
     for (n, p) in params {
         w.bind_param(n, Val::Tensor(Some(shape_of(p))));
     }
@@ -229,7 +229,7 @@ fn optional_masks_are_read_through_some() {
            match mask { Some(m) => att.broadcast_add(&m.t()?), None => Ok(att) } }",
     )
     .expect("a block");
-    let mut w = Walker::new(&facts, None);
+    let mut w = Walker::new(&facts, None, None);
     w.bind_param("att", Val::Tensor(Some(shape_of("(b, heads, s, s)"))));
     w.bind_param(
         "mask",
@@ -248,7 +248,7 @@ fn optional_masks_are_read_through_some() {
         "{ if let Some(m) = mask { att.broadcast_add(m) } else { Ok(att.clone()) } }",
     )
     .expect("a block");
-    let mut w = Walker::new(&facts, None);
+    let mut w = Walker::new(&facts, None, None);
     w.bind_param("att", Val::Tensor(Some(shape_of("(b, heads, s, s)"))));
     w.bind_param(
         "mask",

@@ -8,8 +8,11 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, Token};
 
+use shapes_core::expr::Pattern;
+
 use super::super::diag::Quote;
 use super::super::dims::Dim;
+use super::super::fields::{Contract, SelfFacts};
 use super::super::ops::{self, Axis, Operand, Rule, Target};
 use super::{Val, Walker};
 
@@ -73,7 +76,11 @@ const NN_OPS_KEEP: &[&str] = &[
     "softmax_last_dim",
     "log_softmax",
     "sigmoid",
+    "silu",
+    "leaky_relu",
     "dropout",
+    "rms_norm",
+    "layer_norm",
 ];
 
 impl Walker<'_> {
@@ -101,6 +108,12 @@ impl Walker<'_> {
     }
 
     pub(super) fn method(&mut self, m: &syn::ExprMethodCall) -> Val {
+        if super::is_self(&m.receiver)
+            && let Some(fields) = self.fields
+            && let Some(contract) = fields.method(&m.method.to_string())
+        {
+            return self.sibling(m, fields, contract);
+        }
         let recv = self.eval(&m.receiver);
         let args: Vec<Val> = m.args.iter().map(|a| self.eval(a)).collect();
         let name = m.method.to_string();
@@ -123,6 +136,21 @@ impl Walker<'_> {
         if let (Val::Some(_), "as_ref" | "as_deref" | "clone" | "cloned" | "copied") = (&recv, name)
         {
             return recv;
+        }
+        if let (Val::Layer(layer), "forward") = (&recv, name) {
+            return match args.first() {
+                Some(Val::Tensor(Some(x))) if args.len() == 1 => {
+                    let x = Operand {
+                        text: arg_text(0),
+                        dims: x,
+                    };
+                    let (input, output) = (&layer.input, &layer.output);
+                    let who = recv_text.to_string();
+                    let rule = ops::forward(&who, layer.kind, input, output, &x, self.facts);
+                    self.apply(rule, &at, op_text)
+                }
+                _ => Val::Tensor(None),
+            };
         }
         let Val::Tensor(shape) = &recv else {
             return self.untracked_call(&args, m.method.span(), op_text);
@@ -306,6 +334,33 @@ impl Walker<'_> {
             self.gap(span, format!("`{op}` is not in the vocabulary; put #[shape(\"…\")] on the `let` to give its result a shape"));
         }
         Val::Other
+    }
+
+    /// `self.method(…)` of a checked method of the same `impl` block, read by its contract.
+    fn sibling(&mut self, m: &syn::ExprMethodCall, fields: &SelfFacts, contract: &Contract) -> Val {
+        let vals: Vec<Val> = m.args.iter().map(|a| self.eval(a)).collect();
+        let op_text = Quote::Method(m);
+        let args: Vec<(Option<&Pattern>, Option<Operand<'_>>)> = contract
+            .params
+            .iter()
+            .zip(m.args.iter().zip(&vals))
+            .map(|(p, (e, v))| {
+                let x = v.dims().map(|dims| Operand {
+                    text: Quote::Expr(strip_ref(e)),
+                    dims,
+                });
+                (p.as_ref(), x)
+            })
+            .collect();
+        let callee = format!("self.{}", m.method);
+        let shared = |v: &str| fields.is_shared(contract, v);
+        let rule = ops::call(&callee, &args, contract.ret.as_ref(), &shared, self.facts);
+        let at = || {
+            let mut at = m.method.to_token_stream();
+            m.paren_token.surround(&mut at, |t| m.args.to_tokens(t));
+            at
+        };
+        self.apply(rule, &at, op_text)
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Val {

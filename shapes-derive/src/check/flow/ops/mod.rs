@@ -6,6 +6,7 @@
 //! mismatch [`compare`] proves (or ranks that are both known and wrong). `detail` names the
 //! operands by the `text` they are given, and is completed with the op by the caller.
 
+mod forward;
 mod layout;
 mod pairs;
 #[cfg(test)]
@@ -14,6 +15,7 @@ mod tests;
 use super::diag::Quote;
 use super::dims::{Dim, show_shape};
 
+pub use forward::{call, forward};
 pub use layout::{
     Target, cat, cat_repeat, dims_n, flatten, index_select, narrow, permute, reduce, reshape,
     squeeze, stack, t, transpose, unsqueeze,

@@ -213,3 +213,93 @@ fn reductions_and_dims() {
     assert_eq!(ok(reduce(&op("x", &x), Axis::Index(0), false)), "(s, d)");
     assert!(dims_n(&op("x", &x), 4).is_err());
 }
+
+fn pattern(text: &str) -> shapes_core::expr::Pattern {
+    shapes_core::expr::parse_pattern(text).expect("a pattern")
+}
+
+#[test]
+fn a_layer_forward_passes_the_batch_dims_and_checks_the_last() {
+    let facts = Facts::default();
+    let (input, output) = (pattern("(*batch, d_model)"), pattern("(*batch, d_ff)"));
+    let x = shape_of("(b, s, d_model)");
+    assert_eq!(
+        ok(forward(
+            "self.up",
+            "Linear",
+            &input,
+            &output,
+            &op("x", &x),
+            &facts
+        )),
+        "(b, s, d_ff)"
+    );
+    let wrong = shape_of("(b, s, d_ff)");
+    let e = forward(
+        "self.up",
+        "Linear",
+        &input,
+        &output,
+        &op("h", &wrong),
+        &facts,
+    )
+    .expect_err("d_ff is not d_model");
+    assert!(
+        e.contains("`self.up` (a Linear) takes (*batch, d_model)"),
+        "{e}"
+    );
+    let scalar: Vec<Dim> = Vec::new();
+    assert!(
+        forward(
+            "self.up",
+            "Linear",
+            &input,
+            &output,
+            &op("c", &scalar),
+            &facts
+        )
+        .is_err()
+    );
+    // An unknown last dim is not provably wrong.
+    let unknown = shape_of("(b, s, _)");
+    assert_eq!(
+        ok(forward(
+            "self.up",
+            "Linear",
+            &input,
+            &output,
+            &op("u", &unknown),
+            &facts
+        )),
+        "(b, s, d_ff)"
+    );
+}
+
+#[test]
+fn a_sibling_call_binds_its_own_variables_and_keeps_the_structs() {
+    let facts = Facts::default();
+    let param = pattern("(b, kv_heads, s, head_dim)");
+    let ret = pattern("(b, heads, s, head_dim)");
+    let shared = |v: &str| matches!(v, "heads" | "kv_heads" | "head_dim");
+    let k = shape_of("(batch, kv_heads, t, head_dim)");
+    let args = [(Some(&param), Some(op("k", &k)))];
+    assert_eq!(
+        ok(call("self.repeat_kv", &args, Some(&ret), &shared, &facts)),
+        "(batch, heads, t, head_dim)"
+    );
+    let q = shape_of("(batch, heads, t, head_dim)");
+    let args = [(Some(&param), Some(op("q", &q)))];
+    let e = call("self.repeat_kv", &args, Some(&ret), &shared, &facts).expect_err("heads");
+    assert!(e.contains("axis 1 is heads, not kv_heads"), "{e}");
+    // The method's own variable, bound twice to different dims, is a mismatch.
+    let two = pattern("(n, n)");
+    let m = shape_of("(s, t)");
+    let args = [(Some(&two), Some(op("m", &m)))];
+    assert!(call("self.square", &args, None, &|_| false, &facts).is_err());
+    // An argument of unknown shape binds nothing: the result's dims it would give are unknown.
+    let args = [(Some(&param), None)];
+    assert_eq!(
+        ok(call("self.repeat_kv", &args, Some(&ret), &shared, &facts)),
+        "(_, heads, _, head_dim)"
+    );
+}

@@ -1,0 +1,243 @@
+//! `self`'s fields as a checked method's body sees them, read from the struct's own
+//! declarations (handed over by `#[shapes::check]` on the `impl` block; see `self_facts`):
+//!
+//! - a tensor field is a tensor of its pattern's shape (`Some` of one under an `Option`);
+//! - a size field (`#[shape(dim = "heads")] num_heads: usize`) is the size `heads`;
+//! - a `nested` field holding a framework layer (`Linear`, `Embedding`, `LayerNorm`,
+//!   `RmsNorm`) is that layer, its forward contract (`shapes_core::forwards`) in the struct's
+//!   names through the field's `rename(…)`;
+//! - the struct's `where` equations are facts of the method too.
+//!
+//! Only a method that shares the struct's variables (`#[shapes::check(self)]`) reads them:
+//! elsewhere the struct's `d_model` and the method's are two variables, and the rule that
+//! distinct variables are distinct dims would call them different. Anything else (a list of
+//! layers, a nested struct of the user's, a field under a type parameter) is unknown.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use shapes_core::expr::{DimExpr, Item, Name, Pattern};
+
+use super::body::Val;
+use super::pattern_dims;
+use crate::analysis::dim_vars;
+use crate::ast::{Access, Input, Kind};
+use crate::ctxt::Ctxt;
+
+/// What a method knows of its struct: each field's value, the `where` equations, the
+/// variables its declarations name, and the checked methods of the same `impl` block.
+#[derive(Default)]
+pub struct SelfFacts {
+    /// Each field, by its name (`0` for a tuple field).
+    fields: BTreeMap<String, Val>,
+    /// The struct's `where` equations.
+    pub wheres: Vec<(DimExpr, DimExpr)>,
+    /// The variables the struct's own declarations name (a nested struct of the user's may
+    /// add more, which a contract then reads as the callee's own: never wrong, only less).
+    vars: BTreeSet<String>,
+    /// The checked methods of the `impl` block, by name.
+    methods: BTreeMap<String, Contract>,
+}
+
+/// A checked method's contract: each argument's pattern (after `self`; `None` for one without
+/// a tensor pattern), the return value's, and whether its variables are `self`'s where the
+/// struct names them (`#[shapes::check(self)]`).
+pub struct Contract {
+    pub params: Vec<Option<Pattern>>,
+    pub ret: Option<Pattern>,
+    pub shares_self: bool,
+}
+
+/// A layer's forward: the pattern its input must match and its output's, in the struct's
+/// names, and the layer type they are read from (what messages name).
+#[derive(Clone, PartialEq, Debug)]
+pub struct Layer {
+    pub kind: &'static str,
+    pub input: Pattern,
+    pub output: Pattern,
+}
+
+impl SelfFacts {
+    /// The facts of the struct `input` declares, or none when its declarations do not read
+    /// (the derive reports those errors at the struct).
+    pub fn from_struct(input: &syn::DeriveInput) -> Option<SelfFacts> {
+        let cx = Ctxt::new();
+        let (attrs, attr_errors) = crate::attr::struct_attr(&input.attrs);
+        let facts = Input::from_syn(&cx, input, attrs, attr_errors).map(|view| read(&view));
+        cx.check().ok()?;
+        facts
+    }
+
+    /// The value of the field `name`, if it is known.
+    pub fn field(&self, name: &str) -> Option<&Val> {
+        self.fields.get(name)
+    }
+
+    /// With the checked methods of the `impl` block.
+    pub fn with_methods(mut self, methods: BTreeMap<String, Contract>) -> Self {
+        self.methods = methods;
+        self
+    }
+
+    /// The contract of the checked method `name` of the same `impl` block.
+    pub fn method(&self, name: &str) -> Option<&Contract> {
+        self.methods.get(name)
+    }
+
+    /// Whether `var`, in `contract`, is the struct's variable rather than the method's own.
+    pub fn is_shared(&self, contract: &Contract, var: &str) -> bool {
+        contract.shares_self && self.vars.contains(var)
+    }
+}
+
+impl Contract {
+    /// The contract of `method`, checked with `args`: its `ret`, and the `#[shape("…")]`
+    /// patterns of its tensor parameters. `None` for a function that is not a method.
+    pub fn of(method: &syn::ImplItemFn, args: proc_macro2::TokenStream) -> Option<Contract> {
+        let mut inputs = method.sig.inputs.iter();
+        if !matches!(inputs.next(), Some(syn::FnArg::Receiver(_))) {
+            return None;
+        }
+        let cx = Ctxt::new();
+        let opts = super::super::attr::options(&cx, args);
+        let _ = cx.check();
+        let ret = opts
+            .ret
+            .and_then(|l| shapes_core::expr::parse_pattern(&l.value()).ok());
+        let params = inputs
+            .map(|arg| match arg {
+                syn::FnArg::Typed(pt) if super::names_tensor(&pt.ty) => {
+                    pt.attrs.iter().find_map(|a| {
+                        let lit: syn::LitStr =
+                            a.path().is_ident("shape").then(|| a.parse_args().ok())??;
+                        shapes_core::expr::parse_pattern(&lit.value()).ok()
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        Some(Contract {
+            params,
+            ret,
+            shares_self: opts.self_key.is_some(),
+        })
+    }
+}
+
+fn read(view: &Input<'_>) -> SelfFacts {
+    let mut fields = BTreeMap::new();
+    for f in &view.fields {
+        if f.contains_generic {
+            continue;
+        }
+        let val = match &f.kind {
+            // A size field: `(heads,)`'s one dim is the size it holds.
+            Kind::Tensor { pattern, .. } if f.attr.dim.is_some() => {
+                match pattern_dims(pattern).and_then(|d| d.into_iter().next()) {
+                    Some(d) => Val::Size(d),
+                    None => continue,
+                }
+            }
+            Kind::Tensor { pattern, .. } => Val::Tensor(pattern_dims(pattern)),
+            Kind::Nested if f.attr.own_scope.is_none() => {
+                match layer(f.access.leaf(), &f.attr.renames) {
+                    Some(l) => Val::Layer(l),
+                    None => continue,
+                }
+            }
+            Kind::Nested => continue,
+        };
+        let val = match &f.access {
+            a if a.is_unconditional() => val,
+            Access::Option(inner) if inner.is_unconditional() => Val::Some(Box::new(val)),
+            _ => continue,
+        };
+        let name = match &f.member {
+            syn::Member::Named(id) => id.to_string(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        };
+        fields.insert(name, val);
+    }
+    let wheres: Vec<(DimExpr, DimExpr)> = view
+        .wheres
+        .iter()
+        .map(|(l, r, _)| (l.clone(), r.clone()))
+        .collect();
+    let mut vars = BTreeSet::new();
+    for val in fields.values() {
+        val_vars(val, &mut vars);
+    }
+    for (l, r) in &wheres {
+        vars.extend(
+            dim_vars(l)
+                .into_iter()
+                .chain(dim_vars(r))
+                .map(str::to_owned),
+        );
+    }
+    SelfFacts {
+        fields,
+        wheres,
+        vars,
+        methods: BTreeMap::new(),
+    }
+}
+
+/// The variables of a field's value (a layer's batch variable is its own, not the struct's).
+fn val_vars(val: &Val, out: &mut BTreeSet<String>) {
+    match val {
+        Val::Tensor(Some(dims)) => {
+            for d in dims.iter().flatten() {
+                out.extend(dim_vars(d).into_iter().map(str::to_owned));
+            }
+        }
+        Val::Size(Some(d)) => out.extend(dim_vars(d).into_iter().map(str::to_owned)),
+        Val::Some(inner) => val_vars(inner, out),
+        Val::Layer(l) => {
+            for item in l.input.items.iter().chain(&l.output.items) {
+                if let Item::Dim(d) = item {
+                    out.extend(dim_vars(d).into_iter().map(str::to_owned));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The forward of a field of type `ty`, renamed by `renames`, if `ty` is a layer with a
+/// contract and every rename names one of its variables (another type of the same name is
+/// not read as the framework's).
+fn layer(ty: &syn::Type, renames: &[(syn::LitStr, syn::LitStr)]) -> Option<Layer> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let ident = p.path.segments.last()?.ident.to_string();
+    let forward = shapes_core::forwards::forward_of(&ident)?;
+    let renames: Vec<(String, String)> = renames
+        .iter()
+        .map(|(inner, outer)| (inner.value(), outer.value()))
+        .collect();
+    if renames
+        .iter()
+        .any(|(inner, _)| !forward.vars.contains(&inner.as_str()))
+    {
+        return None;
+    }
+    let rename = |p: Pattern| Pattern {
+        items: p
+            .items
+            .into_iter()
+            .map(|item| match item {
+                Item::Dim(DimExpr::Var(v)) => {
+                    let outer = renames.iter().find(|(inner, _)| inner == v.as_str());
+                    Item::Dim(DimExpr::Var(outer.map_or(v, |(_, o)| Name::new(o))))
+                }
+                other => other,
+            })
+            .collect(),
+    };
+    Some(Layer {
+        kind: forward.layer,
+        input: rename(shapes_core::expr::parse_pattern(forward.input).ok()?),
+        output: rename(shapes_core::expr::parse_pattern(forward.output).ok()?),
+    })
+}

@@ -1,0 +1,197 @@
+//! `#[shapes::check]` on an `impl` block of a struct that derives `Shaped`: its checked
+//! methods' bodies read `self`'s fields (their patterns, the framework layers they hold) and the
+//! struct's `where` equations.
+//!
+//! The attribute cannot see the struct, so it asks the struct's derive for it
+//! (`self_facts`): it expands to the struct's macro, which calls [`callback`] back with the
+//! impl and the struct's tokens. The callback expands each method carrying
+//! `#[shapes::check(…)]` as that attribute would, with the struct's declarations as facts of
+//! its flow analysis; other items are left as written.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use syn::{ImplItem, ItemImpl, Type};
+
+use std::collections::BTreeMap;
+
+use super::flow::{Contract, SelfFacts};
+use crate::codegen::crate_tokens;
+
+/// `#[shapes::check(args)]` on `block`: the call of the struct's macro.
+pub fn expand(args: TokenStream, block: &ItemImpl) -> TokenStream {
+    let mut crate_path = None;
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("crate") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            crate_path = Some(lit.parse::<syn::Path>()?);
+            Ok(())
+        } else {
+            Err(meta.error(
+                "#[shapes::check] on an `impl` block takes only `crate = \"path\"`: the options of a method's checks go on the method's own #[shapes::check(…)]",
+            ))
+        }
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        let mut out = e.to_compile_error();
+        out.extend(block.to_token_stream());
+        return out;
+    }
+    let path = match &*block.self_ty {
+        Type::Path(p) if p.qself.is_none() => &p.path,
+        other => {
+            let mut out = syn::Error::new_spanned(
+                other,
+                "#[shapes::check] on an `impl` block needs the struct's path as its type (`impl Model`, `impl<B: Backend> Model<B>`, `impl Module for Model`)",
+            )
+            .to_compile_error();
+            out.extend(block.to_token_stream());
+            return out;
+        }
+    };
+    let krate = crate_tokens(crate_path.as_ref());
+    let callback = quote!(#krate::__private::check_impl);
+    let item = quote!({ #crate_path } { #block });
+    crate::self_facts::call(path, &callback, &item)
+}
+
+/// The struct's macro calls this back with `{ crate path } { impl … } struct …`.
+pub fn callback(input: TokenStream) -> TokenStream {
+    let mut tokens = input.into_iter();
+    let (Some(TokenTree::Group(krate)), Some(TokenTree::Group(block))) =
+        (tokens.next(), tokens.next())
+    else {
+        return quote!(::core::compile_error! {
+            "shapes: the callback of #[shapes::check] on an `impl` block was called with something else"
+        });
+    };
+    let krate: Option<syn::Path> = syn::parse2(krate.stream()).ok();
+    let block = block.stream();
+    let mut block: ItemImpl = match syn::parse2(block) {
+        Ok(b) => b,
+        Err(e) => return e.to_compile_error(),
+    };
+    let facts = syn::parse2::<syn::DeriveInput>(tokens.collect())
+        .ok()
+        .and_then(|s| SelfFacts::from_struct(&s))
+        .map(|f| f.with_methods(contracts(&block, krate.as_ref())));
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else {
+            continue;
+        };
+        let Some(pos) = method
+            .attrs
+            .iter()
+            .position(|a| is_check(a.path(), krate.as_ref()))
+        else {
+            continue;
+        };
+        let args = args_of(&method.attrs.remove(pos));
+        let expanded = super::expand_fn(args, method.to_token_stream(), facts.as_ref());
+        *item = ImplItem::Verbatim(expanded);
+    }
+    block.into_token_stream()
+}
+
+/// The checked methods of `block`, as contracts their siblings' bodies read.
+fn contracts(block: &ItemImpl, krate: Option<&syn::Path>) -> BTreeMap<String, Contract> {
+    let mut methods = BTreeMap::new();
+    for item in &block.items {
+        if let ImplItem::Fn(method) = item
+            && let Some(attr) = method.attrs.iter().find(|a| is_check(a.path(), krate))
+            && let Some(c) = Contract::of(method, args_of(attr))
+        {
+            methods.insert(method.sig.ident.to_string(), c);
+        }
+    }
+    methods
+}
+
+fn args_of(attr: &syn::Attribute) -> TokenStream {
+    match &attr.meta {
+        syn::Meta::List(l) => l.tokens.clone(),
+        _ => TokenStream::new(),
+    }
+}
+
+/// Whether `path` names `#[shapes::check]`: `check` (imported), `shapes::check`, or the
+/// `crate = "…"` path's `check`.
+fn is_check(path: &syn::Path, krate: Option<&syn::Path>) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [one] => one == "check",
+        [first, last] if first == "shapes" && last == "check" => true,
+        [prefix @ .., last] if last == "check" => krate.is_some_and(|k| {
+            k.segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .eq(prefix.iter().cloned())
+        }),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{ast::CheckedFn, attr, flow};
+    use crate::ctxt::Ctxt;
+
+    /// The models of `tests/it/flow_model.rs` (a BERT layer and a Llama decoder layer as
+    /// structs of candle_nn layers), as the macros see them: every checked method of every
+    /// checked `impl`, read with its struct's declarations and its siblings' contracts, has no
+    /// error and no place where a shape is lost.
+    #[test]
+    fn the_model_structs_are_tracked_in_full() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/it/flow_model.rs");
+        let text = std::fs::read_to_string(path).expect("tests/it/flow_model.rs");
+        let file = syn::parse_file(&text).expect("a Rust file");
+        let mut structs = BTreeMap::new();
+        for item in &file.items {
+            if let syn::Item::Struct(s) = item {
+                let input: syn::DeriveInput = syn::parse2(s.to_token_stream()).expect("a struct");
+                structs.insert(s.ident.to_string(), input);
+            }
+        }
+        let mut methods = 0;
+        for item in file.items {
+            let syn::Item::Impl(block) = item else {
+                continue;
+            };
+            let Type::Path(ty) = &*block.self_ty else {
+                continue;
+            };
+            let name = ty.path.segments.last().expect("a type").ident.to_string();
+            let facts = SelfFacts::from_struct(&structs[&name])
+                .expect("the struct's declarations read")
+                .with_methods(contracts(&block, None));
+            for item in &block.items {
+                let ImplItem::Fn(method) = item else {
+                    continue;
+                };
+                let mut method = method.clone();
+                let Some(pos) = method.attrs.iter().position(|a| is_check(a.path(), None)) else {
+                    continue;
+                };
+                let args = args_of(&method.attrs.remove(pos));
+                let mut func: syn::ItemFn =
+                    syn::parse2(method.to_token_stream()).expect("a method");
+                let cx = Ctxt::new();
+                let opts = attr::options(&cx, args);
+                let any_let = flow::any_lets(&func.block);
+                let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
+                let gaps = flow::analyse(&cx, &checked, &func, Some(&facts));
+                let errors: Vec<String> = match cx.check() {
+                    Ok(()) => Vec::new(),
+                    Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+                };
+                let label = format!("{name}::{}", func.sig.ident);
+                assert!(errors.is_empty(), "{label}: {errors:?}");
+                let gaps: Vec<String> = gaps.into_iter().map(|g| g.message).collect();
+                assert!(gaps.is_empty(), "{label}: {gaps:?}");
+                methods += 1;
+            }
+        }
+        // BERT: attention (2 methods), feed-forward; Llama: attention (2), MLP, block.
+        assert_eq!(methods, 7);
+    }
+}
