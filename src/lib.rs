@@ -57,6 +57,7 @@ pub mod __private {
 /// | `min = 2` | `Vec`/array/slice field | in a checkpoint, the least number of elements (1 by default, so a wrong prefix is an error, not an empty list); `min = 0`, or an `Option<Vec<_>>` field, lets the list be absent |
 /// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
 /// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
+/// | `dim = "heads"` | `usize` field | the field holds the size of the variable `heads` (`num_attention_heads: usize`): [`verify`](trait@Shaped#method.verify) binds or checks it with the tensors' dims, and checked methods read it (`#[shapes::check]` on an `impl` block); a checkpoint does not hold it, so [`verify_source`](trait@Shaped#method.verify_source) skips it |
 ///
 /// A field without `#[shape]` is not checked. A field holding a layer or a struct of
 /// tensors takes `nested`, not a pattern (a pattern on it is a compile error saying so).
@@ -420,13 +421,17 @@ pub use shapes_derive::expr;
 /// of another function (`self.q_proj.forward(&x)?`, a helper), a loop that may reassign a
 /// local, `if` or `match` branches that leave a local with different shapes, a closure or a
 /// macro that may assign it: the local's shape is unknown from there on. `let` shadowing and
-/// block scopes are followed. Facts from `self`'s fields (a `Linear`'s pattern in the struct's
-/// `#[derive(Shaped)]`) and from other checked functions' contracts need what the macro cannot
-/// see and are not used yet: such calls are unknown, unless the `let` carries a `#[shape]`.
+/// block scopes are followed. `self`'s fields and the other checked methods are read under
+/// `#[shapes::check]` on the `impl` block (below); a call of a function or of another struct's
+/// method is unknown, unless the `let` carries a `#[shape]`.
 ///
 /// The BERT self-attention and feed-forward block and the Llama attention (grouped-query
 /// `repeat_kv`, rope, a kv-cache) of the repository's tests, written as candle-transformers
-/// writes them with their weights as parameters, are tracked in full: every op, no gap.
+/// writes them with their weights as parameters, are tracked in full: every op, no gap. So
+/// are a BERT layer and a Llama decoder layer written as structs of `candle_nn` layers with
+/// `#[shapes::check]` on their `impl`s (`tests/it/flow_model.rs`): every op of every checked
+/// method; the decoder block's calls of its attention's and MLP's `forward` (other structs'
+/// methods) are given their shapes by `#[shape]` on the `let`s.
 /// burn's `Tensor` shares the names `matmul`, `narrow`, `permute`, `flatten`, `cat`, `stack`
 /// and the element-wise ops, whose rules hold for it too; its other ops (`reshape` of an
 /// array, `swap_dims`, `sum_dim`, …) are not in this vocabulary, so most of a burn body is
@@ -438,6 +443,63 @@ pub use shapes_derive::expr;
 /// runs, in the call's scope (so `b` is the `b` the arguments bound), with the error the
 /// arguments' checks give: a wrong annotation is caught at its line. It needs a plain name
 /// (`let h = …`) in the function's own body (not in a closure).
+///
+/// **On an `impl` block: `self`'s fields.** A method's attribute sees the method, not its
+/// struct. Put `#[shapes::check]` on the `impl` block as well (any `impl` of a struct that
+/// derives [`Shaped`](derive@Shaped), `impl Module for Model` included), and every method of
+/// the block that has its own `#[shapes::check(self, …)]` reads, in its body:
+///
+/// - a tensor field as a tensor of its pattern (`self.w`), a `dim = "…"` field as that size
+///   (`reshape((b, s, self.num_heads, self.head_dim))`);
+/// - a field holding a framework layer (`Linear`, `Embedding`, `LayerNorm`, `RmsNorm`, candle's
+///   or burn's, `#[shape(nested, rename(…))]`) as its forward contract in the struct's names:
+///   `self.up.forward(&x)` takes `(*batch, d_in)` and gives `(*batch, d_out)` (the contracts
+///   are [`forwards::FORWARDS`](crate::forwards::FORWARDS));
+/// - the struct's `where` equations, as facts;
+/// - another checked method of the same block, `self.repeat_kv(&k)`, by its contract: each
+///   argument against its parameter's pattern, the return value's pattern with the callee's own
+///   variables bound from the arguments.
+///
+/// Only a method with `self` reads them, because only there is the struct's `d_model` the
+/// method's `d_model`. The block's attribute takes no options but `crate = "…"`; it finds the
+/// struct through the path the `impl` names it with, which works anywhere in the struct's
+/// crate. On a struct that does not derive `Shaped`, it fails to build with "cannot find macro
+/// `__shapes_derive_Shaped_on_Model`". Two derived structs of the same name, one declared in a
+/// scope inside the other's (a test module's `Model` under its parent's `Model`, or a `Model`
+/// declared in a function of that module), make that name ambiguous to the inner block's
+/// attribute (E0659): rename one. Convolutions are not followed (their output length
+/// depends on padding and stride, which their weights do not record).
+///
+/// ```
+/// use shapes::{Shape, ShapeError, Shaped};
+/// # struct Tensor(Shape);
+/// # impl shapes::verify::HasShape for Tensor {
+/// #     type Dims<'a> = &'a [usize];
+/// #     fn shape(&self) -> &[usize] { self.0.dims() }
+/// # }
+/// # impl Tensor {
+/// #     fn t(&self) -> Result<Tensor, ShapeError> { Ok(Tensor(Shape::new(&[self.0.dims()[1], self.0.dims()[0]]))) }
+/// #     fn matmul(&self, rhs: &Tensor) -> Result<Tensor, ShapeError> { Ok(Tensor(Shape::new(&[self.0.dims()[0], rhs.0.dims()[1]]))) }
+/// # }
+///
+/// #[derive(Shaped)]
+/// struct Head {
+///     #[shape("(d_out, d_in)")]
+///     w: Tensor,
+/// }
+///
+/// #[shapes::check]
+/// impl Head {
+///     // `x.matmul(&self.w)` would not build: inner dims differ (d_in vs d_out).
+///     #[shapes::check(self, ret = "(n, d_out)")]
+///     fn forward(&self, #[shape("(n, d_in)")] x: &Tensor) -> Result<Tensor, ShapeError> {
+///         x.matmul(&self.w.t()?)
+///     }
+/// }
+///
+/// let head = Head { w: Tensor(Shape::new(&[4, 3])) };
+/// assert_eq!(head.forward(&Tensor(Shape::new(&[2, 3]))).unwrap().0.dims(), &[2, 4]);
+/// ```
 ///
 /// **`trace`**: `#[check(trace)]` turns each place where the analysis lost a shape into a
 /// `deprecated` warning at that place ("shapes: shape tracking lost: `self.q_proj.forward(&x)`
