@@ -454,7 +454,7 @@ pub use shapes_derive::expr;
 /// - a field holding a framework layer (`Linear`, `Embedding`, `LayerNorm`, `RmsNorm`, candle's
 ///   or burn's, `#[shape(nested, rename(…))]`) as its forward contract in the struct's names:
 ///   `self.up.forward(&x)` takes `(*batch, d_in)` and gives `(*batch, d_out)` (the contracts
-///   are [`forwards::FORWARDS`](crate::forwards::FORWARDS));
+///   are [`forwards::FORWARDS`]);
 /// - the struct's `where` equations, as facts;
 /// - another checked method of the same block, `self.repeat_kv(&k)`, by its contract: each
 ///   argument against its parameter's pattern, the return value's pattern with the callee's own
