@@ -385,8 +385,9 @@ pub use shapes_derive::expr;
 ///
 /// **Vocabulary** (candle's semantics): `matmul` (equal ranks, equal batch sizes, inner dims),
 /// `broadcast_matmul` (batch dims broadcast), `t()`, `transpose(a, b)`, `permute((…))`,
-/// `reshape((…))` (a tuple of literals, size locals, arithmetic, `()` for the one hole; any
-/// other entry, such as `self.num_heads`, is an unknown dim), `broadcast_as`, `flatten(a, b)`,
+/// `reshape((…))` (a tuple or an array of literals, size locals, arithmetic, `()` for the one
+/// hole; `self.num_heads` under an `impl` block's attribute, below; any other entry is an
+/// unknown dim), `broadcast_as`, `flatten(a, b)`,
 /// `flatten_from`, `flatten_to`, `flatten_all`, `squeeze(i)` (removes a dim only if it is 1, as
 /// candle does), `unsqueeze(i)`, `narrow(axis, start, len)`, `Tensor::cat(&[…], axis)` (also
 /// `&vec![&x; n]`, as `repeat_kv` writes it) and `Tensor::stack`, `index_select(&ids, axis)`,
@@ -432,10 +433,15 @@ pub use shapes_derive::expr;
 /// `#[shapes::check]` on their `impl`s (`tests/it/flow_model.rs`): every op of every checked
 /// method; the decoder block's calls of its attention's and MLP's `forward` (other structs'
 /// methods) are given their shapes by `#[shape]` on the `let`s.
-/// burn's `Tensor` shares the names `matmul`, `narrow`, `permute`, `flatten`, `cat`, `stack`
-/// and the element-wise ops, whose rules hold for it too; its other ops (`reshape` of an
-/// array, `swap_dims`, `sum_dim`, …) are not in this vocabulary, so most of a burn body is
-/// unknown for now.
+/// burn's `Tensor` shares the names `matmul`, `narrow`, `permute`, `flatten`, `cat`, `stack`,
+/// `reshape` and the element-wise ops, whose rules hold for it too, and its own names are in
+/// the vocabulary: `reshape([b, s, heads, head_dim])` (an array; `-1` is the hole, a `0` is not
+/// read), `swap_dims(a, b)` (negative axes too), `transpose()`, `let [b, s, _] = x.dims()`,
+/// `unsqueeze_dim(i)`, `expand([…])`, `sum_dim`/`mean_dim`/`max_dim`/`min_dim` (which keep the
+/// axis), `repeat_dim`, `argmax(i)` (kept axis, when the body's tensors are burn's:
+/// `Tensor<3>`, `Tensor<B, 3>`), `mask_fill`, the `*_scalar` ops and
+/// `burn::tensor::activation::{softmax, silu, gelu, …}`. A Llama attention and MLP written
+/// with burn (`shapes-core/src/frameworks/burn_flow_tests.rs`) are tracked in full.
 ///
 /// **`#[shape("…")]` on a `let`** gives the local a shape from there on, in the names of the
 /// function's patterns (it may introduce new ones). It is a compile error when the shape the

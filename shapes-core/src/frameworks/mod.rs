@@ -41,6 +41,8 @@
 
 #[cfg(feature = "burn")]
 pub mod burn;
+#[cfg(all(test, feature = "burn"))]
+mod burn_flow_tests;
 #[cfg(feature = "burn")]
 mod burn_nn;
 #[cfg(feature = "candle")]

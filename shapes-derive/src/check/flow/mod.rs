@@ -54,6 +54,10 @@ pub fn analyse(
     let facts = dims::Facts::new(own_wheres.chain(struct_wheres));
     let ret = checked.ret.as_ref().and_then(|c| pattern_dims(&c.pattern));
     let mut w = body::Walker::new(&facts, ret.as_deref(), fields);
+    w.burn = func.sig.inputs.iter().any(|arg| match arg {
+        FnArg::Typed(pt) => is_burn_tensor(&pt.ty),
+        FnArg::Receiver(_) => false,
+    });
     for c in &checked.params {
         if is_tensor_param(func, &c.name) {
             let t = body::Val::Tensor(pattern_dims(&c.pattern));
@@ -102,6 +106,18 @@ fn is_tensor_param(func: &ItemFn, name: &str) -> bool {
         }
         FnArg::Receiver(_) => false,
     })
+}
+
+/// Whether `ty` is a burn tensor: a `Tensor` with generic arguments (`Tensor<3>`,
+/// `Tensor<B, 3, Int>`), behind references.
+fn is_burn_tensor(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_burn_tensor(&r.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            s.ident == "Tensor" && matches!(s.arguments, syn::PathArguments::AngleBracketed(_))
+        }),
+        _ => false,
+    }
 }
 
 pub(super) fn names_tensor(ty: &syn::Type) -> bool {

@@ -6,6 +6,7 @@
 //! gives an untracked value, and only a rule of `ops` (or the `ret` and `#[shape]` comparisons
 //! here) reports an error. `effects` finds what code the walk does not follow may assign.
 
+mod burn;
 mod effects;
 mod vocab;
 
@@ -56,6 +57,9 @@ pub struct Walker<'a> {
     ret: Option<&'a [Dim]>,
     /// `self`'s fields, for a method that shares its struct's variables.
     fields: Option<&'a SelfFacts>,
+    /// Whether the body's tensors are burn's (a parameter's `Tensor` has generic arguments):
+    /// the one name whose meaning differs is read burn's way (see `burn`).
+    pub burn: bool,
     /// The locals in scope, innermost last (a `let` pushes; a block pops what it pushed).
     /// Closures and async blocks are not walked, so a `return` met is the function's.
     env: Vec<(String, Val)>,
@@ -69,6 +73,7 @@ impl<'a> Walker<'a> {
             facts,
             ret,
             fields,
+            burn: false,
             env: Vec::new(),
             errors: Vec::new(),
             gaps: Vec::new(),
@@ -199,6 +204,15 @@ impl<'a> Walker<'a> {
             Pat::Type(pt) => self.bind(&pt.pat, val),
             Pat::Paren(p) => self.bind(&p.pat, val),
             Pat::Wild(_) => {}
+            // `let [b, s, _] = x.dims();`: burn's dims are an array.
+            Pat::Slice(ps) => {
+                let tuple = syn::PatTuple {
+                    attrs: Vec::new(),
+                    paren_token: Default::default(),
+                    elems: ps.elems.clone(),
+                };
+                self.bind(&Pat::Tuple(tuple), val);
+            }
             Pat::Tuple(pt) => {
                 let has_rest = pt.elems.iter().any(|p| matches!(p, Pat::Rest(_)));
                 match val {
@@ -273,6 +287,8 @@ impl<'a> Walker<'a> {
                 _ => Val::Other,
             },
             Expr::Tuple(t) => Val::Tuple(t.elems.iter().map(|e| self.eval(e)).collect()),
+            // `[b, s, heads, head_dim]`: a shape as burn writes it (read like a tuple).
+            Expr::Array(a) => Val::Tuple(a.elems.iter().map(|e| self.eval(e)).collect()),
             Expr::Binary(b) => self.binary(b),
             Expr::Assign(a) => {
                 let v = self.eval(&a.right);

@@ -14,6 +14,7 @@ use super::super::diag::Quote;
 use super::super::dims::Dim;
 use super::super::fields::{Contract, SelfFacts};
 use super::super::ops::{self, Axis, Operand, Rule, Target};
+use super::burn::{self, Burn};
 use super::{Val, Walker};
 
 /// Methods that keep their receiver's shape (and `Result` plumbing).
@@ -157,7 +158,11 @@ impl Walker<'_> {
         };
         let Some(a) = shape.as_deref() else {
             // A tensor of unknown shape stays one through the vocabulary.
-            return if KEEP_SHAPE.contains(&name) || is_vocabulary(name) {
+            return if KEEP_SHAPE.contains(&name)
+                || is_vocabulary(name)
+                || burn::KEEP_SHAPE.contains(&name)
+                || burn::is_vocabulary(name)
+            {
                 Val::Tensor(None)
             } else {
                 Val::Other
@@ -173,8 +178,15 @@ impl Walker<'_> {
             _ => None,
         };
         let rank = a.dims.len();
+        match burn::method(name, &a, arg_exprs.len(), self.burn, &axis, &size) {
+            Burn::Rule(rule) => return self.apply(rule, &at, op_text),
+            Burn::Value(v) => return v,
+            Burn::Other => {}
+        }
         let rule: Rule = match name {
-            n if KEEP_SHAPE.contains(&n) => Ok(Some(a.dims.to_vec())),
+            n if KEEP_SHAPE.contains(&n) || burn::KEEP_SHAPE.contains(&n) => {
+                Ok(Some(a.dims.to_vec()))
+            }
             "matmul" | "broadcast_matmul" => match args.first() {
                 Some(Val::Tensor(Some(b))) => {
                     let bt = arg_text(0);
@@ -386,8 +398,11 @@ impl Walker<'_> {
             [.., "Tensor", f @ ("cat" | "stack")] if c.args.len() == 2 => {
                 return self.cat(c, f == &"stack", op_text);
             }
-            [.., "ops", f] | [.., "rotary_emb", f]
-                if (NN_OPS_KEEP.contains(f) || f.starts_with("rope")) && !c.args.is_empty() =>
+            [.., "ops", f] | [.., "rotary_emb", f] | [.., "activation", f]
+                if (NN_OPS_KEEP.contains(f)
+                    || f.starts_with("rope")
+                    || burn::ACTIVATIONS_KEEP.contains(f))
+                    && !c.args.is_empty() =>
             {
                 let vals: Vec<Val> = c.args.iter().map(|a| self.eval(a)).collect();
                 return match &vals[0] {
@@ -504,9 +519,23 @@ fn strip_ref(e: &Expr) -> &Expr {
 
 /// An axis argument: a literal, a size local holding a literal, `D::Minus1`, `D::Minus2`,
 /// `D::Minus(n)`.
+/// The value of an integer literal.
+fn lit_int(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse().ok(),
+        _ => None,
+    }
+}
+
 fn axis_of(e: &Expr, val: Option<&Val>) -> Option<Axis> {
     let e = strip_ref(e);
     match e {
+        // burn's negative axes: `swap_dims(1, -1)`.
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            return lit_int(&u.expr).filter(|n| *n >= 1).map(Axis::FromEnd);
+        }
         Expr::Path(p) => {
             let segs: Vec<String> = p
                 .path
@@ -587,6 +616,22 @@ fn target_of(e: &Expr, val: Option<&Val>) -> Option<Vec<Target>> {
     };
     match (strip_ref(e), val) {
         (Expr::Tuple(_), Some(Val::Tuple(vals))) => Some(vals.iter().map(of).collect()),
+        // `[b, s, heads, head_dim]`, as burn (and candle's `&[…]`) write it: `-1` is burn's one
+        // hole; a `0` (burn keeps that axis's size) is not read.
+        (Expr::Array(a), Some(Val::Tuple(vals))) if a.elems.len() == vals.len() => Some(
+            a.elems
+                .iter()
+                .zip(vals)
+                .map(|(e, v)| match e {
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match lit_int(&u.expr) {
+                        Some(1) => Target::Hole,
+                        _ => Target::Dim(None),
+                    },
+                    e if lit_int(e) == Some(0) => Target::Dim(None),
+                    _ => of(v),
+                })
+                .collect(),
+        ),
         (Expr::Array(_), _) => None,
         (_, Some(Val::Size(d))) => Some(vec![Target::Dim(d.clone())]),
         (_, Some(Val::Tuple(vals))) => Some(vals.iter().map(of).collect()),
