@@ -56,7 +56,7 @@ pub struct StructAttr {
     pub ignore: Vec<LitStr>,
 }
 
-const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`, `tied = \"…\"`, `tie_key = \"…\"`, `dim = \"…\"` (on a `usize` field)";
+const FIELD_KEYS: &str = "a pattern string, `nested`, `scope = \"own\"`, `rename(inner = \"outer\")`, `name = \"…\"`, `prefix = \"…\"`, `count = \"…\"`, `min = …`, `tied = \"…\"`, `tie_key = \"…\"`, `dim = \"…\"`";
 const STRUCT_KEYS: &str = "`where = \"…\"`, `given = \"…\"`, `config(var = \"key | key\")`, `ignore = \"…\"`, `crate = \"…\"`";
 
 pub fn field_attr(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttr {

@@ -66,6 +66,7 @@ fn ui_case(name: &str) -> String {
 /// The keys covered below, by attribute.
 const FIELD_KEYS: &[&str] = &[
     "pattern", "nested", "scope", "rename", "name", "prefix", "count", "min", "tied", "tie_key",
+    "dim",
 ];
 const STRUCT_KEYS: &[&str] = &["where", "given", "config", "ignore", "crate"];
 const CHECK_KEYS: &[&str] = &[
@@ -310,6 +311,34 @@ fn field_keys_name_prefix_count_min() {
     let header = src(&[("w", &[3])]);
     assert!(AtLeastNone::verify_source(&header).is_ok());
     assert!(AtLeastOne::verify_source(&header).is_err());
+}
+
+#[test]
+fn field_key_dim() {
+    // A `usize` field holding the size of `heads`: bound with the tensors in memory, and not a
+    // checkpoint's tensor.
+    #[derive(Shaped)]
+    struct Attention {
+        #[shape("(heads * head_dim, d)")]
+        wq: Shape,
+        #[shape(dim = "heads")]
+        num_heads: usize,
+        #[shape(dim = "head_dim")]
+        head_dim: usize,
+    }
+    let ok = Attention {
+        wq: Shape::from([12, 5]),
+        num_heads: 3,
+        head_dim: 4,
+    };
+    let b = ok.verify().unwrap();
+    assert_eq!((b.get("heads"), b.get("head_dim")), (Some(3), Some(4)));
+    let wrong = Attention { num_heads: 4, ..ok };
+    let e = wrong.verify().unwrap_err().to_string();
+    assert!(e.contains("wq"), "{e}");
+    let header = src(&[("wq", &[12, 5])]);
+    let e = Attention::verify_source(&header).unwrap_err().to_string();
+    assert!(!e.contains("num_heads"), "{e}");
 }
 
 #[test]

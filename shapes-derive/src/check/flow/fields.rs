@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use shapes_core::expr::{DimExpr, Item, Name, Pattern};
 
-use super::body::Val;
 use super::pattern_dims;
+use super::val::{Layer, Val};
 use crate::analysis::dim_vars;
 use crate::ast::{Access, Input, Kind};
 use crate::ctxt::Ctxt;
@@ -45,15 +45,6 @@ pub struct Contract {
     pub params: Vec<Option<Pattern>>,
     pub ret: Option<Pattern>,
     pub shares_self: bool,
-}
-
-/// A layer's forward: the pattern its input must match and its output's, in the struct's
-/// names, and the layer type they are read from (what messages name).
-#[derive(Clone, PartialEq, Debug)]
-pub struct Layer {
-    pub kind: &'static str,
-    pub input: Pattern,
-    pub output: Pattern,
 }
 
 impl SelfFacts {

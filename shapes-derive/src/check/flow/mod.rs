@@ -22,6 +22,7 @@ mod fields;
 mod lets;
 mod normal;
 mod ops;
+mod val;
 
 use shapes_core::expr::{Item, Pattern};
 use syn::{FnArg, ItemFn, Pat};

@@ -16,39 +16,9 @@ use syn::{Block, Expr, Lit, Local, Pat, Stmt};
 
 use super::diag::{Gap, Quote, render_short};
 use super::dims::{Cmp, Dim, Facts, compare, show_dim, show_shape};
-use super::fields::{Layer, SelfFacts};
+use super::fields::SelfFacts;
 use super::ops::{self, Operand};
-
-/// What a local (or an expression) is known to hold.
-#[derive(Clone, PartialEq, Debug)]
-pub enum Val {
-    /// A tensor (or a `Result` of one): its dims when its rank is known.
-    Tensor(Option<Vec<Dim>>),
-    /// An integer size: `b` of `let (b, s, _) = x.dims3()?`.
-    Size(Dim),
-    /// A tuple of values: what `dims3()` returns.
-    Tuple(Vec<Val>),
-    /// `Some` of a value: an optional parameter (an attention mask), read by `if let Some(m)`,
-    /// `match` and `?`.
-    Some(Box<Val>),
-    /// A framework layer held by a field of `self`: its forward contract.
-    Layer(Layer),
-    /// Anything else, or a value nothing is known about.
-    Other,
-}
-
-impl Val {
-    fn dims(&self) -> Option<&[Dim]> {
-        match self {
-            Val::Tensor(Some(d)) => Some(d),
-            _ => None,
-        }
-    }
-
-    fn is_tracked(&self) -> bool {
-        self.dims().is_some()
-    }
-}
+pub use super::val::Val;
 
 /// The walk's state: the facts, the locals in scope, and what it found.
 pub struct Walker<'a> {
