@@ -78,6 +78,7 @@ const CHECK_KEYS: &[&str] = &[
     "map_err",
     "crate",
     "trace",
+    "each_let",
 ];
 const SPEC_TOP: &[&str] = &[
     "name",
@@ -509,6 +510,35 @@ fn with_trace(#[shape("(n, n)")] x: &Shape) -> Result<usize, ShapeError> {
     Ok(x.dims()[0])
 }
 
+/// A tensor whose `t()` forgets to transpose: a wrong shape only a run can show.
+struct Tensor(Shape);
+
+impl shapes::verify::HasShape for Tensor {
+    type Dims<'a> = &'a [usize];
+    fn shape(&self) -> &[usize] {
+        self.0.dims()
+    }
+}
+
+impl Tensor {
+    fn t(&self) -> Result<Tensor, ShapeError> {
+        Ok(Tensor(self.0.clone()))
+    }
+}
+
+// `each_let`: the tracked `let y` is (d, n), checked when it runs (debug builds).
+#[check(each_let)]
+fn with_each_let(#[shape("(n, d)")] x: &Tensor) -> Result<usize, ShapeError> {
+    let y = x.t()?;
+    Ok(y.0.dims()[0])
+}
+
+#[check]
+fn without_each_let(#[shape("(n, d)")] x: &Tensor) -> Result<usize, ShapeError> {
+    let y = x.t()?;
+    Ok(y.0.dims()[0])
+}
+
 #[derive(Shaped)]
 struct Model {
     #[shape("(d,)")]
@@ -555,6 +585,16 @@ fn check_keys() {
     // `trace`: with warnings denied, the build of a traced body fails at each place a shape
     // is lost (an opaque call, a loop's reassignment); without the key it has no warning.
     assert!(with_trace(&bad).is_err() && with_trace(&s([2, 2])).is_ok());
+    let t = Tensor(s([2, 3]));
+    assert!(without_each_let(&t).is_ok());
+    let checked = cfg!(debug_assertions) && shapes::__private::CHECKS;
+    match with_each_let(&t) {
+        Err(e) => {
+            assert!(checked);
+            assert!(e.to_string().starts_with("with_each_let.y (line "), "{e}");
+        }
+        Ok(_) => assert!(!checked),
+    }
     let traced = ui_case("flow_trace");
     assert_eq!(traced.matches("shape tracking lost").count(), 2, "{traced}");
     assert!(

@@ -215,6 +215,27 @@ impl LlamaBlock {
     }
 }
 
+/// A residual feed-forward block whose `forward` asks for every tracked `let` to be checked
+/// when it runs (`each_let`).
+#[derive(Shaped)]
+struct Residual {
+    #[shape(nested, rename(d_in = "d_model", d_out = "d_ff"))]
+    up: Linear,
+    #[shape(nested, rename(d_in = "d_ff", d_out = "d_model"))]
+    down: Linear,
+}
+
+#[shapes::check]
+impl Residual {
+    #[shapes::check(self, each_let)]
+    fn forward(&self, #[shape("(b, d_model)")] x: &Tensor) -> Result<Tensor> {
+        let h = self.up.forward(x)?.relu()?;
+        let y = self.down.forward(&h)?;
+        let out = (y.clone() * 0.5)?;
+        out.broadcast_add(x)
+    }
+}
+
 fn linear(vb: &VarBuilder, out: usize, inp: usize, name: &str) -> Result<Linear> {
     candle_nn::linear(inp, out, vb.pp(name))
 }
@@ -327,5 +348,38 @@ fn a_llama_block_verifies_and_runs() -> Result<()> {
         .unwrap_err()
         .to_string();
     assert!(e.contains("mask"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn each_let_checks_the_tracked_shapes_when_they_run() -> Result<()> {
+    let vars = VarMap::new();
+    let vb = VarBuilder::from_varmap(&vars, DType::F32, &Device::Cpu);
+    let x = randn(&[2, 16]);
+    let ok = Residual {
+        up: linear(&vb, 64, 16, "up")?,
+        down: linear(&vb, 16, 64, "down")?,
+    };
+    assert_eq!(ok.forward(&x)?.dims(), &[2, 16]);
+
+    // `down` built 64 -> 15, never verified: candle runs `down.forward` and the scaling, and
+    // would fail only at the residual add. The tracked `let y` is (b, d_model), with d_model
+    // 16 from `x`, and its check names the line.
+    let wrong = Residual {
+        up: linear(&vb, 64, 16, "up")?,
+        down: linear(&vb, 15, 64, "down_15")?,
+    };
+    let e = wrong.forward(&x).unwrap_err().to_string();
+    if cfg!(debug_assertions) && shapes::__private::CHECKS {
+        let line = include_str!("flow_model.rs")
+            .lines()
+            .position(|l| l.contains("let y = self.down.forward(&h)?;"))
+            .expect("the let")
+            + 1;
+        assert!(e.contains(&format!("y (line {line})")), "{e}");
+        assert!(e.contains("d_model = 16"), "{e}");
+    } else {
+        assert!(e.contains("shape mismatch"), "{e}");
+    }
     Ok(())
 }

@@ -6,7 +6,7 @@ use syn::LitStr;
 
 use crate::ctxt::Ctxt;
 
-const KEYS: &str = "`self`, `ret = \"(…)\"`, `where = \"…\"`, `debug_only`, `panic`, `map_err = \"path\"`, `crate = \"path\"`, `trace`";
+const KEYS: &str = "`self`, `ret = \"(…)\"`, `where = \"…\"`, `debug_only`, `panic`, `map_err = \"path\"`, `crate = \"path\"`, `trace`, `each_let`";
 
 /// What `#[shapes::check(...)]` says.
 #[derive(Default)]
@@ -29,6 +29,9 @@ pub struct Options {
     /// `trace`: each place of the body where the flow analysis lost a shape is shown as a
     /// warning.
     pub trace: bool,
+    /// `each_let`: every `let` whose shape the flow analysis tracked is checked when it runs
+    /// (debug builds), as if it carried `#[shape]` with that shape.
+    pub each_let: bool,
 }
 
 pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
@@ -45,6 +48,8 @@ pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
             out.wheres.push(meta.value()?.parse()?);
         } else if meta.path.is_ident("trace") {
             out.trace = true;
+        } else if meta.path.is_ident("each_let") {
+            out.each_let = true;
         } else if meta.path.is_ident("debug_only") {
             out.debug_only = true;
         } else if meta.path.is_ident("panic") {

@@ -122,7 +122,12 @@ fn let_check(g: &Codegen, ann: &LetAnn, k: usize, fail: &TokenStream) -> TokenSt
         optional: false,
     };
     let info = format_ident!("__SHAPES_LET{}", k);
-    let (info_static, node) = value_node(g, &c, &info);
+    // The local and the line of its `let`: what an error names, as the arguments' name theirs.
+    let local = &c.name;
+    let named = quote_spanned! {ident.span()=>
+        ::core::concat!(#local, " (line ", ::core::line!(), ")")
+    };
+    let (info_static, node) = value_node_named(g, &c, &info, named);
     let description = description_static(g, quote!(__SHAPES_LET), &[node], &[]);
     let group = check_group(
         g,
@@ -309,8 +314,20 @@ fn scope_statics(g: &Codegen, checked: &CheckedFn, analysis: &Analysis) -> Token
 /// One checked value's `FieldInfo` static (named `info`) and its description node: a
 /// `Node::Tensor` named after it, its pattern's items as `ItemOp`s.
 fn value_node(g: &Codegen, c: &Checked, info: &syn::Ident) -> (TokenStream, TokenStream) {
+    let name = &c.name;
+    value_node_named(g, c, info, quote!(#name))
+}
+
+/// [`value_node`] with the name as an expression of a `&'static str` (a `let`'s carries its
+/// line).
+fn value_node_named(
+    g: &Codegen,
+    c: &Checked,
+    info: &syn::Ident,
+    name: TokenStream,
+) -> (TokenStream, TokenStream) {
     let p = &g.private_path;
-    let (name, pattern) = (&c.name, c.lit.value());
+    let pattern = c.lit.value();
     let (ops, rest) = g.item_ops(p, &c.pattern);
     let info_static = quote! {
         static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };

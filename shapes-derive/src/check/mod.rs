@@ -71,11 +71,15 @@ fn expand_fn(
     // Only for a function: on anything else the one error above is the whole story.
     let cx = Ctxt::new();
     let opts = attr::options(&cx, args);
-    let any_let = flow::any_lets(&func.block);
+    let any_let = flow::any_lets(&func.block) || opts.each_let;
     let checked = ast::CheckedFn::take_from(&cx, &opts, &mut func, any_let);
     let analysis = valid::check(&cx, &checked);
     // The body's shapes, followed through the ops: provable mismatches go into `cx`.
-    let gaps = flow::analyse(&cx, &checked, &func, fields);
+    let outcome = flow::analyse(&cx, &checked, &func, fields);
+    if opts.each_let {
+        flow::annotate_lets(&mut func, &outcome);
+    }
+    let gaps = outcome.gaps;
     // On errors the output is discarded below; generation stays total anyway.
     let generated = expand::generate(&cx, &opts, &func, &checked, &analysis, &gaps);
     match cx.check() {

@@ -179,7 +179,7 @@ mod tests {
                 let opts = attr::options(&cx, args);
                 let any_let = flow::any_lets(&func.block);
                 let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
-                let gaps = flow::analyse(&cx, &checked, &func, Some(&facts));
+                let gaps = flow::analyse(&cx, &checked, &func, Some(&facts)).gaps;
                 let errors: Vec<String> = match cx.check() {
                     Ok(()) => Vec::new(),
                     Err(e) => e.into_iter().map(|e| e.to_string()).collect(),

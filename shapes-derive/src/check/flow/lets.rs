@@ -216,6 +216,89 @@ fn take_attr(
     }
 }
 
+/// Whether a `let` binds a plain name (`let h = …`, `let h: Tensor = …`).
+pub fn is_plain_name(pat: &Pat) -> bool {
+    ident_of(pat).is_some()
+}
+
+/// Puts `#[shape("…")]` with its tracked shape on each `let` of `block` listed in `tracked`
+/// (by the address the walk saw it at, in this same block): `#[check(each_let)]`, so that
+/// each is checked when it runs like an annotated one. A `let` walked twice with two shapes
+/// (it cannot be, but a loop walked again would) gets none. Unknown dims are `_`.
+pub fn annotate(block: &mut Block, tracked: &[(usize, Vec<Dim>)]) {
+    let mut shapes: std::collections::BTreeMap<usize, Option<&[Dim]>> = Default::default();
+    for (at, dims) in tracked {
+        shapes
+            .entry(*at)
+            .and_modify(|seen| {
+                if seen.is_some_and(|s| s != dims.as_slice()) {
+                    *seen = None;
+                }
+            })
+            .or_insert(Some(dims));
+    }
+    annotate_block(block, &shapes);
+}
+
+fn annotate_block(block: &mut Block, shapes: &std::collections::BTreeMap<usize, Option<&[Dim]>>) {
+    for stmt in &mut block.stmts {
+        match stmt {
+            Stmt::Local(l) => {
+                let at = std::ptr::from_ref::<syn::Local>(l) as usize;
+                if let Some(Some(dims)) = shapes.get(&at) {
+                    let text = pattern_text(dims);
+                    l.attrs.push(syn::parse_quote!(#[shape(#text)]));
+                }
+                if let Some(init) = &mut l.init {
+                    annotate_expr(&mut init.expr, shapes);
+                }
+            }
+            Stmt::Expr(e, _) => annotate_expr(e, shapes),
+            Stmt::Item(_) | Stmt::Macro(_) => {}
+        }
+    }
+}
+
+fn annotate_expr(e: &mut Expr, shapes: &std::collections::BTreeMap<usize, Option<&[Dim]>>) {
+    match e {
+        Expr::Block(b) => annotate_block(&mut b.block, shapes),
+        Expr::Unsafe(b) => annotate_block(&mut b.block, shapes),
+        Expr::If(i) => {
+            annotate_block(&mut i.then_branch, shapes);
+            if let Some((_, e)) = &mut i.else_branch {
+                annotate_expr(e, shapes);
+            }
+        }
+        Expr::Match(m) => {
+            for arm in &mut m.arms {
+                annotate_expr(&mut arm.body, shapes);
+            }
+        }
+        Expr::ForLoop(f) => annotate_block(&mut f.body, shapes),
+        Expr::While(w) => annotate_block(&mut w.body, shapes),
+        Expr::Loop(l) => annotate_block(&mut l.body, shapes),
+        Expr::Paren(p) => annotate_expr(&mut p.expr, shapes),
+        Expr::Try(t) => annotate_expr(&mut t.expr, shapes),
+        _ => {}
+    }
+}
+
+/// A tracked shape as a pattern: each dim printed by the expression language's printer, `_`
+/// for an unknown one.
+fn pattern_text(dims: &[Dim]) -> String {
+    let items: Vec<String> = dims
+        .iter()
+        .map(|d| {
+            d.as_ref()
+                .map_or_else(|| "_".to_owned(), ToString::to_string)
+        })
+        .collect();
+    match items.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
 fn ident_of(pat: &Pat) -> Option<&syn::Ident> {
     match pat {
         Pat::Ident(pi) if pi.subpat.is_none() => Some(&pi.ident),

@@ -46,7 +46,7 @@ pub fn analyse(
     checked: &CheckedFn,
     func: &ItemFn,
     fields: Option<&SelfFacts>,
-) -> Vec<Gap> {
+) -> Outcome {
     let fields = fields.filter(|_| checked.receiver.is_some());
     let struct_wheres = fields
         .into_iter()
@@ -74,7 +74,23 @@ pub fn analyse(
     for e in w.errors {
         cx.syn_error(e);
     }
-    w.gaps
+    Outcome {
+        gaps: w.gaps,
+        tracked_lets: w.tracked_lets,
+    }
+}
+
+/// What the walk found besides its errors: where shapes were lost, and the `let`s whose
+/// shapes it tracked (for `each_let`, through [`annotate_lets`]).
+pub struct Outcome {
+    pub gaps: Vec<Gap>,
+    pub tracked_lets: Vec<(usize, Vec<dims::Dim>)>,
+}
+
+/// `#[check(each_let)]`: puts the tracked shape on each tracked `let` of `func` (the function
+/// `analyse` walked, unmoved since) as a `#[shape]`, checked when it runs like a written one.
+pub fn annotate_lets(func: &mut ItemFn, outcome: &Outcome) {
+    lets::annotate(&mut func.block, &outcome.tracked_lets);
 }
 
 /// A pattern's dims, when its rank is fixed: `_` and `#n` are unknown dims; `...` and `*rest`
@@ -157,7 +173,7 @@ mod tests {
         let mut func: ItemFn = syn::parse2(func).expect("a function");
         let any_let = any_lets(&func.block);
         let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
-        let gaps = analyse(&cx, &checked, &func, None);
+        let gaps = analyse(&cx, &checked, &func, None).gaps;
         let errors = match cx.check() {
             Ok(()) => Vec::new(),
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),

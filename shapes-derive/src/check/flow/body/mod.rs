@@ -35,6 +35,9 @@ pub struct Walker<'a> {
     env: Vec<(String, Val)>,
     pub errors: Vec<syn::Error>,
     pub gaps: Vec<Gap>,
+    /// Each unannotated `let` of a plain name whose value's shape is tracked: the `Local`
+    /// (by address, for `lets::annotate`) and the shape.
+    pub tracked_lets: Vec<(usize, Vec<Dim>)>,
 }
 
 impl<'a> Walker<'a> {
@@ -47,6 +50,7 @@ impl<'a> Walker<'a> {
             env: Vec::new(),
             errors: Vec::new(),
             gaps: Vec::new(),
+            tracked_lets: Vec::new(),
         }
     }
 
@@ -148,6 +152,14 @@ impl<'a> Walker<'a> {
             }
             None => Val::Other,
         };
+        if ann.is_none()
+            && super::lets::is_plain_name(&l.pat)
+            && let Some(dims) = val.dims()
+            && dims.iter().any(Option::is_some)
+        {
+            self.tracked_lets
+                .push((std::ptr::from_ref(l) as usize, dims.to_vec()));
+        }
         if let Some((lit, want)) = ann {
             if let (Some(have), Some(want), Some(init)) = (val.dims(), &want, &l.init)
                 && let Some(detail) = differs(have, want, self.facts)
