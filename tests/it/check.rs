@@ -537,16 +537,23 @@ fn an_annotated_let_is_checked_in_the_calls_scope() {
     assert_eq!(block_on(let_checked_async(&x, false)), t(&[3]));
     if cfg!(debug_assertions) && !cfg!(shapes_no_checks) {
         let e = let_checked(&x, true).unwrap_err().to_string();
+        // The local, the line of its `let`, then the mismatch.
+        let line = include_str!("check.rs")
+            .lines()
+            .position(|l| l.contains("let y = t(&[x.shape.dims()[0] + usize::from(wrong), 2]);"))
+            .map(|i| i + 1);
+        assert!(line.is_some());
         assert!(
-            e.starts_with("let_checked.y: axis 0 expected n = 3, found 4"),
+            e.starts_with(&format!(
+                "let_checked.y (line {}): axis 0 expected n = 3, found 4",
+                line.unwrap_or(0)
+            )),
             "{e}"
         );
         assert!(e.contains("n = 3 bound by let_checked.x axis 0"), "{e}");
         let e = let_checked_ret(&x, true).unwrap_err().to_string();
-        assert!(
-            e.starts_with("let_checked_ret.y: axis 0 expected n = 3"),
-            "{e}"
-        );
+        assert!(e.starts_with("let_checked_ret.y (line "), "{e}");
+        assert!(e.contains("): axis 0 expected n = 3"), "{e}");
         let r = std::panic::catch_unwind(|| block_on(let_checked_async(&x, true)));
         assert!(r.is_err());
     } else {
