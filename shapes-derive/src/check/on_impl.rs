@@ -191,7 +191,8 @@ mod tests {
                 methods += 1;
             }
         }
-        // BERT: attention (2 methods), feed-forward; Llama: attention (2), MLP, block.
-        assert_eq!(methods, 7);
+        // BERT: attention (2 methods), feed-forward; Llama: attention (2), MLP, block; the
+        // residual block of `each_let`.
+        assert_eq!(methods, 8);
     }
 }
