@@ -9,6 +9,7 @@ pub use shapes_core::*;
 #[doc(hidden)]
 pub mod __private {
     pub use shapes_core::__private::*;
+    #[cfg(feature = "derive")]
     pub use shapes_derive::__check_impl as check_impl;
 }
 
