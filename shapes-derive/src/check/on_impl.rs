@@ -70,10 +70,22 @@ pub fn callback(input: TokenStream) -> TokenStream {
         Ok(b) => b,
         Err(e) => return e.to_compile_error(),
     };
-    let facts = syn::parse2::<syn::DeriveInput>(tokens.collect())
-        .ok()
-        .and_then(|s| SelfFacts::from_struct(&s))
-        .map(|f| f.with_methods(contracts(&block, krate.as_ref())));
+    // The struct's declarations: when they do not read, the derive has said why at the
+    // struct, and the methods are checked without them.
+    let strukt = match syn::parse2::<syn::DeriveInput>(tokens.collect()) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut out = syn::Error::new(
+                e.span(),
+                format!("#[shapes::check] on an `impl` block could not read the struct's declarations: {e}"),
+            )
+            .to_compile_error();
+            out.extend(block.into_token_stream());
+            return out;
+        }
+    };
+    let facts =
+        SelfFacts::from_struct(&strukt).map(|f| f.with_methods(contracts(&block, krate.as_ref())));
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else {
             continue;
