@@ -14,10 +14,13 @@
 # syntax only, and without candle's own compile time in the crate the macro's share is the
 # largest it can be.
 #
-# Two variants of the same crate are rebuilt in turn (the crate alone; the dependencies are
-# built first): `checked` as written, and `plain`, the same code without the
-# `#[shapes::check]` attributes and the parameters' `#[shape]`s (the derive stays). Prints
-# the median wall time of `cargo build` and `cargo check` of each and their ratio.
+# Three builds of the same crate are timed in turn (the crate alone, without incremental
+# compilation; the dependencies are built first): `checked` as written; `no_flow`, the same
+# with `RUSTFLAGS="--cfg shapes_no_flow"` (the bodies not analysed: what the analysis itself
+# costs is `checked / no_flow`); and `plain`, the same code without the `#[shapes::check]`
+# attributes and the parameters' `#[shape]`s (the derive stays: what `#[check]` costs in all,
+# run-time checks included, is `checked / plain`). Prints the median wall time of
+# `cargo build` and `cargo check` of each, and the ratios.
 set -euo pipefail
 
 runs=${RUNS:-7}
@@ -26,7 +29,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/shapes-forward-build.XXXXXX")
 if [[ -z "${KEEP:-}" ]]; then
     trap 'rm -rf "$work"' EXIT
 fi
-export CARGO_TARGET_DIR="$work/target"
+export CARGO_INCREMENTAL=0
 mkdir -p "$work/src"
 
 cat >"$work/Cargo.toml" <<EOF
@@ -137,8 +140,19 @@ generate() {
     sed -e '/#\[shapes::check/d' -e 's/#\[shape("[^"]*")\] //' "$work/src/checked.rs" >"$work/src/plain.rs"
 }
 
+# A variant: its source, and its own target directory (`no_flow` has its own RUSTFLAGS).
 use_variant() {
-    cp "$work/src/$1.rs" "$work/src/lib.rs"
+    case $1 in
+        no_flow)
+            cp "$work/src/checked.rs" "$work/src/lib.rs"
+            export RUSTFLAGS="--cfg shapes_no_flow"
+            ;;
+        *)
+            cp "$work/src/$1.rs" "$work/src/lib.rs"
+            unset RUSTFLAGS
+            ;;
+    esac
+    export CARGO_TARGET_DIR="$work/target-$1"
 }
 
 median() {
@@ -156,7 +170,7 @@ timed() {
 cd "$work"
 generate
 echo "building the dependencies in $work" >&2
-for variant in checked plain; do
+for variant in checked no_flow plain; do
     use_variant "$variant"
     cargo build --quiet
     cargo check --quiet
@@ -164,7 +178,7 @@ done
 
 declare -A build check
 for ((r = 0; r < runs; r++)); do
-    for variant in checked plain; do
+    for variant in checked no_flow plain; do
         use_variant "$variant"
         build[$variant]+="$(timed build) "
         use_variant "$variant"
@@ -172,11 +186,14 @@ for ((r = 0; r < runs; r++)); do
     done
 done
 
-for variant in checked plain; do
+for variant in checked no_flow plain; do
     b=$(tr ' ' '\n' <<<"${build[$variant]}" | grep . | median)
     c=$(tr ' ' '\n' <<<"${check[$variant]}" | grep . | median)
-    printf '%-8s cargo build %.3f s, cargo check %.3f s (medians of %d)\n' "$variant" "$b" "$c" "$runs"
+    printf '%-9s cargo build %.3f s, cargo check %.3f s (medians of %d)\n' "$variant" "$b" "$c" "$runs"
     eval "b_$variant=$b; c_$variant=$c"
 done
-awk -v bc="$b_checked" -v bp="$b_plain" -v cc="$c_checked" -v cp="$c_plain" \
-    'BEGIN { printf "checked / plain: build %.3f, check %.3f\n", bc / bp, cc / cp }'
+awk -v bc="$b_checked" -v bn="$b_no_flow" -v bp="$b_plain" \
+    -v cc="$c_checked" -v cn="$c_no_flow" -v cp="$c_plain" 'BEGIN {
+        printf "the analysis, checked / no_flow: build %.3f, check %.3f\n", bc / bn, cc / cn
+        printf "#[check] in all, checked / plain: build %.3f, check %.3f\n", bc / bp, cc / cp
+    }'

@@ -593,6 +593,12 @@ pub use shapes_derive::expr;
 ///   compile time, nothing runs). It is a cfg, not a cargo feature, because it is not
 ///   additive: `--all-features`, or any one crate in the graph, would turn checks off for all.
 ///
+/// To turn the analysis of the bodies off (a way out should it ever be wrong, and how its cost
+/// is measured): `RUSTFLAGS="--cfg shapes_no_flow"` builds every `#[check]` function as
+/// without it: no error and no gap from the body, the run-time checks as written. Its cost on
+/// a crate of 20 checked Llama attentions and MLPs is within the machine's noise
+/// (`benches/forward_build_time.sh`).
+///
 /// With candle (0.11) or burn (0.22), see the `frameworks` module (features `candle`, `burn`): the framework's layer
 /// types are `Shaped`, and a checked `forward` returns `candle_core::Result`.
 #[cfg(feature = "derive")]

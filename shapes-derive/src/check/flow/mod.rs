@@ -82,6 +82,7 @@ pub fn analyse(
 
 /// What the walk found besides its errors: where shapes were lost, and the `let`s whose
 /// shapes it tracked (for `each_let`, through [`annotate_lets`]).
+#[derive(Default)]
 pub struct Outcome {
     pub gaps: Vec<Gap>,
     pub tracked_lets: Vec<(usize, Vec<dims::Dim>)>,
