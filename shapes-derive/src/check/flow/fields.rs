@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use shapes_core::expr::{DimExpr, Item, Name, Pattern};
 
+use super::origins::Origins;
 use super::pattern_dims;
 use super::val::{Layer, Val};
 use crate::analysis::dim_vars;
@@ -36,6 +37,8 @@ pub struct SelfFacts {
     vars: BTreeSet<String>,
     /// The checked methods of the `impl` block, by name.
     methods: BTreeMap<String, Contract>,
+    /// Where each of the struct's variables comes from, for the errors.
+    origins: Origins,
 }
 
 /// A checked method's contract: each argument's pattern (after `self`; `None` for one without
@@ -61,6 +64,11 @@ impl SelfFacts {
     /// The value of the field `name`, if it is known.
     pub fn field(&self, name: &str) -> Option<&Val> {
         self.fields.get(name)
+    }
+
+    /// Where the struct's variables come from (a field, a layer's variable, the `where`).
+    pub fn origins(&self) -> &Origins {
+        &self.origins
     }
 
     /// With the checked methods of the `impl` block.
@@ -116,9 +124,23 @@ impl Contract {
 
 fn read(view: &Input<'_>) -> SelfFacts {
     let mut fields = BTreeMap::new();
+    let mut origins = Origins::default();
     for f in &view.fields {
         if f.contains_generic {
             continue;
+        }
+        let at = match &f.member {
+            syn::Member::Named(id) => format!("`self.{id}`"),
+            syn::Member::Unnamed(i) => format!("`self.{}`", i.index),
+        };
+        match &f.kind {
+            Kind::Tensor { pattern, .. } if f.attr.dim.is_some() => {
+                origins.note_pattern(pattern, &at);
+            }
+            Kind::Tensor { pattern, .. } => {
+                origins.note_pattern(pattern, &format!("the pattern of {at}"));
+            }
+            Kind::Nested => note_layer(&mut origins, f.access.leaf(), &f.attr.renames, &at),
         }
         let val = match &f.kind {
             // A size field: `(heads,)`'s one dim is the size it holds.
@@ -158,18 +180,44 @@ fn read(view: &Input<'_>) -> SelfFacts {
         val_vars(val, &mut vars);
     }
     for (l, r) in &wheres {
-        vars.extend(
-            dim_vars(l)
-                .into_iter()
-                .chain(dim_vars(r))
-                .map(str::to_owned),
-        );
+        for v in dim_vars(l).into_iter().chain(dim_vars(r)) {
+            vars.insert(v.to_owned());
+            origins.note(v, "the struct's `where`");
+        }
     }
     SelfFacts {
         fields,
         wheres,
         vars,
         methods: BTreeMap::new(),
+        origins,
+    }
+}
+
+/// The variables of a layer field, each from the layer's own variable it renames.
+fn note_layer(
+    origins: &mut Origins,
+    ty: &syn::Type,
+    renames: &[(syn::LitStr, syn::LitStr)],
+    at: &str,
+) {
+    let syn::Type::Path(p) = ty else {
+        return;
+    };
+    let Some(forward) = p
+        .path
+        .segments
+        .last()
+        .and_then(|s| shapes_core::forwards::forward_of(&s.ident.to_string()))
+    else {
+        return;
+    };
+    for inner in forward.vars {
+        let outer = renames
+            .iter()
+            .find(|(i, _)| i.value() == *inner)
+            .map_or_else(|| (*inner).to_owned(), |(_, o)| o.value());
+        origins.note(&outer, &format!("{at} (a {}'s {inner})", forward.layer));
     }
 }
 

@@ -22,6 +22,7 @@ mod fields;
 mod lets;
 mod normal;
 mod ops;
+mod origins;
 mod val;
 
 use shapes_core::expr::{Item, Pattern};
@@ -61,6 +62,8 @@ pub fn analyse(
     });
     for c in &checked.params {
         if is_tensor_param(func, &c.name) {
+            w.origins
+                .note_pattern(&c.pattern, &format!("the pattern of `{}`", c.name));
             let t = body::Val::Tensor(pattern_dims(&c.pattern));
             let v = if c.optional {
                 body::Val::Some(Box::new(t))
@@ -69,6 +72,19 @@ pub fn analyse(
             };
             w.bind_param(&c.name, v);
         }
+    }
+    // The function's own patterns and `where` name a variable first; `self`'s fields the
+    // others.
+    for (l, r, _) in &checked.wheres {
+        for v in crate::analysis::dim_vars(l)
+            .into_iter()
+            .chain(crate::analysis::dim_vars(r))
+        {
+            w.origins.note(v, "the `where`");
+        }
+    }
+    if let Some(f) = fields {
+        w.origins.extend(f.origins());
     }
     w.walk_fn_body(&func.block);
     for e in w.errors {

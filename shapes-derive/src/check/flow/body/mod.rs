@@ -18,6 +18,7 @@ use super::diag::{Gap, Quote, render_short};
 use super::dims::{Cmp, Dim, Facts, compare, show_dim, show_shape};
 use super::fields::SelfFacts;
 use super::ops::{self, Operand};
+use super::origins::Origins;
 pub use super::val::Val;
 
 /// The walk's state: the facts, the locals in scope, and what it found.
@@ -38,6 +39,8 @@ pub struct Walker<'a> {
     /// Each unannotated `let` of a plain name whose value's shape is tracked: the `Local`
     /// (by address, for `lets::annotate`) and the shape.
     pub tracked_lets: Vec<(usize, Vec<Dim>)>,
+    /// Where each variable comes from, for the errors.
+    pub origins: Origins,
 }
 
 impl<'a> Walker<'a> {
@@ -51,6 +54,7 @@ impl<'a> Walker<'a> {
             errors: Vec::new(),
             gaps: Vec::new(),
             tracked_lets: Vec::new(),
+            origins: Origins::default(),
         }
     }
 
@@ -81,7 +85,9 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// An error at `tokens`, followed by where the variables it names come from.
     fn error(&mut self, tokens: impl ToTokens, message: String) {
+        let message = format!("{message}{}", self.origins.explain(&message));
         self.errors.push(syn::Error::new_spanned(tokens, message));
     }
 
@@ -161,6 +167,11 @@ impl<'a> Walker<'a> {
                 .push((std::ptr::from_ref(l) as usize, dims.to_vec()));
         }
         if let Some((lit, want)) = ann {
+            if let Ok(p) = shapes_core::expr::parse_pattern(&lit.value()) {
+                let name = l.pat.to_token_stream().to_string();
+                self.origins
+                    .note_pattern(&p, &format!("the #[shape] of `let {name}`"));
+            }
             if let (Some(have), Some(want), Some(init)) = (val.dims(), &want, &l.init)
                 && let Some(detail) = differs(have, want, self.facts)
             {
@@ -170,6 +181,7 @@ impl<'a> Walker<'a> {
                     render_short(&init.expr),
                     show_shape(have),
                 );
+                let msg = format!("{msg}{}", self.origins.explain(&msg));
                 self.errors.push(syn::Error::new(lit.span(), msg));
             }
             val = Val::Tensor(want);
