@@ -373,8 +373,9 @@ pub use shapes_derive::expr;
 ///    |                  ^^^^^^^^^^
 /// ```
 ///
-/// A second line says where each variable it prints comes from: `dims: b, s from the pattern
-/// of `x`; heads from `self.num_heads`; kv_dim from `self.k_proj` (a Linear's d_out)`.
+/// A second line says where each variable it prints comes from: ``dims: b, s from the
+/// pattern of `x`; heads from `self.num_heads`; kv_dim from `self.k_proj` (a Linear's
+/// d_out)``.
 ///
 /// It is reported by `cargo check` as well as `cargo build`. The value the body returns is
 /// compared with `ret` the same way.

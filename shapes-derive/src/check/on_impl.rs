@@ -207,4 +207,46 @@ mod tests {
         // residual block of `each_let`.
         assert_eq!(methods, 8);
     }
+
+    /// A method without `self` under an impl-level check does not read the fields (its `d`
+    /// is not the struct's), and says so where its body reaches one.
+    #[test]
+    fn a_method_without_self_says_it_does_not_read_the_fields() {
+        let strukt: syn::DeriveInput = syn::parse_quote! {
+            struct Head {
+                #[shape("(d, e)")]
+                w: Tensor,
+            }
+        };
+        let facts = SelfFacts::from_struct(&strukt).expect("the struct reads");
+        let analyse = |args: TokenStream, mut func: syn::ItemFn| {
+            let cx = Ctxt::new();
+            let opts = attr::options(&cx, args);
+            let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
+            let outcome = flow::analyse(&cx, &checked, &func, Some(&facts));
+            let errors = cx.check().err().map(|e| e.into_iter().count()).unwrap_or(0);
+            (
+                errors,
+                outcome
+                    .gaps
+                    .into_iter()
+                    .map(|g| g.message)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let func: syn::ItemFn = syn::parse_quote! {
+            fn f(&self, #[shape("(n, d)")] x: &Tensor) -> Result<Tensor> {
+                x.matmul(&self.w)
+            }
+        };
+        let (errors, gaps) = analyse(quote!(), func.clone());
+        assert_eq!(errors, 0);
+        assert!(
+            gaps.iter().any(|g| g.contains("`self.w` is not read")),
+            "{gaps:?}"
+        );
+        // With `self`, the field is read and the product tracked.
+        let (errors, gaps) = analyse(quote!(self), func);
+        assert_eq!((errors, gaps.len()), (0, 0), "{gaps:?}");
+    }
 }

@@ -48,6 +48,9 @@ pub fn analyse(
     func: &ItemFn,
     fields: Option<&SelfFacts>,
 ) -> Outcome {
+    // Under an impl-level check, a method without `self` does not read the fields: `trace`
+    // says so where the body reaches one.
+    let fields_unread = fields.is_some() && checked.receiver.is_none();
     let fields = fields.filter(|_| checked.receiver.is_some());
     let struct_wheres = fields
         .into_iter()
@@ -56,6 +59,7 @@ pub fn analyse(
     let facts = dims::Facts::new(own_wheres.chain(struct_wheres));
     let ret = checked.ret.as_ref().and_then(|c| pattern_dims(&c.pattern));
     let mut w = body::Walker::new(&facts, ret.as_deref(), fields);
+    w.fields_unread = fields_unread;
     w.burn = func.sig.inputs.iter().any(|arg| match arg {
         FnArg::Typed(pt) => is_burn_tensor(&pt.ty),
         FnArg::Receiver(_) => false,

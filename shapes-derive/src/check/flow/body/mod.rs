@@ -41,6 +41,8 @@ pub struct Walker<'a> {
     pub tracked_lets: Vec<(usize, Vec<Dim>)>,
     /// Where each variable comes from, for the errors.
     pub origins: Origins,
+    /// Whether `self`'s fields were handed over but are not read (a method without `self`).
+    pub fields_unread: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -55,6 +57,7 @@ impl<'a> Walker<'a> {
             gaps: Vec::new(),
             tracked_lets: Vec::new(),
             origins: Origins::default(),
+            fields_unread: false,
         }
     }
 
@@ -307,6 +310,14 @@ impl<'a> Walker<'a> {
                     .field(&i.index.to_string())
                     .cloned()
                     .unwrap_or(Val::Other),
+                (member, None) if self.fields_unread => {
+                    let member = member.to_token_stream();
+                    self.gap(
+                        syn::spanned::Spanned::span(&f.member),
+                        format!("`self.{member}` is not read: only a method with `self` (#[shapes::check(self, …)]) shares its struct's variables and reads its fields"),
+                    );
+                    Val::Other
+                }
                 _ => Val::Other,
             },
             Expr::MethodCall(m) => self.method(m),
