@@ -248,5 +248,35 @@ mod tests {
         // With `self`, the field is read and the product tracked.
         let (errors, gaps) = analyse(quote!(self), func);
         assert_eq!((errors, gaps.len()), (0, 0), "{gaps:?}");
+
+        // `x.matmul(&self.w)` with `w` of (d, e) would be an error (e against d); a body that
+        // assigns the field does not take its shape from the struct.
+        let wrong: syn::ItemFn = syn::parse_quote! {
+            fn f(&mut self, #[shape("(n, e)")] x: &Tensor) -> Result<Tensor> {
+                x.matmul(&self.w)
+            }
+        };
+        assert_eq!(analyse(quote!(self), wrong).0, 1);
+        for assigning in [
+            quote! {
+                fn f(&mut self, #[shape("(n, e)")] x: &Tensor) -> Result<Tensor> {
+                    self.w = x.t()?;
+                    x.matmul(&self.w)
+                }
+            },
+            quote! {
+                fn f(&mut self, #[shape("(n, e)")] x: &Tensor) -> Result<Tensor> {
+                    refill(&mut self.w, x);
+                    x.matmul(&self.w)
+                }
+            },
+        ] {
+            let (errors, gaps) = analyse(quote!(self), syn::parse2(assigning).expect("a method"));
+            assert_eq!(errors, 0);
+            assert!(
+                gaps.iter().any(|g| g.contains("`self.w` is assigned")),
+                "{gaps:?}"
+            );
+        }
     }
 }

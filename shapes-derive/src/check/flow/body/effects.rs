@@ -79,6 +79,33 @@ pub(super) fn assigned(tokens: TokenStream, all: bool, out: &mut Vec<(String, Sp
     }
 }
 
+/// The fields of `self` that `tokens` may assign: `self.x = …`, `self.x += …`,
+/// `&mut self.x` (a field's shape is then not the one its struct declares).
+pub(super) fn fields_assigned(tokens: TokenStream, out: &mut Vec<String>) {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => fields_assigned(g.stream(), out),
+            TokenTree::Ident(id) if id == "self" => {
+                let (Some(TokenTree::Punct(dot)), Some(field)) = (tts.get(i + 1), tts.get(i + 2))
+                else {
+                    continue;
+                };
+                if dot.as_char() != '.' || matches!(field, TokenTree::Group(_)) {
+                    continue;
+                }
+                let after_mut_ref = i >= 2
+                    && matches!(&tts[i - 1], TokenTree::Ident(m) if m == "mut")
+                    && matches!(&tts[i - 2], TokenTree::Punct(p) if p.as_char() == '&');
+                if after_mut_ref || is_assignment(&tts[i + 3..]) {
+                    out.push(field.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Whether the tokens start with `=` (not `==` or `=>`) or a compound assignment operator.
 fn is_assignment(rest: &[TokenTree]) -> bool {
     let punct = |k: usize| match rest.get(k) {

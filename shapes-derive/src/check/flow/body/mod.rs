@@ -43,6 +43,8 @@ pub struct Walker<'a> {
     pub origins: Origins,
     /// Whether `self`'s fields were handed over but are not read (a method without `self`).
     pub fields_unread: bool,
+    /// The fields of `self` the body may assign: their shapes are not known.
+    fields_assigned: Vec<String>,
 }
 
 impl<'a> Walker<'a> {
@@ -58,6 +60,7 @@ impl<'a> Walker<'a> {
             tracked_lets: Vec::new(),
             origins: Origins::default(),
             fields_unread: false,
+            fields_assigned: Vec::new(),
         }
     }
 
@@ -68,6 +71,7 @@ impl<'a> Walker<'a> {
 
     /// Walks the function's body, then checks its value against `ret`.
     pub fn walk_fn_body(&mut self, block: &Block) {
+        effects::fields_assigned(block.to_token_stream(), &mut self.fields_assigned);
         let value = self.walk_block(block);
         if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
             self.check_ret(&value, tail);
@@ -303,6 +307,18 @@ impl<'a> Walker<'a> {
                 Val::Other
             }
             Expr::Field(f) if is_self(&f.base) => match (&f.member, self.fields) {
+                (member, Some(_))
+                    if self
+                        .fields_assigned
+                        .contains(&member.to_token_stream().to_string()) =>
+                {
+                    let member = member.to_token_stream();
+                    self.gap(
+                        syn::spanned::Spanned::span(&f.member),
+                        format!("`self.{member}` is assigned in the body; its shape is not taken from the struct"),
+                    );
+                    Val::Other
+                }
                 (syn::Member::Named(id), Some(fields)) => {
                     fields.field(&id.to_string()).cloned().unwrap_or(Val::Other)
                 }
@@ -618,12 +634,12 @@ fn size_op(op: shapes_core::expr::ArithOp, a: &Dim, b: &Dim, facts: &Facts) -> D
     }
 }
 
-/// Why two shapes differ provably (`None` when they may agree).
 /// Whether `e` is `self`.
 fn is_self(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
 }
 
+/// Why two shapes differ provably (`None` when they may agree).
 pub fn differs(have: &[Dim], want: &[Dim], facts: &Facts) -> Option<String> {
     if have.len() != want.len() {
         return Some(format!("rank {} vs {}", have.len(), want.len()));

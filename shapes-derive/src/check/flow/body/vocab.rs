@@ -517,8 +517,6 @@ fn strip_ref(e: &Expr) -> &Expr {
     }
 }
 
-/// An axis argument: a literal, a size local holding a literal, `D::Minus1`, `D::Minus2`,
-/// `D::Minus(n)`.
 /// The value of an integer literal.
 fn lit_int(e: &Expr) -> Option<usize> {
     match e {
@@ -529,6 +527,8 @@ fn lit_int(e: &Expr) -> Option<usize> {
     }
 }
 
+/// An axis argument: a literal, a size local holding a literal, `D::Minus1`, `D::Minus2`,
+/// `D::Minus(n)`, or burn's negative literal (`-1`).
 fn axis_of(e: &Expr, val: Option<&Val>) -> Option<Axis> {
     let e = strip_ref(e);
     match e {
