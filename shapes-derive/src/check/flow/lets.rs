@@ -95,55 +95,72 @@ pub fn strip(block: &mut Block) {
 
 type Check<'a> = &'a mut dyn FnMut(&LetAnn) -> TokenStream;
 
+/// What is done at each `let` a walk meets (and whether it is inside a closure or an async
+/// block): the statement to insert after it, if any.
+type Visit<'a> = &'a mut dyn FnMut(&mut syn::Local, bool) -> Option<Stmt>;
+
+/// Takes the annotations off the `let`s of `block` and inserts after each the statement
+/// `check` makes of it.
 fn walk_block(cx: Option<&Ctxt>, block: &mut Block, check: Check<'_>, nested: bool) {
-    let stmts = std::mem::take(&mut block.stmts);
-    for mut stmt in stmts {
-        let mut after = None;
-        match &mut stmt {
+    visit_block(
+        block,
+        &mut |l, nested| {
+            let ann = take_attr(cx, &mut l.attrs, &l.pat, nested)?;
+            let tokens = check(&ann);
+            (!tokens.is_empty()).then(|| Stmt::Expr(Expr::Verbatim(tokens), None))
+        },
+        nested,
+    );
+}
+
+/// Calls `visit` on every `let` of `block` where a `#[shape]` may be (a `let` before the ones
+/// of its initializer), in place: a `Local` keeps the address a walk of the same block saw.
+fn visit_block(block: &mut Block, visit: Visit<'_>, nested: bool) {
+    let mut inserts = Vec::new();
+    for (i, stmt) in block.stmts.iter_mut().enumerate() {
+        match stmt {
             Stmt::Local(l) => {
-                if let Some(ann) = take_attr(cx, &mut l.attrs, &l.pat, nested) {
-                    let tokens = check(&ann);
-                    if !tokens.is_empty() {
-                        after = Some(Stmt::Expr(Expr::Verbatim(tokens), None));
-                    }
+                if let Some(after) = visit(l, nested) {
+                    inserts.push((i, after));
                 }
                 if let Some(init) = &mut l.init {
-                    walk_expr(cx, &mut init.expr, check, nested);
+                    visit_expr(&mut init.expr, visit, nested);
                     if let Some((_, e)) = &mut init.diverge {
-                        walk_expr(cx, e, check, nested);
+                        visit_expr(e, visit, nested);
                     }
                 }
             }
-            Stmt::Expr(e, _) => walk_expr(cx, e, check, nested),
+            Stmt::Expr(e, _) => visit_expr(e, visit, nested),
             Stmt::Item(_) | Stmt::Macro(_) => {}
         }
-        block.stmts.push(stmt);
-        block.stmts.extend(after);
+    }
+    for (i, after) in inserts.into_iter().rev() {
+        block.stmts.insert(i + 1, after);
     }
 }
 
-fn walk_expr(cx: Option<&Ctxt>, e: &mut Expr, check: Check<'_>, nested: bool) {
+fn visit_expr(e: &mut Expr, visit: Visit<'_>, nested: bool) {
     match e {
-        Expr::Block(b) => walk_block(cx, &mut b.block, check, nested),
-        Expr::Unsafe(b) => walk_block(cx, &mut b.block, check, nested),
+        Expr::Block(b) => visit_block(&mut b.block, visit, nested),
+        Expr::Unsafe(b) => visit_block(&mut b.block, visit, nested),
         Expr::If(i) => {
-            walk_block(cx, &mut i.then_branch, check, nested);
+            visit_block(&mut i.then_branch, visit, nested);
             if let Some((_, e)) = &mut i.else_branch {
-                walk_expr(cx, e, check, nested);
+                visit_expr(e, visit, nested);
             }
         }
         Expr::Match(m) => {
             for arm in &mut m.arms {
-                walk_expr(cx, &mut arm.body, check, nested);
+                visit_expr(&mut arm.body, visit, nested);
             }
         }
-        Expr::ForLoop(f) => walk_block(cx, &mut f.body, check, nested),
-        Expr::While(w) => walk_block(cx, &mut w.body, check, nested),
-        Expr::Loop(l) => walk_block(cx, &mut l.body, check, nested),
-        Expr::Closure(c) => walk_expr(cx, &mut c.body, check, true),
-        Expr::Async(a) => walk_block(cx, &mut a.block, check, true),
-        Expr::Paren(p) => walk_expr(cx, &mut p.expr, check, nested),
-        Expr::Try(t) => walk_expr(cx, &mut t.expr, check, nested),
+        Expr::ForLoop(f) => visit_block(&mut f.body, visit, nested),
+        Expr::While(w) => visit_block(&mut w.body, visit, nested),
+        Expr::Loop(l) => visit_block(&mut l.body, visit, nested),
+        Expr::Closure(c) => visit_expr(&mut c.body, visit, true),
+        Expr::Async(a) => visit_block(&mut a.block, visit, true),
+        Expr::Paren(p) => visit_expr(&mut p.expr, visit, nested),
+        Expr::Try(t) => visit_expr(&mut t.expr, visit, nested),
         _ => {}
     }
 }
@@ -237,50 +254,18 @@ pub fn annotate(block: &mut Block, tracked: &[(usize, Vec<Dim>)]) {
             })
             .or_insert(Some(dims));
     }
-    annotate_block(block, &shapes);
-}
-
-fn annotate_block(block: &mut Block, shapes: &std::collections::BTreeMap<usize, Option<&[Dim]>>) {
-    for stmt in &mut block.stmts {
-        match stmt {
-            Stmt::Local(l) => {
-                let at = std::ptr::from_ref::<syn::Local>(l) as usize;
-                if let Some(Some(dims)) = shapes.get(&at) {
-                    let text = pattern_text(dims);
-                    l.attrs.push(syn::parse_quote!(#[shape(#text)]));
-                }
-                if let Some(init) = &mut l.init {
-                    annotate_expr(&mut init.expr, shapes);
-                }
+    visit_block(
+        block,
+        &mut |l, nested| {
+            let at = std::ptr::from_ref::<syn::Local>(l) as usize;
+            if let (false, Some(Some(dims))) = (nested, shapes.get(&at)) {
+                let text = pattern_text(dims);
+                l.attrs.push(syn::parse_quote!(#[shape(#text)]));
             }
-            Stmt::Expr(e, _) => annotate_expr(e, shapes),
-            Stmt::Item(_) | Stmt::Macro(_) => {}
-        }
-    }
-}
-
-fn annotate_expr(e: &mut Expr, shapes: &std::collections::BTreeMap<usize, Option<&[Dim]>>) {
-    match e {
-        Expr::Block(b) => annotate_block(&mut b.block, shapes),
-        Expr::Unsafe(b) => annotate_block(&mut b.block, shapes),
-        Expr::If(i) => {
-            annotate_block(&mut i.then_branch, shapes);
-            if let Some((_, e)) = &mut i.else_branch {
-                annotate_expr(e, shapes);
-            }
-        }
-        Expr::Match(m) => {
-            for arm in &mut m.arms {
-                annotate_expr(&mut arm.body, shapes);
-            }
-        }
-        Expr::ForLoop(f) => annotate_block(&mut f.body, shapes),
-        Expr::While(w) => annotate_block(&mut w.body, shapes),
-        Expr::Loop(l) => annotate_block(&mut l.body, shapes),
-        Expr::Paren(p) => annotate_expr(&mut p.expr, shapes),
-        Expr::Try(t) => annotate_expr(&mut t.expr, shapes),
-        _ => {}
-    }
+            None
+        },
+        false,
+    );
 }
 
 /// A tracked shape as a pattern: each dim printed by the expression language's printer, `_`

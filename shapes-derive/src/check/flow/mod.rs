@@ -7,13 +7,17 @@
 //! - `normal`: the normal form (a polynomial) two dims are compared through;
 //! - `ops`: the vocabulary's shape rules, on shapes alone;
 //! - `body`: the walk over the body (locals, shadowing, branches, loops, closures);
+//! - `val`: what a local holds; `fields`: `self`'s fields and the sibling methods'
+//!   contracts; `origins`: where each variable comes from, for the errors;
 //! - `lets`: `#[shape("…")]` on a `let`, read, taken off and checked at run time;
 //! - `diag`: how expressions are quoted, the gaps, and `trace`'s warnings.
 //!
 //! Facts come from the parameters' patterns (for parameters whose type is a `Tensor`), the
-//! function's `where` equations, `dims2()`..`dims5()` and `dim(i)` locals, and annotated
-//! `let`s. What the analysis cannot see (the fields of `self`, other functions' contracts,
-//! anything outside the vocabulary) is unknown, never an error.
+//! function's `where` equations, `dims2()`..`dims5()` and `dim(i)` locals, annotated `let`s,
+//! and, for a method under an impl-level `#[shapes::check]` that has `self`, its struct's
+//! fields and `where` and the impl's other checked methods. What the analysis cannot see
+//! (another struct's or a free function's contract, anything outside the vocabulary) is
+//! unknown, never an error.
 
 mod body;
 mod diag;
@@ -37,7 +41,8 @@ pub use lets::{
     LetAnn, any as any_lets, patterns as let_patterns, strip as strip_lets, take as take_lets,
 };
 
-/// Walks `func`'s body, reporting each provable mismatch into `cx`; returns the gaps.
+/// Walks `func`'s body, reporting each provable mismatch into `cx`; returns the gaps and the
+/// tracked `let`s.
 ///
 /// `fields` are `self`'s struct's declarations, for a method in an `impl` block under
 /// `#[shapes::check]`; they are read only when the method shares the struct's variables
