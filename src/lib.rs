@@ -58,7 +58,7 @@ pub mod __private {
 /// | `min = 2` | `Vec`/array/slice field | in a checkpoint, the least number of elements (1 by default, so a wrong prefix is an error, not an empty list); `min = 0`, or an `Option<Vec<_>>` field, lets the list be absent |
 /// | `tied = "…"` | `Option` tensor field | a checkpoint may leave it out because it shares the weights of the tensor of that name (under the same prefixes): absent is then allowed, reported in [`Bindings::tied`], and the pattern is checked against that tensor's shape |
 /// | `tie_key = "…"` | `tied` field | the checkpoint key that states the tie (`tie_word_embeddings`): absent while the key is `false` is an error |
-/// | `dim = "heads"` | `usize` field | the field holds the size of the variable `heads` (`num_attention_heads: usize`): [`verify`](trait@Shaped#method.verify) binds or checks it with the tensors' dims, and checked methods read it (`#[shapes::check]` on an `impl` block); a checkpoint does not hold it, so [`verify_source`](trait@Shaped#method.verify_source) skips it |
+/// | `dim = "heads"` | `usize` field | the field holds the size of the variable `heads` (`num_attention_heads: usize`): [`verify`](trait@Shaped#method.verify) binds or checks it with the tensors' dims, and checked methods read it (`#[shapes::check]` on an `impl` block); a checkpoint does not hold it, so [`verify_source`](trait@Shaped#method.verify_source) skips it: give the variable there by `config(…)` or `given` |
 ///
 /// A field without `#[shape]` is not checked. A field holding a layer or a struct of
 /// tensors takes `nested`, not a pattern (a pattern on it is a compile error saying so).
