@@ -29,7 +29,7 @@ pub fn forward(
     if rank < want.len() {
         return Err(format!(
             "`{layer}` (a {kind}) takes {}, but `{}` is {} (rank {rank})",
-            show_pattern(input),
+            input,
             x.text,
             show_shape(x.dims)
         ));
@@ -39,7 +39,7 @@ pub fn forward(
         if compare(have, want, facts) == Cmp::Differ {
             return Err(format!(
                 "`{layer}` (a {kind}) takes {}, but `{}` is {}: axis {} is {}, not {}",
-                show_pattern(input),
+                input,
                 x.text,
                 show_shape(x.dims),
                 lead + i,
@@ -61,10 +61,6 @@ fn fixed_dims(p: &Pattern) -> Option<Vec<Dim>> {
         }),
         _ => None,
     }
-}
-
-fn show_pattern(p: &Pattern) -> String {
-    p.to_string()
 }
 
 /// A call of a checked method of the same `impl` block: each argument of known shape matched
