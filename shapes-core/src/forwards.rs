@@ -29,9 +29,12 @@ pub struct Forward {
     pub output: &'static str,
 }
 
-/// The layers whose forward is a contract on shapes alone. Convolutions are not here: their
-/// output length depends on padding, stride and dilation, which the layer's weights do not
-/// record.
+/// The layers whose forward is a contract on shapes alone. A convolution's contract says only
+/// what its weights record: its output's channels (`c_out`) and rank. The output's length
+/// depends on padding, stride and dilation, which they do not record, and its input's channels
+/// are `c_in` times `groups`, which they do not record either (a grouped convolution's weight
+/// holds one group's input channels): both are `_`. Transposed convolutions are not here (their
+/// weights hold one group's output channels).
 pub const FORWARDS: &[Forward] = &[
     Forward {
         layer: "Linear",
@@ -57,13 +60,25 @@ pub const FORWARDS: &[Forward] = &[
         input: "(*batch, d_model)",
         output: "(*batch, d_model)",
     },
+    Forward {
+        layer: "Conv1d",
+        vars: &["c_out", "c_in", "k"],
+        input: "(*batch, _, _)",
+        output: "(*batch, c_out, _)",
+    },
+    Forward {
+        layer: "Conv2d",
+        vars: &["c_out", "c_in", "k_h", "k_w"],
+        input: "(*batch, _, _, _)",
+        output: "(*batch, c_out, _, _)",
+    },
 ];
 
 /// The contract of the layer type named `layer`, if it has one.
 ///
 /// ```
 /// assert!(shapes_core::forwards::forward_of("RmsNorm").is_some());
-/// assert!(shapes_core::forwards::forward_of("Conv2d").is_none());
+/// assert!(shapes_core::forwards::forward_of("ConvTranspose2d").is_none());
 /// ```
 pub fn forward_of(layer: &str) -> Option<&'static Forward> {
     FORWARDS.iter().find(|f| f.layer == layer)
