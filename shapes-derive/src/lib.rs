@@ -69,7 +69,8 @@ pub fn expr(input: TokenStream) -> TokenStream {
 /// `#[check(trace)]` shows each place where a shape was lost as a warning.
 #[proc_macro_attribute]
 pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
-    check::expand(args.into(), item.into()).into()
+    let file = source_file(&item);
+    check::expand(args.into(), item.into(), file.as_deref()).into()
 }
 
 /// The callback of `#[shapes::check]` on an `impl` block (called by the macro a derived
@@ -78,5 +79,15 @@ pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn __check_impl(input: TokenStream) -> TokenStream {
-    check::expand_impl_callback(input.into()).into()
+    let file = source_file(&input);
+    check::expand_impl_callback(input.into(), file.as_deref()).into()
+}
+
+/// The source file on disk the first token of `tokens` (outside any group's delimiters) was
+/// written in: where `#[shapes::check]` finds the checked items beside the one it expands.
+fn source_file(tokens: &TokenStream) -> Option<std::path::PathBuf> {
+    tokens.clone().into_iter().find_map(|tt| match tt {
+        proc_macro::TokenTree::Group(g) => source_file(&g.stream()),
+        leaf => leaf.span().local_file(),
+    })
 }

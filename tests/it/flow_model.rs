@@ -204,12 +204,10 @@ impl LlamaBlock {
     ) -> Result<Tensor> {
         let residual = x;
         let x = self.rms_1.forward(x)?;
-        // Another struct's method: its result is given its shape here (checked when it runs).
-        #[shape("(b, s, d_model)")]
+        // Another struct's checked method, declared in this module: read by its contract.
         let x = self.attn.forward(&x, cos, sin, mask)?;
         let x = (x + residual)?;
         let residual = &x;
-        #[shape("(b, s, d_model)")]
         let y = self.mlp.forward(&self.rms_2.forward(&x)?)?;
         y + residual
     }

@@ -34,6 +34,8 @@ mod flow;
 mod on_impl;
 mod valid;
 
+use std::path::Path;
+
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::ItemFn;
@@ -42,19 +44,37 @@ use crate::ctxt::Ctxt;
 
 pub use on_impl::callback as expand_impl_callback;
 
-pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+/// `#[shapes::check(args)]` on `item`, read from the source file `file` (where the checked
+/// items beside it are found; `None` where it is not known).
+pub fn expand(args: TokenStream, item: TokenStream, file: Option<&Path>) -> TokenStream {
     if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
         return on_impl::expand(args, &block);
     }
-    expand_fn(args, item, None)
+    let neighbours = syn::parse2::<ItemFn>(item.clone())
+        .ok()
+        .and_then(|f| neighbours(file, &flow::Anchor::Fn(&f.sig.ident.to_string())));
+    expand_fn(args, item, None, neighbours.as_deref())
+}
+
+/// The checked items beside `anchor` in `file`: not read with `--cfg shapes_no_flow`.
+fn neighbours(
+    file: Option<&Path>,
+    anchor: &flow::Anchor<'_>,
+) -> Option<std::rc::Rc<flow::Neighbours>> {
+    if cfg!(shapes_no_flow) {
+        return None;
+    }
+    flow::Neighbours::read(file?, anchor)
 }
 
 /// `#[shapes::check(args)]` on the function `item`; `fields` are its struct's declarations
-/// when it is a method of an `impl` block under `#[shapes::check]`.
+/// when it is a method of an `impl` block under `#[shapes::check]`, `neighbours` the checked
+/// items beside it in its module.
 fn expand_fn(
     args: TokenStream,
     item: TokenStream,
     fields: Option<&flow::SelfFacts>,
+    neighbours: Option<&flow::Neighbours>,
 ) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
@@ -79,7 +99,7 @@ fn expand_fn(
     let outcome = if cfg!(shapes_no_flow) {
         flow::Outcome::default()
     } else {
-        flow::analyse(&cx, &checked, &func, fields)
+        flow::analyse(&cx, &checked, &func, fields, neighbours)
     };
     if opts.each_let {
         flow::annotate_lets(&mut func, &outcome);

@@ -13,8 +13,9 @@ use quote::{ToTokens, quote};
 use syn::{ImplItem, ItemImpl, Type};
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
-use super::flow::{Contract, SelfFacts};
+use super::flow::{Anchor, Contract, MethodsOf, SelfFacts};
 use crate::codegen::crate_tokens;
 
 /// `#[shapes::check(args)]` on `block`: the call of the struct's macro.
@@ -54,8 +55,9 @@ pub fn expand(args: TokenStream, block: &ItemImpl) -> TokenStream {
     crate::self_facts::call(path, &callback, &item)
 }
 
-/// The struct's macro calls this back with `{ crate path } { impl … } struct …`.
-pub fn callback(input: TokenStream) -> TokenStream {
+/// The struct's macro calls this back with `{ crate path } { impl … } struct …`; `file` is
+/// the source file the impl is read from, where the items beside it are found.
+pub fn callback(input: TokenStream, file: Option<&Path>) -> TokenStream {
     let mut tokens = input.into_iter();
     let (Some(TokenTree::Group(krate)), Some(TokenTree::Group(block))) =
         (tokens.next(), tokens.next())
@@ -84,8 +86,10 @@ pub fn callback(input: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let facts =
-        SelfFacts::from_struct(&strukt).map(|f| f.with_methods(contracts(&block, krate.as_ref())));
+    let name = strukt.ident.to_string();
+    let neighbours = super::neighbours(file, &Anchor::Impl(&name));
+    let facts = SelfFacts::from_struct(&strukt, neighbours.as_deref().map(|n| n as &dyn MethodsOf))
+        .map(|f| f.with_methods(contracts(&block, krate.as_ref())));
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else {
             continue;
@@ -98,7 +102,12 @@ pub fn callback(input: TokenStream) -> TokenStream {
             continue;
         };
         let args = args_of(&method.attrs.remove(pos));
-        let expanded = super::expand_fn(args, method.to_token_stream(), facts.as_ref());
+        let expanded = super::expand_fn(
+            args,
+            method.to_token_stream(),
+            facts.as_ref(),
+            neighbours.as_deref(),
+        );
         *item = ImplItem::Verbatim(expanded);
     }
     block.into_token_stream()
@@ -145,7 +154,7 @@ fn is_check(path: &syn::Path, krate: Option<&syn::Path>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{ast::CheckedFn, attr, flow};
+    use crate::check::{ast::CheckedFn, attr, flow, flow::Neighbours};
     use crate::ctxt::Ctxt;
 
     /// Every checked method of every checked `impl` of the Rust file `path` (from the
@@ -163,7 +172,7 @@ mod tests {
             }
         }
         let mut methods = 0;
-        for item in file.items {
+        for item in &file.items {
             let syn::Item::Impl(block) = item else {
                 continue;
             };
@@ -174,9 +183,11 @@ mod tests {
             let Some(strukt) = structs.get(&name) else {
                 continue;
             };
-            let facts = SelfFacts::from_struct(strukt)
-                .expect("the struct's declarations read")
-                .with_methods(contracts(&block, None));
+            let neighbours = Neighbours::in_file(&file, &Anchor::Impl(&name));
+            let facts =
+                SelfFacts::from_struct(strukt, neighbours.as_deref().map(|n| n as &dyn MethodsOf))
+                    .expect("the struct's declarations read")
+                    .with_methods(contracts(block, None));
             for item in &block.items {
                 let ImplItem::Fn(method) = item else {
                     continue;
@@ -192,7 +203,8 @@ mod tests {
                 let opts = attr::options(&cx, args);
                 let any_let = flow::any_lets(&func.block);
                 let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
-                let gaps = flow::analyse(&cx, &checked, &func, Some(&facts)).gaps;
+                let gaps =
+                    flow::analyse(&cx, &checked, &func, Some(&facts), neighbours.as_deref()).gaps;
                 let errors: Vec<String> = match cx.check() {
                     Ok(()) => Vec::new(),
                     Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
@@ -222,6 +234,54 @@ mod tests {
         assert_eq!(tracked_in_full(path), 3);
     }
 
+    /// A convolution field's forward gives its output's rank and channels, in the struct's
+    /// names; its length is unknown, and its input's channels are not compared.
+    #[test]
+    fn a_convolution_gives_its_output_channels() {
+        let strukt: syn::DeriveInput = syn::parse_quote! {
+            struct Stem {
+                #[shape(nested, rename(c_in = "c", c_out = "hidden"))]
+                conv: Conv2d,
+                #[shape(nested, rename(d_model = "hidden"))]
+                norm: LayerNorm,
+                #[shape(nested, rename(d_model = "c"))]
+                input_norm: LayerNorm,
+            }
+        };
+        let facts = SelfFacts::from_struct(&strukt, None).expect("the struct reads");
+        let errors = |body: TokenStream| {
+            let mut func: syn::ItemFn = syn::parse2(quote! {
+                fn f(&self, #[shape("(b, c, h, w)")] x: &Tensor) -> Result<Tensor> { #body }
+            })
+            .expect("a method");
+            let cx = Ctxt::new();
+            let opts = attr::options(&cx, quote!(self));
+            let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
+            let gaps = flow::analyse(&cx, &checked, &func, Some(&facts), None).gaps;
+            let errors: Vec<String> = match cx.check() {
+                Ok(()) => Vec::new(),
+                Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+            };
+            (errors, gaps.len())
+        };
+        let channels_last = quote!(self.conv.forward(x)?.permute((0, 2, 3, 1))?);
+        assert_eq!(
+            errors(quote!(self.norm.forward(&#channels_last))),
+            (vec![], 0)
+        );
+        let (wrong, _) = errors(quote!(self.input_norm.forward(&#channels_last)));
+        assert_eq!(wrong.len(), 1, "{wrong:?}");
+        assert!(
+            wrong[0].contains("a LayerNorm) takes (*batch, c)") && wrong[0].contains("hidden"),
+            "{wrong:?}"
+        );
+        // The input's channels are not compared: a grouped convolution takes `c_in * groups`.
+        assert_eq!(
+            errors(quote!(self.conv.forward(&x.permute((0, 2, 3, 1))?))),
+            (vec![], 0)
+        );
+    }
+
     /// A method without `self` under an impl-level check does not read the fields (its `d`
     /// is not the struct's), and says so where its body reaches one.
     #[test]
@@ -232,12 +292,12 @@ mod tests {
                 w: Tensor,
             }
         };
-        let facts = SelfFacts::from_struct(&strukt).expect("the struct reads");
+        let facts = SelfFacts::from_struct(&strukt, None).expect("the struct reads");
         let analyse = |args: TokenStream, mut func: syn::ItemFn| {
             let cx = Ctxt::new();
             let opts = attr::options(&cx, args);
             let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
-            let outcome = flow::analyse(&cx, &checked, &func, Some(&facts));
+            let outcome = flow::analyse(&cx, &checked, &func, Some(&facts), None);
             let errors = cx.check().err().map(|e| e.into_iter().count()).unwrap_or(0);
             (
                 errors,

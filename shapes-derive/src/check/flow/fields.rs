@@ -6,20 +6,25 @@
 //! - a `nested` field holding a framework layer (`Linear`, `Embedding`, `LayerNorm`,
 //!   `RmsNorm`) is that layer, its forward contract (`shapes_core::forwards`) in the struct's
 //!   names through the field's `rename(…)`;
+//! - a `nested` field holding a struct of the user's declared in the same module of the same
+//!   file (`neighbours`, through `val::MethodsOf`) is that struct's checked methods, their contracts in this struct's
+//!   names through the field's `rename(…)` (none shared for `scope = "own"`);
 //! - the struct's `where` equations are facts of the method too.
 //!
 //! Only a method that shares the struct's variables (`#[shapes::check(self)]`) reads them:
 //! elsewhere the struct's `d_model` and the method's are two variables, and the rule that
 //! distinct variables are distinct dims would call them different. Anything else (a list of
-//! layers, a nested struct of the user's, a field under a type parameter) is unknown.
+//! layers, a struct declared elsewhere, a field under a type parameter) is unknown.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use shapes_core::expr::{DimExpr, Item, Name, Pattern};
 
+use super::contract::Contract;
 use super::origins::Origins;
 use super::pattern_dims;
-use super::val::{Layer, Val};
+use super::val::{Layer, MethodsOf, Val};
 use crate::analysis::dim_vars;
 use crate::ast::{Access, Input, Kind};
 use crate::ctxt::Ctxt;
@@ -41,24 +46,26 @@ pub struct SelfFacts {
     origins: Origins,
 }
 
-/// A checked method's contract: each argument's pattern (after `self`; `None` for one without
-/// a tensor pattern), the return value's, and whether its variables are `self`'s where the
-/// struct names them (`#[shapes::check(self)]`).
-pub struct Contract {
-    pub params: Vec<Option<Pattern>>,
-    pub ret: Option<Pattern>,
-    pub shares_self: bool,
-}
-
 impl SelfFacts {
     /// The facts of the struct `input` declares, or none when its declarations do not read
     /// (the derive reports those errors at the struct).
-    pub fn from_struct(input: &syn::DeriveInput) -> Option<SelfFacts> {
+    /// `neighbours` are the items beside it in its module, whose checked methods a field
+    /// holding one of its structs offers.
+    pub fn from_struct(
+        input: &syn::DeriveInput,
+        neighbours: Option<&dyn MethodsOf>,
+    ) -> Option<SelfFacts> {
         let cx = Ctxt::new();
         let (attrs, attr_errors) = crate::attr::struct_attr(&input.attrs);
-        let facts = Input::from_syn(&cx, input, attrs, attr_errors).map(|view| read(&view));
+        let facts =
+            Input::from_syn(&cx, input, attrs, attr_errors).map(|view| read(&view, neighbours));
         cx.check().ok()?;
         facts
+    }
+
+    /// The variables the struct's own declarations name.
+    pub fn vars(&self) -> &BTreeSet<String> {
+        &self.vars
     }
 
     /// The value of the field `name`, if it is known.
@@ -88,41 +95,7 @@ impl SelfFacts {
     }
 }
 
-impl Contract {
-    /// The contract of `method`, checked with `args`: its `ret`, and the `#[shape("…")]`
-    /// patterns of its tensor parameters. `None` for a function that is not a method.
-    pub fn of(method: &syn::ImplItemFn, args: proc_macro2::TokenStream) -> Option<Contract> {
-        let mut inputs = method.sig.inputs.iter();
-        if !matches!(inputs.next(), Some(syn::FnArg::Receiver(_))) {
-            return None;
-        }
-        let cx = Ctxt::new();
-        let opts = super::super::attr::options(&cx, args);
-        let _ = cx.check();
-        let ret = opts
-            .ret
-            .and_then(|l| shapes_core::expr::parse_pattern(&l.value()).ok());
-        let params = inputs
-            .map(|arg| match arg {
-                syn::FnArg::Typed(pt) if super::names_tensor(&pt.ty) => {
-                    pt.attrs.iter().find_map(|a| {
-                        let lit: syn::LitStr =
-                            a.path().is_ident("shape").then(|| a.parse_args().ok())??;
-                        shapes_core::expr::parse_pattern(&lit.value()).ok()
-                    })
-                }
-                _ => None,
-            })
-            .collect();
-        Some(Contract {
-            params,
-            ret,
-            shares_self: opts.self_key.is_some(),
-        })
-    }
-}
-
-fn read(view: &Input<'_>) -> SelfFacts {
+fn read(view: &Input<'_>, neighbours: Option<&dyn MethodsOf>) -> SelfFacts {
     let mut fields = BTreeMap::new();
     let mut origins = Origins::default();
     for f in &view.fields {
@@ -151,13 +124,28 @@ fn read(view: &Input<'_>) -> SelfFacts {
                 }
             }
             Kind::Tensor { pattern, .. } => Val::Tensor(pattern_dims(pattern)),
-            Kind::Nested if f.attr.own_scope.is_none() => {
-                match layer(f.access.leaf(), &f.attr.renames) {
+            Kind::Nested => {
+                let shared = f.attr.own_scope.is_none();
+                let renames: Vec<(String, String)> = f
+                    .attr
+                    .renames
+                    .iter()
+                    .map(|(inner, outer)| (inner.value(), outer.value()))
+                    .collect();
+                let leaf = f.access.leaf();
+                match layer(leaf, &f.attr.renames).filter(|_| shared) {
                     Some(l) => Val::Layer(l),
-                    None => continue,
+                    None => match neighbours.and_then(|n| n.methods_of(leaf, &renames, shared)) {
+                        Some(m) => {
+                            for v in &m.shared {
+                                origins.note(v, &format!("{at} (a {})", m.ty));
+                            }
+                            Val::Struct(Rc::new(m))
+                        }
+                        None => continue,
+                    },
                 }
             }
-            Kind::Nested => continue,
         };
         let val = match &f.access {
             a if a.is_unconditional() => val,

@@ -7,23 +7,29 @@
 //! - `normal`: the normal form (a polynomial) two dims are compared through;
 //! - `ops`: the vocabulary's shape rules, on shapes alone;
 //! - `body`: the walk over the body (locals, shadowing, branches, loops, closures);
-//! - `val`: what a local holds; `fields`: `self`'s fields and the sibling methods'
-//!   contracts; `origins`: where each variable comes from, for the errors;
+//! - `val`: what a local holds; `contract`: a checked function's or method's contract, as
+//!   its callers read it; `fields`: `self`'s fields and the sibling methods' contracts;
+//!   `neighbours`: the checked items beside the function in its file;
+//!   `origins`: where each variable comes from, for the errors;
 //! - `lets`: `#[shape("…")]` on a `let`, read, taken off and checked at run time;
 //! - `diag`: how expressions are quoted, the gaps, and `trace`'s warnings.
 //!
 //! Facts come from the parameters' patterns (for parameters whose type is a `Tensor`), the
 //! function's `where` equations, `dims2()`..`dims5()` and `dim(i)` locals, annotated `let`s,
 //! and, for a method under an impl-level `#[shapes::check]` that has `self`, its struct's
-//! fields and `where` and the impl's other checked methods. What the analysis cannot see
-//! (another struct's or a free function's contract, anything outside the vocabulary) is
-//! unknown, never an error.
+//! fields and `where` and the impl's other checked methods; and the contracts of the checked
+//! items beside it in its module of its file (`neighbours`: another struct's checked methods
+//! through a field of `self` holding it, checked free functions). What the analysis cannot
+//! see (an item declared elsewhere, anything outside the vocabulary) is unknown, never an
+//! error.
 
 mod body;
+mod contract;
 mod diag;
 mod dims;
 mod fields;
 mod lets;
+mod neighbours;
 mod normal;
 mod ops;
 mod origins;
@@ -35,23 +41,28 @@ use syn::{FnArg, ItemFn, Pat};
 use super::ast::CheckedFn;
 use crate::ctxt::Ctxt;
 
+pub use contract::Contract;
 pub use diag::{Gap, trace_tokens};
-pub use fields::{Contract, SelfFacts};
+pub use fields::SelfFacts;
 pub use lets::{
     LetAnn, any as any_lets, patterns as let_patterns, strip as strip_lets, take as take_lets,
 };
+pub use neighbours::{Anchor, Neighbours};
+pub use val::MethodsOf;
 
 /// Walks `func`'s body, reporting each provable mismatch into `cx`; returns the gaps and the
 /// tracked `let`s.
 ///
 /// `fields` are `self`'s struct's declarations, for a method in an `impl` block under
 /// `#[shapes::check]`; they are read only when the method shares the struct's variables
-/// (`#[shapes::check(self)]`; see `fields`).
+/// (`#[shapes::check(self)]`; see `fields`). `neighbours` are the checked items beside the
+/// function in its module, whose contracts its calls read (see `neighbours`).
 pub fn analyse(
     cx: &Ctxt,
     checked: &CheckedFn,
     func: &ItemFn,
     fields: Option<&SelfFacts>,
+    neighbours: Option<&Neighbours>,
 ) -> Outcome {
     // Under an impl-level check, a method without `self` does not read the fields: `trace`
     // says so where the body reaches one.
@@ -65,6 +76,7 @@ pub fn analyse(
     let ret = checked.ret.as_ref().and_then(|c| pattern_dims(&c.pattern));
     let mut w = body::Walker::new(&facts, ret.as_deref(), fields);
     w.fields_unread = fields_unread;
+    w.neighbours = neighbours;
     w.burn = func.sig.inputs.iter().any(|arg| match arg {
         FnArg::Typed(pt) => is_burn_tensor(&pt.ty),
         FnArg::Receiver(_) => false,
@@ -199,7 +211,7 @@ mod tests {
         let mut func: ItemFn = syn::parse2(func).expect("a function");
         let any_let = any_lets(&func.block);
         let checked = CheckedFn::take_from(&cx, &opts, &mut func, any_let);
-        let gaps = analyse(&cx, &checked, &func, None).gaps;
+        let gaps = analyse(&cx, &checked, &func, None, None).gaps;
         let errors = match cx.check() {
             Ok(()) => Vec::new(),
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
@@ -271,6 +283,38 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 4);
+    }
+
+    /// `chunk`'s pieces, read by indexing: each `d / n` wide where `n` divides `d`.
+    #[test]
+    fn the_pieces_of_chunk_are_tracked() {
+        let mlp = |axis: proc_macro2::TokenStream| {
+            analyse_fn(
+                quote!(),
+                quote! {
+                    fn f(
+                        #[shape("(b, s, d_model)")] x: &Tensor,
+                        #[shape("(2 * d_ff, d_model)")] w_gate_up: &Tensor,
+                        #[shape("(d_model, d_ff)")] w_down: &Tensor,
+                    ) -> Result<Tensor> {
+                        let gu = x.broadcast_matmul(&w_gate_up.t()?)?;
+                        let pieces = gu.chunk(2, #axis)?;
+                        let (gate, up) = (&pieces[0], &pieces[1]);
+                        let h = (candle_nn::ops::silu(gate)? * up)?;
+                        h.broadcast_matmul(&w_down.t()?)
+                    }
+                },
+            )
+        };
+        let (errors, gaps) = mlp(quote!(D::Minus1));
+        assert!(errors.is_empty() && gaps.is_empty(), "{errors:?} {gaps:?}");
+        // Split along the sequence instead: the pieces stay `2 * d_ff` wide.
+        let (errors, _) = mlp(quote!(1));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("inner dims differ"), "{errors:?}");
+        // Past the rank: an error at the op.
+        let (errors, _) = mlp(quote!(3));
+        assert_eq!(errors.len(), 1, "{errors:?}");
     }
 
     #[test]

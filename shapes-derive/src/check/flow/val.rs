@@ -1,9 +1,14 @@
 //! What a local (or an expression) of a checked body is known to hold, as the walk (`body`)
 //! and `self`'s fields (`fields`) give it.
 
+use std::rc::Rc;
+
 use shapes_core::expr::Pattern;
 
 use super::dims::Dim;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::contract::Contract;
 
 /// What a local (or an expression) is known to hold.
 #[derive(Clone, PartialEq, Debug)]
@@ -17,8 +22,12 @@ pub enum Val {
     /// `Some` of a value: an optional parameter (an attention mask), read by `if let Some(m)`,
     /// `match` and `?`.
     Some(Box<Val>),
+    /// A list of values of one shape, read by indexing: the pieces of `chunk`.
+    Pieces(Box<Val>),
     /// A framework layer held by a field of `self`: its forward contract.
     Layer(Layer),
+    /// A struct of the user's held by a field of `self`: its checked methods' contracts.
+    Struct(Rc<Methods>),
     /// Anything else, or a value nothing is known about.
     Other,
 }
@@ -43,4 +52,36 @@ pub struct Layer {
     pub kind: &'static str,
     pub input: Pattern,
     pub output: Pattern,
+}
+
+/// Another struct's methods as a field of `self` holding it offers them: the contracts in
+/// the holder's names (the field's `rename(…)` applied), and which of those names are the
+/// holder's variables (none for a struct in a scope of its own).
+#[derive(Debug, PartialEq)]
+pub struct Methods {
+    /// The struct's name, for messages.
+    pub ty: String,
+    pub methods: BTreeMap<String, Contract>,
+    pub shared: BTreeSet<String>,
+}
+
+impl Methods {
+    /// Whether `var`, in `contract`, is the holder's variable rather than the method's own.
+    pub fn is_shared(&self, contract: &Contract, var: &str) -> bool {
+        contract.shares_self && self.shared.contains(var)
+    }
+}
+
+/// Where the checked methods of a struct of the user's are found, by the type of the field
+/// holding it (`neighbours::Neighbours`, the items beside the struct in its file).
+pub trait MethodsOf {
+    /// The checked methods of the struct a field of type `ty` holds, in the holder's names:
+    /// `renames` (inner, outer) are the field's, and `shared` whether it is checked in the
+    /// holder's scope (not `scope = "own"`).
+    fn methods_of(
+        &self,
+        ty: &syn::Type,
+        renames: &[(String, String)],
+        shared: bool,
+    ) -> Option<Methods>;
 }

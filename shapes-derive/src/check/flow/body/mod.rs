@@ -2,11 +2,13 @@
 //! of them, or something else), statement by statement, with `let` shadowing, block scopes,
 //! branches merged and loops and closures forgetting what they may change.
 //!
-//! It never guesses: what the vocabulary (`vocab`, on the rules of `ops`) does not cover
-//! gives an untracked value, and only a rule of `ops` (or the `ret` and `#[shape]` comparisons
-//! here) reports an error. `effects` finds what code the walk does not follow may assign.
+//! It never guesses: what the vocabulary (`vocab`, on the rules of `ops`; `contracts`, the
+//! calls read by a callee's contract) does not cover gives an untracked value, and only a rule
+//! of `ops` (or the `ret` and `#[shape]` comparisons here) reports an error. `effects` finds
+//! what code the walk does not follow may assign.
 
 mod burn;
+mod contracts;
 mod effects;
 mod vocab;
 
@@ -17,6 +19,7 @@ use syn::{Block, Expr, Lit, Local, Pat, Stmt};
 use super::diag::{Gap, Quote, render_short};
 use super::dims::{Cmp, Dim, Facts, compare, show_dim, show_shape};
 use super::fields::SelfFacts;
+use super::neighbours::Neighbours;
 use super::ops::{self, Operand};
 use super::origins::Origins;
 pub use super::val::Val;
@@ -28,6 +31,8 @@ pub struct Walker<'a> {
     ret: Option<&'a [Dim]>,
     /// `self`'s fields, for a method that shares its struct's variables.
     fields: Option<&'a SelfFacts>,
+    /// The checked items beside the function in its module, whose contracts its calls read.
+    pub neighbours: Option<&'a Neighbours>,
     /// Whether the body's tensors are burn's (a parameter's `Tensor` has generic arguments):
     /// the one name whose meaning differs is read burn's way (see `burn`).
     pub burn: bool,
@@ -53,6 +58,7 @@ impl<'a> Walker<'a> {
             facts,
             ret,
             fields,
+            neighbours: None,
             burn: false,
             env: Vec::new(),
             errors: Vec::new(),
@@ -262,6 +268,11 @@ impl<'a> Walker<'a> {
             },
             Expr::Reference(r) => self.eval(&r.expr),
             Expr::Paren(p) => self.eval(&p.expr),
+            // `pieces[0]`: one of `chunk`'s pieces.
+            Expr::Index(i) => match (self.eval(&i.expr), self.eval(&i.index)) {
+                (Val::Pieces(piece), _) => *piece,
+                _ => Val::Other,
+            },
             Expr::Group(g) => self.eval(&g.expr),
             Expr::Try(t) => match self.eval(&t.expr) {
                 Val::Some(inner) => *inner,
@@ -610,7 +621,7 @@ impl<'a> Walker<'a> {
 /// `a op b` on sizes: an integer `/` is floor division, but exact when `b` divides `a` for
 /// every assignment (`heads * head_dim / head_dim`, or `d_model / heads` with `where
 /// d_model = heads * head_dim`). The result is written in its simplest form.
-fn size_op(op: shapes_core::expr::ArithOp, a: &Dim, b: &Dim, facts: &Facts) -> Dim {
+pub(super) fn size_op(op: shapes_core::expr::ArithOp, a: &Dim, b: &Dim, facts: &Facts) -> Dim {
     use shapes_core::expr::ArithOp;
     let literal = matches!(
         (a, b),

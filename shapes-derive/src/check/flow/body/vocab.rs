@@ -8,11 +8,8 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, Token};
 
-use shapes_core::expr::Pattern;
-
 use super::super::diag::Quote;
 use super::super::dims::Dim;
-use super::super::fields::{Contract, SelfFacts};
 use super::super::ops::{self, Axis, Operand, Rule, Target};
 use super::burn::{self, Burn};
 use super::{Val, Walker};
@@ -138,20 +135,8 @@ impl Walker<'_> {
         {
             return recv;
         }
-        if let (Val::Layer(layer), "forward") = (&recv, name) {
-            return match args.first() {
-                Some(Val::Tensor(Some(x))) if args.len() == 1 => {
-                    let x = Operand {
-                        text: arg_text(0),
-                        dims: x,
-                    };
-                    let (input, output) = (&layer.input, &layer.output);
-                    let who = recv_text.to_string();
-                    let rule = ops::forward(&who, layer.kind, input, output, &x, self.facts);
-                    self.apply(rule, &at, op_text)
-                }
-                _ => Val::Tensor(None),
-            };
+        if let Some(v) = self.held(m, &recv, &args, &at) {
+            return v;
         }
         let Val::Tensor(shape) = &recv else {
             return self.untracked_call(&args, m.method.span(), op_text);
@@ -315,12 +300,37 @@ impl Walker<'_> {
                 }),
                 _ => Ok(None),
             },
+            // `x.chunk(n, axis)`: pieces along `axis`, each `d / n` wide where `n` divides the
+            // axis' `d` (candle and burn make them so); otherwise their width is unknown.
             "chunk" => {
-                self.gap(
-                    m.method.span(),
-                    format!("`{op_text}`: the pieces of `chunk` are not tracked; put #[shape(\"…\")] on a `let` of each"),
-                );
-                return Val::Other;
+                let Some(k) = axis(1) else {
+                    self.gap(
+                        m.method.span(),
+                        format!("`{op_text}`: the axis of `chunk` is not known; put #[shape(\"…\")] on a `let` of each piece"),
+                    );
+                    return Val::Other;
+                };
+                return match ops::resolve(k, rank, a.text, false) {
+                    Ok(k) => {
+                        let mut piece = a.dims.to_vec();
+                        let n = size(0);
+                        piece[k] = if super::super::dims::divides(&piece[k], &n, self.facts) {
+                            super::size_op(
+                                shapes_core::expr::ArithOp::FloorDiv,
+                                &piece[k],
+                                &n,
+                                self.facts,
+                            )
+                        } else {
+                            None
+                        };
+                        Val::Pieces(Box::new(Val::Tensor(Some(piece))))
+                    }
+                    Err(detail) => {
+                        self.error(at(), format!("`{op_text}`: {detail}"));
+                        Val::Other
+                    }
+                };
             }
             "dim" => {
                 return match axis(0).map(|k| ops::resolve(k, rank, a.text, false)) {
@@ -341,38 +351,11 @@ impl Walker<'_> {
 
     /// A call the vocabulary does not cover: untracked, and a gap when it takes a tracked
     /// tensor.
-    fn untracked_call(&mut self, inputs: &[Val], span: Span, op: Quote<'_>) -> Val {
+    pub(super) fn untracked_call(&mut self, inputs: &[Val], span: Span, op: Quote<'_>) -> Val {
         if inputs.iter().any(Val::is_tracked) {
             self.gap(span, format!("`{op}` is not in the vocabulary; put #[shape(\"…\")] on the `let` to give its result a shape"));
         }
         Val::Other
-    }
-
-    /// `self.method(…)` of a checked method of the same `impl` block, read by its contract.
-    fn sibling(&mut self, m: &syn::ExprMethodCall, fields: &SelfFacts, contract: &Contract) -> Val {
-        let vals: Vec<Val> = m.args.iter().map(|a| self.eval(a)).collect();
-        let op_text = Quote::Method(m);
-        let args: Vec<(Option<&Pattern>, Option<Operand<'_>>)> = contract
-            .params
-            .iter()
-            .zip(m.args.iter().zip(&vals))
-            .map(|(p, (e, v))| {
-                let x = v.dims().map(|dims| Operand {
-                    text: Quote::Expr(strip_ref(e)),
-                    dims,
-                });
-                (p.as_ref(), x)
-            })
-            .collect();
-        let callee = format!("self.{}", m.method);
-        let shared = |v: &str| fields.is_shared(contract, v);
-        let rule = ops::call(&callee, &args, contract.ret.as_ref(), &shared, self.facts);
-        let at = || {
-            let mut at = m.method.to_token_stream();
-            m.paren_token.surround(&mut at, |t| m.args.to_tokens(t));
-            at
-        };
-        self.apply(rule, &at, op_text)
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Val {
@@ -413,6 +396,9 @@ impl Walker<'_> {
             _ => {}
         }
         let vals: Vec<Val> = c.args.iter().map(|a| self.eval(a)).collect();
+        if let Some(v) = self.checked_fn(c, &segs, &vals, op_text) {
+            return v;
+        }
         self.untracked_call(&vals, c.func.span(), op_text)
     }
 
@@ -508,7 +494,7 @@ fn is_vocabulary(n: &str) -> bool {
         )
 }
 
-fn strip_ref(e: &Expr) -> &Expr {
+pub(super) fn strip_ref(e: &Expr) -> &Expr {
     match e {
         Expr::Reference(r) => strip_ref(&r.expr),
         Expr::Paren(p) => strip_ref(&p.expr),

@@ -1,0 +1,508 @@
+//! The checked items beside a checked function in its own source file: other structs' checked
+//! methods and checked free functions, as contracts its body reads.
+//!
+//! A macro sees only its own item. The contracts of the items beside it reach it the way a
+//! reader finds them: the macro reads the file its input comes from (`Span::local_file`,
+//! handed down by the entry points in `lib.rs`), parses it with syn, and keeps the items of
+//! the module that holds the checked item. Each contract is read from the callee's own
+//! `#[shapes::check(…)]` attribute and `#[shape("…")]` parameters, with the same parser, and
+//! is what the callee's checks enforce when it runs; a struct's variables are read from its
+//! derive, as `verify()` reads them.
+//!
+//! Unknown is never an error: a file that cannot be read or parsed, a checked item found in
+//! no module or in several, a name its module declares twice (two `impl`s giving a method the
+//! same name, `cfg` variants of a function), or an item a macro generates: the call stays
+//! unknown, as before.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use quote::ToTokens;
+use syn::{ImplItem, Type};
+
+use super::contract::{Contract, pattern_vars};
+use super::fields::SelfFacts;
+use super::val::{Methods, MethodsOf};
+
+/// What the module of a checked item declares beside it: the checked methods of each struct
+/// that derives `Shaped`, with the struct's variables, and the checked free functions.
+#[derive(Default)]
+pub struct Neighbours {
+    structs: BTreeMap<String, Neighbour>,
+    fns: BTreeMap<String, Contract>,
+}
+
+/// A struct of the module: its variables and its checked methods.
+#[derive(Default)]
+struct Neighbour {
+    /// The variables its declarations name (its fields', its layers', its `where`'s).
+    vars: BTreeSet<String>,
+    /// Its checked methods, over all its `impl` blocks; a name two blocks give is dropped.
+    methods: BTreeMap<String, Contract>,
+}
+
+/// Which checked item the macro expands, found again in the file by its name.
+pub enum Anchor<'a> {
+    /// An `impl` block of the struct of this name.
+    Impl(&'a str),
+    /// A function (or a method) of this name.
+    Fn(&'a str),
+}
+
+impl Neighbours {
+    /// The neighbours of `anchor` in the file at `path`; none when the file does not read or
+    /// parse, or the anchor is not found in exactly one module of it.
+    pub fn read(path: &Path, anchor: &Anchor<'_>) -> Option<Rc<Neighbours>> {
+        indexed(path)?.find(anchor)
+    }
+
+    /// The neighbours of `anchor` in `file`.
+    #[cfg(test)]
+    pub fn in_file(file: &syn::File, anchor: &Anchor<'_>) -> Option<Rc<Neighbours>> {
+        FileIndex::of(file).find(anchor)
+    }
+
+    /// The items of one module.
+    fn of(items: &[syn::Item]) -> Neighbours {
+        let mut structs: BTreeMap<String, Neighbour> = BTreeMap::new();
+        let mut fns = BTreeMap::new();
+        let mut declared: BTreeSet<String> = BTreeSet::new();
+        let mut twice: BTreeSet<String> = BTreeSet::new();
+        let mut methods_twice: BTreeSet<(String, String)> = BTreeSet::new();
+        for item in items {
+            match item {
+                syn::Item::Struct(s) if derives_shaped(&s.attrs) => {
+                    let input: Option<syn::DeriveInput> = syn::parse2(s.to_token_stream()).ok();
+                    let vars = input
+                        .as_ref()
+                        .and_then(|i| SelfFacts::from_struct(i, None))
+                        .map(|f| f.vars().clone())
+                        .unwrap_or_default();
+                    let name = s.ident.to_string();
+                    if !declared.insert(name.clone()) {
+                        twice.insert(name.clone());
+                    }
+                    structs.entry(name).or_default().vars = vars;
+                }
+                syn::Item::Impl(block) => {
+                    let Some(name) = type_name(&block.self_ty) else {
+                        continue;
+                    };
+                    let entry = structs.entry(name.clone()).or_default();
+                    for item in &block.items {
+                        let ImplItem::Fn(method) = item else {
+                            continue;
+                        };
+                        let method_name = method.sig.ident.to_string();
+                        let contract = method
+                            .attrs
+                            .iter()
+                            .find(|a| is_check(a.path()))
+                            .and_then(|a| Contract::of(method, args_of(a)));
+                        let key = (name.clone(), method_name.clone());
+                        if entry.methods.contains_key(&method_name) || methods_twice.contains(&key)
+                        {
+                            methods_twice.insert(key);
+                        } else if let Some(c) = contract {
+                            entry.methods.insert(method_name, c);
+                        } else {
+                            // An unchecked method of this name: a second one would be
+                            // ambiguous too.
+                            methods_twice.insert(key);
+                        }
+                    }
+                }
+                syn::Item::Fn(f) => {
+                    let name = f.sig.ident.to_string();
+                    let contract = f
+                        .attrs
+                        .iter()
+                        .find(|a| is_check(a.path()))
+                        .and_then(|a| Contract::of_fn(&f.sig, args_of(a)));
+                    if fns.contains_key(&name) || twice.contains(&name) {
+                        twice.insert(name);
+                    } else if let Some(c) = contract {
+                        fns.insert(name, c);
+                    } else {
+                        twice.insert(name);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (ty, method) in methods_twice {
+            if let Some(s) = structs.get_mut(&ty) {
+                s.methods.remove(&method);
+            }
+        }
+        for name in &twice {
+            fns.remove(name);
+            structs.remove(name);
+        }
+        Neighbours { structs, fns }
+    }
+
+    /// The checked free function `name` of the module.
+    pub fn function(&self, name: &str) -> Option<&Contract> {
+        self.fns.get(name)
+    }
+}
+
+impl MethodsOf for Neighbours {
+    fn methods_of(&self, ty: &Type, renames: &[(String, String)], shared: bool) -> Option<Methods> {
+        let name = type_name(ty)?;
+        let neighbour = self.structs.get(&name)?;
+        let outer = |v: &str| {
+            renames
+                .iter()
+                .find(|(inner, _)| inner == v)
+                .map_or_else(|| v.to_owned(), |(_, o)| o.clone())
+        };
+        let shared_vars: BTreeSet<String> = if shared {
+            neighbour.vars.iter().map(|v| outer(v)).collect()
+        } else {
+            BTreeSet::new()
+        };
+        let mut methods = BTreeMap::new();
+        for (method, contract) in &neighbour.methods {
+            if !shared || !contract.shares_self {
+                // Every variable is the callee's own: bound from the arguments.
+                methods.insert(method.clone(), contract.clone());
+                continue;
+            }
+            // The struct's variables become the holder's; a variable of the method's own that
+            // a renamed one would capture makes the contract unreadable here.
+            let own_vars = contract
+                .patterns()
+                .flat_map(pattern_vars)
+                .filter(|v| !neighbour.vars.contains(v));
+            let mut captured = false;
+            for v in own_vars {
+                captured |= shared_vars.contains(&v);
+            }
+            if captured {
+                continue;
+            }
+            let rename = |v: &str| {
+                if neighbour.vars.contains(v) {
+                    outer(v)
+                } else {
+                    v.to_owned()
+                }
+            };
+            methods.insert(method.clone(), contract.renamed(&rename));
+        }
+        if methods.is_empty() {
+            return None;
+        }
+        Some(Methods {
+            ty: name,
+            methods,
+            shared: shared_vars,
+        })
+    }
+}
+
+/// A file's modules, each with the checked items that anchor it and its neighbours: plain
+/// data, kept from one macro call to the next (a token of one call is not valid in another).
+struct FileIndex {
+    modules: Vec<ModuleIndex>,
+}
+
+struct ModuleIndex {
+    /// The types of its checked `impl` blocks.
+    impls: BTreeSet<String>,
+    /// Its checked functions, and the checked methods of its `impl` blocks.
+    fns: BTreeSet<String>,
+    neighbours: Rc<Neighbours>,
+}
+
+impl FileIndex {
+    fn of(file: &syn::File) -> FileIndex {
+        let mut modules_found = Vec::new();
+        modules(&file.items, &mut |items| {
+            let mut index = ModuleIndex {
+                impls: BTreeSet::new(),
+                fns: BTreeSet::new(),
+                neighbours: Rc::new(Neighbours::of(items)),
+            };
+            for item in items {
+                match item {
+                    syn::Item::Impl(block) => {
+                        if block.attrs.iter().any(|a| is_check(a.path()))
+                            && let Some(name) = type_name(&block.self_ty)
+                        {
+                            index.impls.insert(name);
+                        }
+                        for i in &block.items {
+                            if let ImplItem::Fn(m) = i
+                                && m.attrs.iter().any(|a| is_check(a.path()))
+                            {
+                                index.fns.insert(m.sig.ident.to_string());
+                            }
+                        }
+                    }
+                    syn::Item::Fn(f) if f.attrs.iter().any(|a| is_check(a.path())) => {
+                        index.fns.insert(f.sig.ident.to_string());
+                    }
+                    _ => {}
+                }
+            }
+            modules_found.push(index);
+        });
+        FileIndex {
+            modules: modules_found,
+        }
+    }
+
+    /// The neighbours of the one module `anchor` is found in.
+    fn find(&self, anchor: &Anchor<'_>) -> Option<Rc<Neighbours>> {
+        let mut found = self.modules.iter().filter(|m| match anchor {
+            Anchor::Impl(name) => m.impls.contains(*name),
+            Anchor::Fn(name) => m.fns.contains(*name),
+        });
+        match (found.next(), found.next()) {
+            (Some(m), None) => Some(Rc::clone(&m.neighbours)),
+            _ => None,
+        }
+    }
+}
+
+/// Calls `visit` with the items of the file and of every inline module in it.
+fn modules<'a>(items: &'a [syn::Item], visit: &mut dyn FnMut(&'a [syn::Item])) {
+    visit(items);
+    for item in items {
+        if let syn::Item::Mod(m) = item
+            && let Some((_, inner)) = &m.content
+        {
+            modules(inner, visit);
+        }
+    }
+}
+
+/// The name of a struct a type names (`Attention`, `Attention<B>`, `self::Attention`).
+fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let segs = &p.path.segments;
+            let local = segs.len() == 1 || (segs.len() == 2 && segs[0].ident == "self");
+            local.then(|| segs.last().map(|s| s.ident.to_string()))?
+        }
+        Type::Group(g) => type_name(&g.elem),
+        Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+/// Whether `attrs` hold `#[derive(…, Shaped, …)]` (or `shapes::Shaped`).
+fn derives_shaped(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("derive")
+            && a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|paths| {
+                paths
+                    .iter()
+                    .any(|p| p.segments.last().is_some_and(|s| s.ident == "Shaped"))
+            })
+    })
+}
+
+/// Whether `path` names `#[shapes::check]` as a file writes it: `check` or `shapes::check`
+/// (or any path ending in `check` whose first segment is `shapes` or a `crate` path: a
+/// renamed crate's attribute is not told apart, and an attribute merely named `check` of
+/// another crate is read as one; the callee's own expansion says whether it is).
+fn is_check(path: &syn::Path) -> bool {
+    path.segments.last().is_some_and(|s| s.ident == "check")
+        && (path.segments.len() == 1
+            || path.segments[0].ident == "shapes"
+            || path.segments[0].ident == "crate")
+}
+
+fn args_of(attr: &syn::Attribute) -> proc_macro2::TokenStream {
+    match &attr.meta {
+        syn::Meta::List(l) => l.tokens.clone(),
+        _ => proc_macro2::TokenStream::new(),
+    }
+}
+
+thread_local! {
+    /// The last file read, by path and text, indexed: the macros of one file parse it once.
+    static LAST: RefCell<Option<(PathBuf, String, Rc<FileIndex>)>> = const { RefCell::new(None) };
+}
+
+/// The index of the file at `path` (from the cache when its text is unchanged).
+fn indexed(path: &Path) -> Option<Rc<FileIndex>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((p, t, index)) = last.as_ref()
+            && p == path
+            && *t == text
+        {
+            return Some(Rc::clone(index));
+        }
+        let index = Rc::new(FileIndex::of(&syn::parse_file(&text).ok()?));
+        *last = Some((path.to_owned(), text, Rc::clone(&index)));
+        Some(index)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &str) -> syn::File {
+        syn::parse_file(text).expect("a Rust file")
+    }
+
+    const MODEL: &str = r#"
+        #[derive(Shaped)]
+        struct Mlp {
+            #[shape(nested, rename(d_in = "d_model", d_out = "d_ff"))]
+            up: Linear,
+            #[shape(nested, rename(d_in = "d_ff", d_out = "d_model"))]
+            down: Linear,
+        }
+
+        #[shapes::check]
+        impl Mlp {
+            #[shapes::check(self, ret = "(b, s, d_model)")]
+            fn forward(&self, #[shape("(b, s, d_model)")] x: &Tensor) -> Result<Tensor> {
+                self.down.forward(&self.up.forward(x)?)
+            }
+            fn helper(&self) {}
+        }
+
+        #[shapes::check(ret = "(b, heads * n, s, d)")]
+        fn repeat_kv(#[shape("(b, heads, s, d)")] x: &Tensor, n: usize) -> Result<Tensor> {
+            todo()
+        }
+
+        fn unchecked(x: &Tensor) -> Tensor { x.clone() }
+
+        #[derive(Shaped)]
+        struct Block {
+            #[shape(nested, rename(d_model = "hidden"))]
+            mlp: Mlp,
+        }
+
+        #[shapes::check]
+        impl Block {
+            #[shapes::check(self)]
+            fn forward(&self, #[shape("(b, s, hidden)")] x: &Tensor) -> Result<Tensor> {
+                self.mlp.forward(x)
+            }
+        }
+
+        mod inner {
+            #[shapes::check]
+            fn repeat_kv(#[shape("(a,)")] x: &Tensor) -> Result<Tensor> { todo() }
+        }
+    "#;
+
+    #[test]
+    fn a_module_gives_its_checked_methods_and_functions() {
+        let f = file(MODEL);
+        let n = Neighbours::in_file(&f, &Anchor::Impl("Block")).expect("found once");
+        let repeat = n.function("repeat_kv").expect("a checked function");
+        assert_eq!(repeat.params.len(), 2);
+        assert!(repeat.params[1].is_none());
+        assert!(n.function("unchecked").is_none());
+
+        // The field's rename applied: the MLP's d_model is the block's hidden.
+        let ty: Type = syn::parse_quote!(Mlp);
+        let renames = [("d_model".to_owned(), "hidden".to_owned())];
+        let m = n.methods_of(&ty, &renames, true).expect("Mlp's methods");
+        let forward = &m.methods["forward"];
+        assert_eq!(
+            forward.ret.as_ref().map(ToString::to_string).as_deref(),
+            Some("(b, s, hidden)")
+        );
+        assert!(m.is_shared(forward, "hidden") && m.is_shared(forward, "d_ff"));
+        assert!(!m.is_shared(forward, "b"));
+        assert!(!m.methods.contains_key("helper"));
+
+        // In a scope of its own, nothing is renamed or shared.
+        let own = n.methods_of(&ty, &renames, false).expect("Mlp's methods");
+        assert!(own.shared.is_empty());
+        assert_eq!(
+            own.methods["forward"]
+                .ret
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref(),
+            Some("(b, s, d_model)")
+        );
+    }
+
+    #[test]
+    fn the_anchor_picks_the_module() {
+        let f = file(MODEL);
+        // `repeat_kv` is checked in two modules: which one is expanding is not known.
+        assert!(Neighbours::in_file(&f, &Anchor::Fn("repeat_kv")).is_none());
+        // A method of a checked impl anchors its module.
+        let n = Neighbours::in_file(&f, &Anchor::Fn("forward")).expect("one module");
+        assert!(n.function("repeat_kv").is_some());
+        assert!(Neighbours::in_file(&f, &Anchor::Impl("Nowhere")).is_none());
+    }
+
+    #[test]
+    fn a_name_declared_twice_is_unknown() {
+        let f = file(
+            r#"
+            #[derive(Shaped)]
+            struct A { #[shape("(n,)")] w: Tensor }
+            #[shapes::check]
+            impl A {
+                #[shapes::check(self, ret = "(n,)")]
+                fn forward(&self, #[shape("(n,)")] x: &Tensor) -> Result<Tensor> { todo() }
+                #[shapes::check(self, ret = "(n,)")]
+                fn other(&self, #[shape("(n,)")] x: &Tensor) -> Result<Tensor> { todo() }
+            }
+            impl Module for A {
+                fn forward(&self, x: &Tensor) -> Result<Tensor> { todo() }
+            }
+            #[shapes::check]
+            #[cfg(feature = "x")]
+            fn f(#[shape("(n,)")] x: &Tensor) -> Result<Tensor> { todo() }
+            #[shapes::check]
+            #[cfg(not(feature = "x"))]
+            fn f(#[shape("(m, m)")] x: &Tensor) -> Result<Tensor> { todo() }
+            "#,
+        );
+        let n = Neighbours::in_file(&f, &Anchor::Impl("A")).expect("one module");
+        assert!(n.function("f").is_none());
+        let m = n
+            .methods_of(&syn::parse_quote!(A), &[], true)
+            .expect("A's methods");
+        assert!(!m.methods.contains_key("forward"));
+        assert!(m.methods.contains_key("other"));
+    }
+
+    #[test]
+    fn a_method_variable_a_rename_would_capture_drops_the_contract() {
+        let f = file(
+            r#"
+            #[derive(Shaped)]
+            struct A { #[shape("(d,)")] w: Tensor }
+            #[shapes::check]
+            impl A {
+                #[shapes::check(self, ret = "(e,)")]
+                fn forward(&self, #[shape("(e, d)")] x: &Tensor) -> Result<Tensor> { todo() }
+            }
+            "#,
+        );
+        let n = Neighbours::in_file(&f, &Anchor::Impl("A")).expect("one module");
+        let renames = [("d".to_owned(), "e".to_owned())];
+        assert!(
+            n.methods_of(&syn::parse_quote!(A), &renames, true)
+                .is_none()
+        );
+        // Without the rename, nothing is captured.
+        assert!(n.methods_of(&syn::parse_quote!(A), &[], true).is_some());
+    }
+}
