@@ -77,6 +77,7 @@ pub fn analyse(
     let mut w = body::Walker::new(&facts, ret.as_deref(), fields);
     w.fields_unread = fields_unread;
     w.neighbours = neighbours;
+    w.shadowing = shadowing_names(func);
     w.burn = func.sig.inputs.iter().any(|arg| match arg {
         FnArg::Typed(pt) => is_burn_tensor(&pt.ty),
         FnArg::Receiver(_) => false,
@@ -129,6 +130,36 @@ pub struct Outcome {
 /// `analyse` walked, unmoved since) as a `#[shape]`, checked when it runs like a written one.
 pub fn annotate_lets(func: &mut ItemFn, outcome: &Outcome) {
     lets::annotate(&mut func.block, &outcome.tracked_lets);
+}
+
+/// The names a call in `func`'s body may mean instead of a function beside it: its
+/// parameters' and the `fn` items its body declares (`fn name` in its tokens).
+fn shadowing_names(func: &ItemFn) -> Vec<String> {
+    fn fn_items(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
+        let mut after_fn = false;
+        for tt in ts {
+            match &tt {
+                proc_macro2::TokenTree::Ident(id) if after_fn => out.push(id.to_string()),
+                proc_macro2::TokenTree::Group(g) => fn_items(g.stream(), out),
+                _ => {}
+            }
+            after_fn = matches!(&tt, proc_macro2::TokenTree::Ident(id) if id == "fn");
+        }
+    }
+    let mut out: Vec<String> = func
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(pt) => match &*pt.pat {
+                Pat::Ident(pi) => Some(pi.ident.to_string()),
+                _ => None,
+            },
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    fn_items(quote::ToTokens::to_token_stream(&func.block), &mut out);
+    out
 }
 
 /// A pattern's dims, when its rank is fixed: `_` and `#n` are unknown dims; `...` and `*rest`
@@ -283,6 +314,57 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 4);
+    }
+
+    /// A checked function beside the body is read by its contract, unless a local, a
+    /// parameter or a `fn` of the body of the same name is what the call means.
+    #[test]
+    fn a_function_beside_is_read_unless_a_name_of_the_body_shadows_it() {
+        let file = syn::parse_file(
+            r#"
+            #[shapes::check(ret = "(b, h, s, s)")]
+            fn scores(#[shape("(b, h, s, d)")] q: &Tensor, #[shape("(b, h, s, d)")] k: &Tensor) -> Result<Tensor> {
+                q.matmul(&k.t()?)
+            }
+            #[shapes::check]
+            fn caller() {}
+            "#,
+        )
+        .expect("a file");
+        let neighbours =
+            neighbours::Neighbours::in_file(&file, &Anchor::Fn("caller")).expect("one module");
+        let errors = |func: proc_macro2::TokenStream| {
+            let cx = Ctxt::new();
+            let opts = super::super::attr::options(&cx, quote!());
+            let mut func: ItemFn = syn::parse2(func).expect("a function");
+            let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
+            analyse(&cx, &checked, &func, None, Some(&neighbours));
+            cx.check().err().map_or(0, |e| e.into_iter().count())
+        };
+        let params =
+            quote!(#[shape("(b, h, s, d)")] q: &Tensor, #[shape("(b, g, s, d)")] k: &Tensor);
+        assert_eq!(
+            errors(quote!(fn f(#params) -> Result<Tensor> { scores(q, k) })),
+            1
+        );
+        assert_eq!(
+            errors(quote!(fn f(#params) -> Result<Tensor> { self::scores(q, k) })),
+            1
+        );
+        // The result is the contract's `ret`: (b, h, s, s) is not (b, h, s, d).
+        assert_eq!(
+            errors(
+                quote!(fn f(#params) -> Result<Tensor> { let a = scores(q, q)?; a.matmul(&k.t()?) })
+            ),
+            1
+        );
+        for shadowed in [
+            quote!(fn f(#params) -> Result<Tensor> { let scores = |a: &Tensor, b: &Tensor| a.add(b); scores(q, k) }),
+            quote!(fn f(#params, scores: &dyn Fn(&Tensor, &Tensor) -> Result<Tensor>) -> Result<Tensor> { scores(q, k) }),
+            quote!(fn f(#params) -> Result<Tensor> { fn scores(a: &Tensor, b: &Tensor) -> Result<Tensor> { a.add(b) } scores(q, k) }),
+        ] {
+            assert_eq!(errors(shadowed), 0);
+        }
     }
 
     /// `chunk`'s pieces, read by indexing: each `d / n` wide where `n` divides `d`.

@@ -68,9 +68,12 @@ impl Neighbours {
     fn of(items: &[syn::Item]) -> Neighbours {
         let mut structs: BTreeMap<String, Neighbour> = BTreeMap::new();
         let mut fns = BTreeMap::new();
+        // What cannot be told apart: a struct declared twice, a function or a method of a
+        // name given twice (an unchecked one included).
         let mut declared: BTreeSet<String> = BTreeSet::new();
-        let mut twice: BTreeSet<String> = BTreeSet::new();
-        let mut methods_twice: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut dropped_structs: BTreeSet<String> = BTreeSet::new();
+        let mut dropped_fns: BTreeSet<String> = BTreeSet::new();
+        let mut dropped_methods: BTreeSet<(String, String)> = BTreeSet::new();
         for item in items {
             match item {
                 syn::Item::Struct(s) if derives_shaped(&s.attrs) => {
@@ -82,7 +85,7 @@ impl Neighbours {
                         .unwrap_or_default();
                     let name = s.ident.to_string();
                     if !declared.insert(name.clone()) {
-                        twice.insert(name.clone());
+                        dropped_structs.insert(name.clone());
                     }
                     structs.entry(name).or_default().vars = vars;
                 }
@@ -102,15 +105,16 @@ impl Neighbours {
                             .find(|a| is_check(a.path()))
                             .and_then(|a| Contract::of(method, args_of(a)));
                         let key = (name.clone(), method_name.clone());
-                        if entry.methods.contains_key(&method_name) || methods_twice.contains(&key)
+                        if entry.methods.contains_key(&method_name)
+                            || dropped_methods.contains(&key)
                         {
-                            methods_twice.insert(key);
+                            dropped_methods.insert(key);
                         } else if let Some(c) = contract {
                             entry.methods.insert(method_name, c);
                         } else {
-                            // An unchecked method of this name: a second one would be
-                            // ambiguous too.
-                            methods_twice.insert(key);
+                            // Unchecked: nothing to read, and a checked method of the same
+                            // name in another impl would not be the one called for sure.
+                            dropped_methods.insert(key);
                         }
                     }
                 }
@@ -121,24 +125,26 @@ impl Neighbours {
                         .iter()
                         .find(|a| is_check(a.path()))
                         .and_then(|a| Contract::of_fn(&f.sig, args_of(a)));
-                    if fns.contains_key(&name) || twice.contains(&name) {
-                        twice.insert(name);
+                    if fns.contains_key(&name) || dropped_fns.contains(&name) {
+                        dropped_fns.insert(name);
                     } else if let Some(c) = contract {
                         fns.insert(name, c);
                     } else {
-                        twice.insert(name);
+                        dropped_fns.insert(name);
                     }
                 }
                 _ => {}
             }
         }
-        for (ty, method) in methods_twice {
+        for (ty, method) in dropped_methods {
             if let Some(s) = structs.get_mut(&ty) {
                 s.methods.remove(&method);
             }
         }
-        for name in &twice {
+        for name in &dropped_fns {
             fns.remove(name);
+        }
+        for name in &dropped_structs {
             structs.remove(name);
         }
         Neighbours { structs, fns }
@@ -174,14 +180,10 @@ impl MethodsOf for Neighbours {
             }
             // The struct's variables become the holder's; a variable of the method's own that
             // a renamed one would capture makes the contract unreadable here.
-            let own_vars = contract
+            let captured = contract
                 .patterns()
                 .flat_map(pattern_vars)
-                .filter(|v| !neighbour.vars.contains(v));
-            let mut captured = false;
-            for v in own_vars {
-                captured |= shared_vars.contains(&v);
-            }
+                .any(|v| !neighbour.vars.contains(&v) && shared_vars.contains(&v));
             if captured {
                 continue;
             }
@@ -311,10 +313,10 @@ fn derives_shaped(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
-/// Whether `path` names `#[shapes::check]` as a file writes it: `check` or `shapes::check`
-/// (or any path ending in `check` whose first segment is `shapes` or a `crate` path: a
-/// renamed crate's attribute is not told apart, and an attribute merely named `check` of
-/// another crate is read as one; the callee's own expansion says whether it is).
+/// Whether `path` names `#[shapes::check]` as a file writes it: `check` (imported),
+/// `shapes::check`, or a path from `crate` ending in `check`. The attribute under a renamed
+/// crate is not recognised (its callees stay unknown); another crate's attribute named
+/// `check`, with `#[shape("…")]` on parameters, would be read as one.
 fn is_check(path: &syn::Path) -> bool {
     path.segments.last().is_some_and(|s| s.ident == "check")
         && (path.segments.len() == 1

@@ -64,10 +64,12 @@ impl Walker<'_> {
         vals: &[Val],
         op_text: Quote<'_>,
     ) -> Option<Val> {
-        let ([name] | ["self", name]) = segs else {
-            return None;
+        let contract = match segs {
+            [name] if !self.shadowed(name) => self.neighbours?.function(name)?,
+            ["self", name] => self.neighbours?.function(name)?,
+            _ => return None,
         };
-        let contract = self.neighbours?.function(name)?;
+        let name = segs[segs.len() - 1];
         let exprs: Vec<&Expr> = c.args.iter().collect();
         let at = || c.to_token_stream();
         Some(self.by_contract(name, &exprs, vals, contract, &|_| false, &at, op_text))

@@ -33,6 +33,9 @@ pub struct Walker<'a> {
     fields: Option<&'a SelfFacts>,
     /// The checked items beside the function in its module, whose contracts its calls read.
     pub neighbours: Option<&'a Neighbours>,
+    /// The names a call may mean instead of a function beside this one: every parameter, and
+    /// every `fn` item declared in the body.
+    pub shadowing: Vec<String>,
     /// Whether the body's tensors are burn's (a parameter's `Tensor` has generic arguments):
     /// the one name whose meaning differs is read burn's way (see `burn`).
     pub burn: bool,
@@ -59,6 +62,7 @@ impl<'a> Walker<'a> {
             ret,
             fields,
             neighbours: None,
+            shadowing: Vec::new(),
             burn: false,
             env: Vec::new(),
             errors: Vec::new(),
@@ -82,6 +86,12 @@ impl<'a> Walker<'a> {
         if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
             self.check_ret(&value, tail);
         }
+    }
+
+    /// Whether `name` in a call is a local, a parameter or a `fn` of the body rather than a
+    /// function beside this one.
+    fn shadowed(&self, name: &str) -> bool {
+        self.env.iter().any(|(n, _)| n == name) || self.shadowing.iter().any(|n| n == name)
     }
 
     fn lookup(&self, name: &str) -> Val {
