@@ -83,8 +83,9 @@ pub fn __check_impl(input: TokenStream) -> TokenStream {
     check::expand_impl_callback(input.into(), file.as_deref()).into()
 }
 
-/// The source file on disk the first token of `tokens` (outside any group's delimiters) was
-/// written in: where `#[shapes::check]` finds the checked items beside the one it expands.
+/// The source file on disk that the first leaf token of `tokens` (a group's contents searched
+/// in order) was written in: where `#[shapes::check]` finds the checked items beside the one
+/// it expands. `None` where the compiler does not say (a token a macro made).
 fn source_file(tokens: &TokenStream) -> Option<std::path::PathBuf> {
     tokens.clone().into_iter().find_map(|tt| match tt {
         proc_macro::TokenTree::Group(g) => source_file(&g.stream()),
