@@ -50,9 +50,13 @@ pub fn expand(args: TokenStream, item: TokenStream, file: Option<&Path>) -> Toke
     if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
         return on_impl::expand(args, &block);
     }
-    let neighbours = syn::parse2::<ItemFn>(item.clone())
-        .ok()
-        .and_then(|f| neighbours(file, &flow::Anchor::Fn(&f.sig.ident.to_string())));
+    let neighbours = syn::parse2::<ItemFn>(item.clone()).ok().and_then(|f| {
+        let text = flow::fn_text(&f.sig, &f.block);
+        neighbours(
+            file,
+            &flow::Anchor::Fn(&f.sig.ident.to_string(), Some(text)),
+        )
+    });
     expand_fn(args, item, None, neighbours.as_deref())
 }
 

@@ -15,7 +15,7 @@ use syn::{ImplItem, ItemImpl, Type};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::flow::{Anchor, Contract, MethodsOf, SelfFacts};
+use super::flow::{Anchor, Contract, MethodsOf, SelfFacts, impl_text};
 use crate::codegen::crate_tokens;
 
 /// `#[shapes::check(args)]` on `block`: the call of the struct's macro.
@@ -87,7 +87,7 @@ pub fn callback(input: TokenStream, file: Option<&Path>) -> TokenStream {
         }
     };
     let name = strukt.ident.to_string();
-    let neighbours = super::neighbours(file, &Anchor::Impl(&name));
+    let neighbours = super::neighbours(file, &Anchor::Impl(&name, Some(impl_text(&block))));
     let facts = SelfFacts::from_struct(&strukt, neighbours.as_deref().map(|n| n as &dyn MethodsOf))
         .map(|f| f.with_methods(contracts(&block, krate.as_ref())));
     for item in &mut block.items {
@@ -183,7 +183,7 @@ mod tests {
             let Some(strukt) = structs.get(&name) else {
                 continue;
             };
-            let neighbours = Neighbours::in_file(&file, &Anchor::Impl(&name));
+            let neighbours = Neighbours::in_file(&file, &Anchor::Impl(&name, None));
             let facts =
                 SelfFacts::from_struct(strukt, neighbours.as_deref().map(|n| n as &dyn MethodsOf))
                     .expect("the struct's declarations read")

@@ -47,7 +47,7 @@ pub use fields::SelfFacts;
 pub use lets::{
     LetAnn, any as any_lets, patterns as let_patterns, strip as strip_lets, take as take_lets,
 };
-pub use neighbours::{Anchor, Neighbours};
+pub use neighbours::{Anchor, Neighbours, fn_text, impl_text};
 pub use val::MethodsOf;
 
 /// Walks `func`'s body, reporting each provable mismatch into `cx`; returns the gaps and the
@@ -331,8 +331,8 @@ mod tests {
             "#,
         )
         .expect("a file");
-        let neighbours =
-            neighbours::Neighbours::in_file(&file, &Anchor::Fn("caller")).expect("one module");
+        let neighbours = neighbours::Neighbours::in_file(&file, &Anchor::Fn("caller", None))
+            .expect("one module");
         let errors = |func: proc_macro2::TokenStream| {
             let cx = Ctxt::new();
             let opts = super::super::attr::options(&cx, quote!());

@@ -10,7 +10,7 @@
 //! derive, as `verify()` reads them.
 //!
 //! Unknown is never an error: a file that cannot be read or parsed, a checked item found in
-//! no module or in several, a name its module declares twice (two `impl`s giving a method the
+//! no module, or in several that its text does not tell apart, a name its module declares twice (two `impl`s giving a method the
 //! same name, `cfg` variants of a function), or an item a macro generates: the call stays
 //! unknown, as before.
 
@@ -43,17 +43,35 @@ struct Neighbour {
     methods: BTreeMap<String, Contract>,
 }
 
-/// Which checked item the macro expands, found again in the file by its name.
+/// Which checked item the macro expands, found again in the file by its name and, where two
+/// modules hold one of that name, by its text ([`impl_text`], [`fn_text`]).
 pub enum Anchor<'a> {
-    /// An `impl` block of the struct of this name.
-    Impl(&'a str),
-    /// A function (or a method) of this name.
-    Fn(&'a str),
+    /// An `impl` block of the struct of this name, with its text.
+    Impl(&'a str, Option<String>),
+    /// A function (or a method) of this name, with its text.
+    Fn(&'a str, Option<String>),
+}
+
+/// The text an `impl` block is told apart by: its items, as tokens (its own attributes, the
+/// macro's among them, left out).
+pub fn impl_text(block: &syn::ItemImpl) -> String {
+    let mut tokens = proc_macro2::TokenStream::new();
+    for item in &block.items {
+        item.to_tokens(&mut tokens);
+    }
+    tokens.to_string()
+}
+
+/// The text a function is told apart by: its signature and body, as tokens.
+pub fn fn_text(sig: &syn::Signature, block: &syn::Block) -> String {
+    let mut tokens = sig.to_token_stream();
+    block.to_tokens(&mut tokens);
+    tokens.to_string()
 }
 
 impl Neighbours {
     /// The neighbours of `anchor` in the file at `path`; none when the file does not read or
-    /// parse, or the anchor is not found in exactly one module of it.
+    /// parse, or the anchor is not found in exactly one module of it (by name, then by text).
     pub fn read(path: &Path, anchor: &Anchor<'_>) -> Option<Rc<Neighbours>> {
         indexed(path)?.find(anchor)
     }
@@ -214,10 +232,10 @@ struct FileIndex {
 }
 
 struct ModuleIndex {
-    /// The types of its checked `impl` blocks.
-    impls: BTreeSet<String>,
-    /// Its checked functions, and the checked methods of its `impl` blocks.
-    fns: BTreeSet<String>,
+    /// The types of its checked `impl` blocks, with each block's text.
+    impls: BTreeMap<String, Vec<String>>,
+    /// Its checked functions, and the checked methods of its `impl` blocks, with their texts.
+    fns: BTreeMap<String, Vec<String>>,
     neighbours: Rc<Neighbours>,
 }
 
@@ -226,8 +244,8 @@ impl FileIndex {
         let mut modules_found = Vec::new();
         modules(&file.items, &mut |items| {
             let mut index = ModuleIndex {
-                impls: BTreeSet::new(),
-                fns: BTreeSet::new(),
+                impls: BTreeMap::new(),
+                fns: BTreeMap::new(),
                 neighbours: Rc::new(Neighbours::of(items)),
             };
             for item in items {
@@ -236,18 +254,28 @@ impl FileIndex {
                         if block.attrs.iter().any(|a| is_check(a.path()))
                             && let Some(name) = type_name(&block.self_ty)
                         {
-                            index.impls.insert(name);
+                            index.impls.entry(name).or_default().push(impl_text(block));
                         }
                         for i in &block.items {
                             if let ImplItem::Fn(m) = i
                                 && m.attrs.iter().any(|a| is_check(a.path()))
                             {
-                                index.fns.insert(m.sig.ident.to_string());
+                                let text = fn_text(&m.sig, &m.block);
+                                index
+                                    .fns
+                                    .entry(m.sig.ident.to_string())
+                                    .or_default()
+                                    .push(text);
                             }
                         }
                     }
                     syn::Item::Fn(f) if f.attrs.iter().any(|a| is_check(a.path())) => {
-                        index.fns.insert(f.sig.ident.to_string());
+                        let text = fn_text(&f.sig, &f.block);
+                        index
+                            .fns
+                            .entry(f.sig.ident.to_string())
+                            .or_default()
+                            .push(text);
                     }
                     _ => {}
                 }
@@ -259,16 +287,39 @@ impl FileIndex {
         }
     }
 
-    /// The neighbours of the one module `anchor` is found in.
+    /// The neighbours of the one module `anchor` is found in: by name, or, where several
+    /// modules hold the name, by the anchor's text.
     fn find(&self, anchor: &Anchor<'_>) -> Option<Rc<Neighbours>> {
-        let mut found = self.modules.iter().filter(|m| match anchor {
-            Anchor::Impl(name) => m.impls.contains(*name),
-            Anchor::Fn(name) => m.fns.contains(*name),
-        });
-        match (found.next(), found.next()) {
-            (Some(m), None) => Some(Rc::clone(&m.neighbours)),
+        let (entries, text) = match anchor {
+            Anchor::Impl(name, text) => (self.texts(|m| m.impls.get(*name)), text),
+            Anchor::Fn(name, text) => (self.texts(|m| m.fns.get(*name)), text),
+        };
+        let found: Vec<&ModuleIndex> = match entries.as_slice() {
+            [_] => entries.iter().map(|(m, _)| *m).collect(),
+            _ => {
+                let text = text.as_deref()?;
+                entries
+                    .iter()
+                    .filter(|(_, texts)| texts.iter().any(|t| t == text))
+                    .map(|(m, _)| *m)
+                    .collect()
+            }
+        };
+        match found.as_slice() {
+            [m] => Some(Rc::clone(&m.neighbours)),
             _ => None,
         }
+    }
+
+    /// Each module holding an entry `of` it gives, with that entry's texts.
+    fn texts<'a>(
+        &'a self,
+        of: impl Fn(&'a ModuleIndex) -> Option<&'a Vec<String>>,
+    ) -> Vec<(&'a ModuleIndex, &'a Vec<String>)> {
+        self.modules
+            .iter()
+            .filter_map(|m| Some((m, of(m)?)))
+            .collect()
     }
 }
 
@@ -409,7 +460,7 @@ mod tests {
     #[test]
     fn a_module_gives_its_checked_methods_and_functions() {
         let f = file(MODEL);
-        let n = Neighbours::in_file(&f, &Anchor::Impl("Block")).expect("found once");
+        let n = Neighbours::in_file(&f, &Anchor::Impl("Block", None)).expect("found once");
         let repeat = n.function("repeat_kv").expect("a checked function");
         assert_eq!(repeat.params.len(), 2);
         assert!(repeat.params[1].is_none());
@@ -444,12 +495,46 @@ mod tests {
     #[test]
     fn the_anchor_picks_the_module() {
         let f = file(MODEL);
-        // `repeat_kv` is checked in two modules: which one is expanding is not known.
-        assert!(Neighbours::in_file(&f, &Anchor::Fn("repeat_kv")).is_none());
+        // `repeat_kv` is checked in two modules: by its name alone, which one is expanding is
+        // not known; its text tells them apart.
+        assert!(Neighbours::in_file(&f, &Anchor::Fn("repeat_kv", None)).is_none());
+        let texts: Vec<String> = f
+            .items
+            .iter()
+            .flat_map(|item| match item {
+                syn::Item::Fn(func) => vec![func.clone()],
+                syn::Item::Mod(m) => m
+                    .content
+                    .iter()
+                    .flat_map(|(_, items)| items.iter())
+                    .filter_map(|i| match i {
+                        syn::Item::Fn(func) => Some(func.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => vec![],
+            })
+            .filter(|func| func.sig.ident == "repeat_kv")
+            .map(|func| fn_text(&func.sig, &func.block))
+            .collect();
+        assert_eq!(texts.len(), 2);
+        let top = Neighbours::in_file(&f, &Anchor::Fn("repeat_kv", Some(texts[0].clone())))
+            .expect("the top module");
+        let inner = Neighbours::in_file(&f, &Anchor::Fn("repeat_kv", Some(texts[1].clone())))
+            .expect("the inner module");
+        // The top module has `Mlp`'s methods; the inner one has none.
+        assert!(top.methods_of(&syn::parse_quote!(Mlp), &[], true).is_some());
+        assert!(
+            inner
+                .methods_of(&syn::parse_quote!(Mlp), &[], true)
+                .is_none()
+        );
+        let other = Anchor::Fn("repeat_kv", Some("fn repeat_kv () { }".to_owned()));
+        assert!(Neighbours::in_file(&f, &other).is_none());
         // A method of a checked impl anchors its module.
-        let n = Neighbours::in_file(&f, &Anchor::Fn("forward")).expect("one module");
+        let n = Neighbours::in_file(&f, &Anchor::Fn("forward", None)).expect("one module");
         assert!(n.function("repeat_kv").is_some());
-        assert!(Neighbours::in_file(&f, &Anchor::Impl("Nowhere")).is_none());
+        assert!(Neighbours::in_file(&f, &Anchor::Impl("Nowhere", None)).is_none());
     }
 
     #[test]
@@ -476,7 +561,7 @@ mod tests {
             fn f(#[shape("(m, m)")] x: &Tensor) -> Result<Tensor> { todo() }
             "#,
         );
-        let n = Neighbours::in_file(&f, &Anchor::Impl("A")).expect("one module");
+        let n = Neighbours::in_file(&f, &Anchor::Impl("A", None)).expect("one module");
         assert!(n.function("f").is_none());
         let m = n
             .methods_of(&syn::parse_quote!(A), &[], true)
@@ -498,7 +583,7 @@ mod tests {
             }
             "#,
         );
-        let n = Neighbours::in_file(&f, &Anchor::Impl("A")).expect("one module");
+        let n = Neighbours::in_file(&f, &Anchor::Impl("A", None)).expect("one module");
         let renames = [("d".to_owned(), "e".to_owned())];
         assert!(
             n.methods_of(&syn::parse_quote!(A), &renames, true)
