@@ -33,6 +33,8 @@ use crate::ctxt::Ctxt;
 /// variables its declarations name, and the checked methods of the same `impl` block.
 #[derive(Default)]
 pub struct SelfFacts {
+    /// The struct's name.
+    name: String,
     /// Each field, by its name (`0` for a tuple field).
     fields: BTreeMap<String, Val>,
     /// The struct's `where` equations.
@@ -61,6 +63,11 @@ impl SelfFacts {
             Input::from_syn(&cx, input, attrs, attr_errors).map(|view| read(&view, neighbours));
         cx.check().ok()?;
         facts
+    }
+
+    /// The struct's name.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The variables the struct's own declarations name.
@@ -174,6 +181,7 @@ fn read(view: &Input<'_>, neighbours: Option<&dyn MethodsOf>) -> SelfFacts {
         }
     }
     SelfFacts {
+        name: view.ident.to_string(),
         fields,
         wheres,
         vars,

@@ -67,6 +67,7 @@ pub fn analyse(
     // Under an impl-level check, a method without `self` does not read the fields: `trace`
     // says so where the body reaches one.
     let fields_unread = fields.is_some() && checked.receiver.is_none();
+    let self_type = fields.map(|f| f.name().to_owned());
     let fields = fields.filter(|_| checked.receiver.is_some());
     let struct_wheres = fields
         .into_iter()
@@ -78,6 +79,7 @@ pub fn analyse(
     w.fields_unread = fields_unread;
     w.neighbours = neighbours;
     w.shadowing = shadowing_names(func);
+    w.self_type = self_type;
     w.burn = func.sig.inputs.iter().any(|arg| match arg {
         FnArg::Typed(pt) => is_burn_tensor(&pt.ty),
         FnArg::Receiver(_) => false,
@@ -365,6 +367,59 @@ mod tests {
         ] {
             assert_eq!(errors(shadowed), 0);
         }
+    }
+
+    /// A checked associated function of a struct beside the body is read by its contract, as
+    /// `Type::name(…)` and, in a method of that struct, `Self::name(…)`.
+    #[test]
+    fn an_associated_function_beside_is_read_by_its_contract() {
+        let file = syn::parse_file(
+            r#"
+            #[derive(Shaped)]
+            struct Rope { #[shape("(s, half)")] cos: Tensor }
+            #[shapes::check]
+            impl Rope {
+                #[shapes::check(ret = "(b, h, s, d)")]
+                fn rotate(#[shape("(b, h, s, d)")] x: &Tensor) -> Result<Tensor> { todo!() }
+                #[shapes::check(self)]
+                fn caller(&self) {}
+            }
+            "#,
+        )
+        .expect("a file");
+        let neighbours = neighbours::Neighbours::in_file(&file, &Anchor::Impl("Rope", None))
+            .expect("one module");
+        let strukt: syn::DeriveInput = syn::parse_quote!(
+            struct Rope {
+                #[shape("(s, half)")]
+                cos: Tensor,
+            }
+        );
+        let facts = SelfFacts::from_struct(&strukt, None).expect("the struct reads");
+        let errors = |func: proc_macro2::TokenStream, fields: Option<&SelfFacts>| {
+            let cx = Ctxt::new();
+            let opts = super::super::attr::options(&cx, quote!());
+            let mut func: ItemFn = syn::parse2(func).expect("a function");
+            let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
+            analyse(&cx, &checked, &func, fields, Some(&neighbours));
+            cx.check().err().map_or(0, |e| e.into_iter().count())
+        };
+        // Heads merged already: rank 3 where the contract takes 4.
+        let merged = quote!(#[shape("(b, s, e)")] q: &Tensor);
+        let call = |f: proc_macro2::TokenStream| quote!(fn f(#merged) -> Result<Tensor> { #f });
+        assert_eq!(errors(call(quote!(Rope::rotate(q))), None), 1);
+        let method = quote!(fn f(&self, #merged) -> Result<Tensor> { Self::rotate(q) });
+        assert_eq!(errors(method, Some(&facts)), 1);
+        // The result is the contract's `ret`, in the caller's names.
+        let added = quote! {
+            fn f(#[shape("(b, h, s, e)")] q: &Tensor, #[shape("(b, h, s, f)")] k: &Tensor) -> Result<Tensor> {
+                Rope::rotate(q)? + k
+            }
+        };
+        assert_eq!(errors(added, None), 1);
+        // `Self` outside a struct's method, or another type's function: unknown.
+        assert_eq!(errors(call(quote!(Self::rotate(q))), None), 0);
+        assert_eq!(errors(call(quote!(Other::rotate(q))), None), 0);
     }
 
     /// `chunk`'s pieces, read by indexing: each `d / n` wide where `n` divides `d`.

@@ -41,6 +41,8 @@ struct Neighbour {
     vars: BTreeSet<String>,
     /// Its checked methods, over all its `impl` blocks; a name two blocks give is dropped.
     methods: BTreeMap<String, Contract>,
+    /// Its checked associated functions (no `self`: `Self::rotate_half(&q)`), likewise.
+    assoc: BTreeMap<String, Contract>,
 }
 
 /// Which checked item the macro expands, found again in the file by its name and, where two
@@ -117,18 +119,21 @@ impl Neighbours {
                             continue;
                         };
                         let method_name = method.sig.ident.to_string();
-                        let contract = method
-                            .attrs
-                            .iter()
-                            .find(|a| is_check(a.path()))
-                            .and_then(|a| Contract::of(method, args_of(a)));
+                        let attr = method.attrs.iter().find(|a| is_check(a.path()));
+                        let contract = attr.and_then(|a| Contract::of(method, args_of(a)));
+                        let assoc = attr
+                            .filter(|_| contract.is_none())
+                            .and_then(|a| Contract::of_fn(&method.sig, args_of(a)));
                         let key = (name.clone(), method_name.clone());
                         if entry.methods.contains_key(&method_name)
+                            || entry.assoc.contains_key(&method_name)
                             || dropped_methods.contains(&key)
                         {
                             dropped_methods.insert(key);
                         } else if let Some(c) = contract {
                             entry.methods.insert(method_name, c);
+                        } else if let Some(c) = assoc {
+                            entry.assoc.insert(method_name, c);
                         } else {
                             // Unchecked: nothing to read, and a checked method of the same
                             // name in another impl would not be the one called for sure.
@@ -157,6 +162,7 @@ impl Neighbours {
         for (ty, method) in dropped_methods {
             if let Some(s) = structs.get_mut(&ty) {
                 s.methods.remove(&method);
+                s.assoc.remove(&method);
             }
         }
         for name in &dropped_fns {
@@ -171,6 +177,11 @@ impl Neighbours {
     /// The checked free function `name` of the module.
     pub fn function(&self, name: &str) -> Option<&Contract> {
         self.fns.get(name)
+    }
+
+    /// The checked associated function `name` (no `self`) of the module's struct `ty`.
+    pub fn associated(&self, ty: &str, name: &str) -> Option<&Contract> {
+        self.structs.get(ty)?.assoc.get(name)
     }
 }
 

@@ -55,8 +55,9 @@ impl Walker<'_> {
         }
     }
 
-    /// `name(args)` (or `self::name(args)`) of a checked free function beside the function:
-    /// its value, or `None` for any other call.
+    /// `name(args)` (or `self::name(args)`) of a checked free function beside the function,
+    /// or `Self::name(args)`/`Type::name(args)` of a checked associated function of a struct
+    /// beside it: its value, or `None` for any other call.
     pub(super) fn checked_fn(
         &mut self,
         c: &syn::ExprCall,
@@ -64,15 +65,18 @@ impl Walker<'_> {
         vals: &[Val],
         op_text: Quote<'_>,
     ) -> Option<Val> {
+        let neighbours = self.neighbours?;
         let contract = match segs {
-            [name] if !self.shadowed(name) => self.neighbours?.function(name)?,
-            ["self", name] => self.neighbours?.function(name)?,
+            [name] if !self.shadowed(name) => neighbours.function(name)?,
+            ["self", name] => neighbours.function(name)?,
+            ["Self", name] => neighbours.associated(self.self_type.as_deref()?, name)?,
+            [ty, name] => neighbours.associated(ty, name)?,
             _ => return None,
         };
-        let name = segs[segs.len() - 1];
+        let callee = segs.join("::");
         let exprs: Vec<&Expr> = c.args.iter().collect();
         let at = || c.to_token_stream();
-        Some(self.by_contract(name, &exprs, vals, contract, &|_| false, &at, op_text))
+        Some(self.by_contract(&callee, &exprs, vals, contract, &|_| false, &at, op_text))
     }
 
     /// `self.method(…)` of a checked method of the same `impl` block, read by its contract.

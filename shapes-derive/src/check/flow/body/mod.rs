@@ -36,6 +36,8 @@ pub struct Walker<'a> {
     /// The names a call may mean instead of a function beside this one: every parameter, and
     /// every `fn` item declared in the body.
     pub shadowing: Vec<String>,
+    /// The struct `Self` names, for a method of an `impl` block under `#[shapes::check]`.
+    pub self_type: Option<String>,
     /// Whether the body's tensors are burn's (a parameter's `Tensor` has generic arguments):
     /// the one name whose meaning differs is read burn's way (see `burn`).
     pub burn: bool,
@@ -63,6 +65,7 @@ impl<'a> Walker<'a> {
             fields,
             neighbours: None,
             shadowing: Vec::new(),
+            self_type: None,
             burn: false,
             env: Vec::new(),
             errors: Vec::new(),
