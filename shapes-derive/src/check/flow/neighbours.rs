@@ -1,5 +1,5 @@
 //! The checked items beside a checked function in its own source file: other structs' checked
-//! methods and checked free functions, as contracts its body reads.
+//! methods and associated functions, and checked free functions, as contracts its body reads.
 //!
 //! A macro sees only its own item. The contracts of the items beside it reach it the way a
 //! reader finds them: the macro reads the file its input comes from (`Span::local_file`,

@@ -1,6 +1,7 @@
 //! The calls the walk reads by a contract: a layer's `forward` held by a field of `self`
 //! (`shapes_core::forwards`), a checked method of the same `impl` block, a checked method of
-//! another struct a field holds, and a checked free function beside the function (`neighbours`).
+//! another struct a field holds, and a checked free or associated function beside the function
+//! (`neighbours`).
 //! Each argument is matched against the callee's pattern and the result is the callee's
 //! `ret` (`ops::forward`, `ops::call`).
 
