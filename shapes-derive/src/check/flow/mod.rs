@@ -19,9 +19,9 @@
 //! and, for a method under an impl-level `#[shapes::check]` that has `self`, its struct's
 //! fields and `where` and the impl's other checked methods; and the contracts of the checked
 //! items beside it in its module of its file (`neighbours`: another struct's checked methods
-//! through a field of `self` holding it, checked free functions). What the analysis cannot
-//! see (an item declared elsewhere, anything outside the vocabulary) is unknown, never an
-//! error.
+//! through a field of `self` holding it, checked free and associated functions). What the
+//! analysis cannot see (an item declared elsewhere, anything outside the vocabulary) is
+//! unknown, never an error.
 
 mod body;
 mod contract;
@@ -134,18 +134,20 @@ pub fn annotate_lets(func: &mut ItemFn, outcome: &Outcome) {
     lets::annotate(&mut func.block, &outcome.tracked_lets);
 }
 
-/// The names a call in `func`'s body may mean instead of a function beside it: its
-/// parameters' and the `fn` items its body declares (`fn name` in its tokens).
+/// The names a call in `func`'s body may mean instead of an item beside it: its parameters'
+/// and the items its body declares (`fn name`, `struct Name`, … in its tokens).
 fn shadowing_names(func: &ItemFn) -> Vec<String> {
-    fn fn_items(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
-        let mut after_fn = false;
+    fn items(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
+        const ITEMS: &[&str] = &["fn", "struct", "enum", "union", "type", "trait", "mod"];
+        let mut after_item = false;
         for tt in ts {
             match &tt {
-                proc_macro2::TokenTree::Ident(id) if after_fn => out.push(id.to_string()),
-                proc_macro2::TokenTree::Group(g) => fn_items(g.stream(), out),
+                proc_macro2::TokenTree::Ident(id) if after_item => out.push(id.to_string()),
+                proc_macro2::TokenTree::Group(g) => items(g.stream(), out),
                 _ => {}
             }
-            after_fn = matches!(&tt, proc_macro2::TokenTree::Ident(id) if id == "fn");
+            after_item =
+                matches!(&tt, proc_macro2::TokenTree::Ident(id) if ITEMS.iter().any(|k| id == k));
         }
     }
     let mut out: Vec<String> = func
@@ -160,7 +162,7 @@ fn shadowing_names(func: &ItemFn) -> Vec<String> {
             FnArg::Receiver(_) => None,
         })
         .collect();
-    fn_items(quote::ToTokens::to_token_stream(&func.block), &mut out);
+    items(quote::ToTokens::to_token_stream(&func.block), &mut out);
     out
 }
 
@@ -417,6 +419,15 @@ mod tests {
             }
         };
         assert_eq!(errors(added, None), 1);
+        // A struct of the same name declared in the body is what the call means.
+        let local = quote! {
+            fn f(#merged) -> Result<Tensor> {
+                struct Rope;
+                impl Rope { fn rotate(x: &Tensor) -> Result<Tensor> { x.contiguous() } }
+                Rope::rotate(q)
+            }
+        };
+        assert_eq!(errors(local, None), 0);
         // `Self` outside a struct's method, or another type's function: unknown.
         assert_eq!(errors(call(quote!(Self::rotate(q))), None), 0);
         assert_eq!(errors(call(quote!(Other::rotate(q))), None), 0);

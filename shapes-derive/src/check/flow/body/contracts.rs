@@ -71,7 +71,7 @@ impl Walker<'_> {
             [name] if !self.shadowed(name) => neighbours.function(name)?,
             ["self", name] => neighbours.function(name)?,
             ["Self", name] => neighbours.associated(self.self_type.as_deref()?, name)?,
-            [ty, name] => neighbours.associated(ty, name)?,
+            [ty, name] if !self.shadowed(ty) => neighbours.associated(ty, name)?,
             _ => return None,
         };
         let callee = segs.join("::");
