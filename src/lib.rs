@@ -497,7 +497,8 @@ pub use shapes_derive::expr;
 /// its module declares twice (two `impl`s giving a method the same name, `cfg` variants), is
 /// unknown, as any call outside the vocabulary is. Where two inline modules of one file check
 /// items of the same name, the one expanding is told apart by its text (two identical ones are
-/// not, and read no neighbours). A callee's `where` is not read.
+/// not, and read no neighbours). A callee's `where` is not read. Under `trace`, a call of a
+/// held struct's method whose contract is not beside the function says so at the call.
 ///
 /// Only a method with `self` reads them, because only there is the struct's `d_model` the
 /// method's `d_model` (`trace` says so at a field a method without `self` uses). A field the

@@ -282,6 +282,44 @@ mod tests {
         );
     }
 
+    /// A struct of the user's held by a field, whose checked methods are not beside the impl:
+    /// its calls are unknown, and the gap says where their contracts would be read.
+    #[test]
+    fn a_held_struct_without_methods_beside_says_where_they_would_be_read() {
+        let strukt: syn::DeriveInput = syn::parse_quote! {
+            struct Block {
+                #[shape(nested)]
+                attn: Attention,
+            }
+        };
+        let file: syn::File = syn::parse_quote! {
+            #[shapes::check]
+            impl Block {}
+        };
+        let neighbours = Neighbours::in_file(&file, &Anchor::Impl("Block", None));
+        let neighbours = neighbours.expect("one module");
+        let facts = SelfFacts::from_struct(&strukt, Some(&*neighbours as &dyn MethodsOf))
+            .expect("the struct reads");
+        let mut func: syn::ItemFn = syn::parse_quote! {
+            fn f(&self, #[shape("(b, s, d)")] x: &Tensor) -> Result<Tensor> {
+                self.attn.forward(x)
+            }
+        };
+        let cx = Ctxt::new();
+        let opts = attr::options(&cx, quote!(self));
+        let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
+        let gaps = flow::analyse(&cx, &checked, &func, Some(&facts), Some(&neighbours)).gaps;
+        assert!(cx.check().is_ok());
+        assert_eq!(gaps.len(), 1);
+        assert!(
+            gaps[0]
+                .message
+                .contains("`Attention` has no forward contract and no checked method `forward`"),
+            "{}",
+            gaps[0].message
+        );
+    }
+
     /// A method without `self` under an impl-level check does not read the fields (its `d`
     /// is not the struct's), and says so where its body reaches one.
     #[test]

@@ -149,7 +149,15 @@ fn read(view: &Input<'_>, neighbours: Option<&dyn MethodsOf>) -> SelfFacts {
                             }
                             Val::Struct(Rc::new(m))
                         }
-                        None => continue,
+                        None => match leaf {
+                            syn::Type::Path(p) if forward_of_path(p).is_none() => {
+                                match p.path.segments.last() {
+                                    Some(s) => Val::Unread(s.ident.to_string()),
+                                    None => continue,
+                                }
+                            }
+                            _ => continue,
+                        },
                     },
                 }
             }
@@ -275,4 +283,9 @@ fn layer(ty: &syn::Type, renames: &[(syn::LitStr, syn::LitStr)]) -> Option<Layer
         input: rename(shapes_core::expr::parse_pattern(forward.input).ok()?),
         output: rename(shapes_core::expr::parse_pattern(forward.output).ok()?),
     })
+}
+
+/// The forward contract a type path names, if it is a framework layer's.
+fn forward_of_path(p: &syn::TypePath) -> Option<&'static shapes_core::forwards::Forward> {
+    shapes_core::forwards::forward_of(&p.path.segments.last()?.ident.to_string())
 }

@@ -28,6 +28,10 @@ pub enum Val {
     Layer(Layer),
     /// A struct of the user's held by a field of `self`: its checked methods' contracts.
     Struct(Rc<Methods>),
+    /// A struct of the user's held by a field of `self` whose checked methods are not beside
+    /// the function (declared in another file or module, or none): its type's name, for the
+    /// gap its calls make.
+    Unread(String),
     /// Anything else, or a value nothing is known about.
     Other,
 }

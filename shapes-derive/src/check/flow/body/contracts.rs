@@ -32,13 +32,16 @@ impl Walker<'_> {
         let op_text = Quote::Method(m);
         let recv_text = Quote::Expr(&m.receiver);
         match recv {
-            Val::Struct(held) => {
-                let contract = held.methods.get(&name)?;
-                let callee = format!("{recv_text}.{name}");
-                let shared = |v: &str| held.is_shared(contract, v);
-                let exprs: Vec<&Expr> = m.args.iter().collect();
-                Some(self.by_contract(&callee, &exprs, args, contract, &shared, at, op_text))
-            }
+            Val::Struct(held) => match held.methods.get(&name) {
+                Some(contract) => {
+                    let callee = format!("{recv_text}.{name}");
+                    let shared = |v: &str| held.is_shared(contract, v);
+                    let exprs: Vec<&Expr> = m.args.iter().collect();
+                    Some(self.by_contract(&callee, &exprs, args, contract, &shared, at, op_text))
+                }
+                None => Some(self.unread(m, &held.ty, args)),
+            },
+            Val::Unread(ty) => Some(self.unread(m, ty, args)),
             Val::Layer(layer) if name == "forward" => Some(match args {
                 [Val::Tensor(Some(x))] => {
                     let x = Operand {
@@ -54,6 +57,22 @@ impl Walker<'_> {
             }),
             _ => None,
         }
+    }
+
+    /// A method of a struct held by a field of `self` that has no checked method of that name
+    /// beside the function: unknown, and a gap that says where its contract would be read.
+    fn unread(&mut self, m: &syn::ExprMethodCall, ty: &str, args: &[Val]) -> Val {
+        if args.iter().any(Val::is_tracked) {
+            self.gap(
+                m.method.span(),
+                format!(
+                    "`{}`: `{ty}` has no forward contract and no checked method `{}` declared in this module of this file, where its contract would be read; put #[shape(\"…\")] on the `let` to give its result a shape",
+                    Quote::Method(m),
+                    m.method
+                ),
+            );
+        }
+        Val::Other
     }
 
     /// `name(args)` (or `self::name(args)`) of a checked free function beside the function,
