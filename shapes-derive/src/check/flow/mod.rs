@@ -320,6 +320,21 @@ mod tests {
         assert_eq!(checked, 4);
     }
 
+    /// How many errors the analysis finds in `func` (checked with no options), with
+    /// `fields` and the items beside it.
+    fn errors_beside(
+        func: proc_macro2::TokenStream,
+        fields: Option<&SelfFacts>,
+        neighbours: &Neighbours,
+    ) -> usize {
+        let cx = Ctxt::new();
+        let opts = super::super::attr::options(&cx, quote!());
+        let mut func: ItemFn = syn::parse2(func).expect("a function");
+        let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
+        analyse(&cx, &checked, &func, fields, Some(neighbours));
+        cx.check().err().map_or(0, |e| e.into_iter().count())
+    }
+
     /// A checked function beside the body is read by its contract, unless a local, a
     /// parameter or a `fn` of the body of the same name is what the call means.
     #[test]
@@ -337,14 +352,7 @@ mod tests {
         .expect("a file");
         let neighbours = neighbours::Neighbours::in_file(&file, &Anchor::Fn("caller", None))
             .expect("one module");
-        let errors = |func: proc_macro2::TokenStream| {
-            let cx = Ctxt::new();
-            let opts = super::super::attr::options(&cx, quote!());
-            let mut func: ItemFn = syn::parse2(func).expect("a function");
-            let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
-            analyse(&cx, &checked, &func, None, Some(&neighbours));
-            cx.check().err().map_or(0, |e| e.into_iter().count())
-        };
+        let errors = |func| errors_beside(func, None, &neighbours);
         let params =
             quote!(#[shape("(b, h, s, d)")] q: &Tensor, #[shape("(b, g, s, d)")] k: &Tensor);
         assert_eq!(
@@ -398,14 +406,7 @@ mod tests {
             }
         );
         let facts = SelfFacts::from_struct(&strukt, None).expect("the struct reads");
-        let errors = |func: proc_macro2::TokenStream, fields: Option<&SelfFacts>| {
-            let cx = Ctxt::new();
-            let opts = super::super::attr::options(&cx, quote!());
-            let mut func: ItemFn = syn::parse2(func).expect("a function");
-            let checked = CheckedFn::take_from(&cx, &opts, &mut func, false);
-            analyse(&cx, &checked, &func, fields, Some(&neighbours));
-            cx.check().err().map_or(0, |e| e.into_iter().count())
-        };
+        let errors = |func, fields| errors_beside(func, fields, &neighbours);
         // Heads merged already: rank 3 where the contract takes 4.
         let merged = quote!(#[shape("(b, s, e)")] q: &Tensor);
         let call = |f: proc_macro2::TokenStream| quote!(fn f(#merged) -> Result<Tensor> { #f });
