@@ -33,8 +33,8 @@ pub struct Walker<'a> {
     fields: Option<&'a SelfFacts>,
     /// The checked items beside the function in its module, whose contracts its calls read.
     pub neighbours: Option<&'a Neighbours>,
-    /// The names a call may mean instead of a function beside this one: every parameter, and
-    /// every `fn` item declared in the body.
+    /// The names a call may mean instead of an item beside this one: every parameter, and
+    /// every item (`fn`, `struct`, …) declared in the body.
     pub shadowing: Vec<String>,
     /// The struct `Self` names, for a method of an `impl` block under `#[shapes::check]`.
     pub self_type: Option<String>,
@@ -91,8 +91,8 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Whether `name` in a call is a local, a parameter or a `fn` of the body rather than a
-    /// function beside this one.
+    /// Whether `name` in a call is a local, a parameter or an item of the body rather than an
+    /// item beside this one.
     fn shadowed(&self, name: &str) -> bool {
         self.env.iter().any(|(n, _)| n == name) || self.shadowing.iter().any(|n| n == name)
     }
