@@ -76,3 +76,28 @@ pub fn options(cx: &Ctxt, args: TokenStream) -> Options {
     }
     out
 }
+
+/// The tokens inside `#[shapes::check(…)]`'s parentheses (none for a bare `#[shapes::check]`).
+pub fn args_of(attr: &syn::Attribute) -> TokenStream {
+    match &attr.meta {
+        syn::Meta::List(l) => l.tokens.clone(),
+        _ => TokenStream::new(),
+    }
+}
+
+/// Whether `path` names `#[shapes::check]`: `check` (imported), `shapes::check`, or the
+/// `crate = "…"` path's `check`.
+pub fn is_check(path: &syn::Path, krate: Option<&syn::Path>) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [one] => one == "check",
+        [first, last] if first == "shapes" && last == "check" => true,
+        [prefix @ .., last] if last == "check" => krate.is_some_and(|k| {
+            k.segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .eq(prefix.iter().cloned())
+        }),
+        _ => false,
+    }
+}

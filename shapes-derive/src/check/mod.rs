@@ -35,6 +35,7 @@ mod on_impl;
 mod valid;
 
 use std::path::Path;
+use std::rc::Rc;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -50,21 +51,18 @@ pub fn expand(args: TokenStream, item: TokenStream, file: Option<&Path>) -> Toke
     if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
         return on_impl::expand(args, &block);
     }
-    let neighbours = syn::parse2::<ItemFn>(item.clone()).ok().and_then(|f| {
+    let beside = |f: &ItemFn| {
         let text = flow::fn_text(&f.sig, &f.block);
         neighbours(
             file,
             &flow::Anchor::Fn(&f.sig.ident.to_string(), Some(text)),
         )
-    });
-    expand_fn(args, item, None, neighbours.as_deref())
+    };
+    expand_fn(args, item, None, &beside)
 }
 
 /// The checked items beside `anchor` in `file`: not read with `--cfg shapes_no_flow`.
-fn neighbours(
-    file: Option<&Path>,
-    anchor: &flow::Anchor<'_>,
-) -> Option<std::rc::Rc<flow::Neighbours>> {
+fn neighbours(file: Option<&Path>, anchor: &flow::Anchor<'_>) -> Option<Rc<flow::Neighbours>> {
     if cfg!(shapes_no_flow) {
         return None;
     }
@@ -72,13 +70,13 @@ fn neighbours(
 }
 
 /// `#[shapes::check(args)]` on the function `item`; `fields` are its struct's declarations
-/// when it is a method of an `impl` block under `#[shapes::check]`, `neighbours` the checked
-/// items beside it in its module.
+/// when it is a method of an `impl` block under `#[shapes::check]`, `beside` finds the checked
+/// items beside the function in its module (once it is parsed).
 fn expand_fn(
     args: TokenStream,
     item: TokenStream,
     fields: Option<&flow::SelfFacts>,
-    neighbours: Option<&flow::Neighbours>,
+    beside: &dyn Fn(&ItemFn) -> Option<Rc<flow::Neighbours>>,
 ) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
@@ -92,6 +90,8 @@ fn expand_fn(
             return out;
         }
     };
+    // Found by the function as written, before its `#[shape]`s are taken off.
+    let neighbours = beside(&func);
     // Only for a function: on anything else the one error above is the whole story.
     let cx = Ctxt::new();
     let opts = attr::options(&cx, args);
@@ -103,7 +103,7 @@ fn expand_fn(
     let outcome = if cfg!(shapes_no_flow) {
         flow::Outcome::default()
     } else {
-        flow::analyse(&cx, &checked, &func, fields, neighbours)
+        flow::analyse(&cx, &checked, &func, fields, neighbours.as_deref())
     };
     if opts.each_let {
         flow::annotate_lets(&mut func, &outcome);

@@ -15,6 +15,7 @@ use syn::{ImplItem, ItemImpl, Type};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::attr::{args_of, is_check};
 use super::flow::{Anchor, Contract, MethodsOf, SelfFacts, impl_text};
 use crate::codegen::crate_tokens;
 
@@ -102,12 +103,8 @@ pub fn callback(input: TokenStream, file: Option<&Path>) -> TokenStream {
             continue;
         };
         let args = args_of(&method.attrs.remove(pos));
-        let expanded = super::expand_fn(
-            args,
-            method.to_token_stream(),
-            facts.as_ref(),
-            neighbours.as_deref(),
-        );
+        let beside = |_: &syn::ItemFn| neighbours.clone();
+        let expanded = super::expand_fn(args, method.to_token_stream(), facts.as_ref(), &beside);
         *item = ImplItem::Verbatim(expanded);
     }
     block.into_token_stream()
@@ -125,30 +122,6 @@ fn contracts(block: &ItemImpl, krate: Option<&syn::Path>) -> BTreeMap<String, Co
         }
     }
     methods
-}
-
-fn args_of(attr: &syn::Attribute) -> TokenStream {
-    match &attr.meta {
-        syn::Meta::List(l) => l.tokens.clone(),
-        _ => TokenStream::new(),
-    }
-}
-
-/// Whether `path` names `#[shapes::check]`: `check` (imported), `shapes::check`, or the
-/// `crate = "…"` path's `check`.
-fn is_check(path: &syn::Path, krate: Option<&syn::Path>) -> bool {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match segs.as_slice() {
-        [one] => one == "check",
-        [first, last] if first == "shapes" && last == "check" => true,
-        [prefix @ .., last] if last == "check" => krate.is_some_and(|k| {
-            k.segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .eq(prefix.iter().cloned())
-        }),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -85,28 +85,12 @@ impl Contract {
     }
 }
 
-/// The variables of a pattern's dims.
-pub fn pattern_vars(p: &Pattern) -> Vec<String> {
-    let mut out = Vec::new();
-    for item in &p.items {
-        match item {
-            Item::Dim(d) | Item::Broadcast(d) => dim_vars(d, &mut out),
-            Item::Variadic(n) => out.push(n.as_str().to_owned()),
-            Item::Any | Item::Ellipsis => {}
-        }
-    }
-    out
-}
-
-fn dim_vars(d: &DimExpr, out: &mut Vec<String>) {
-    match d {
-        DimExpr::Var(v) => out.push(v.as_str().to_owned()),
-        DimExpr::Bin(_, l, r) => {
-            dim_vars(l, out);
-            dim_vars(r, out);
-        }
-        _ => {}
-    }
+/// `var` under a field's `renames` (inner, outer): its outer name, or itself.
+pub fn renamed(renames: &[(String, String)], var: &str) -> String {
+    renames
+        .iter()
+        .find(|(inner, _)| inner == var)
+        .map_or_else(|| var.to_owned(), |(_, outer)| outer.clone())
 }
 
 /// `p` with each variable renamed by `rename`; an expression over shapes (`D x`, `Π x`) keeps

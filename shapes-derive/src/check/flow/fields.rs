@@ -19,9 +19,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use shapes_core::expr::{DimExpr, Item, Name, Pattern};
+use shapes_core::expr::{DimExpr, Item};
 
-use super::contract::Contract;
+use super::contract::{Contract, rename_pattern, renamed};
 use super::origins::Origins;
 use super::pattern_dims;
 use super::val::{Layer, MethodsOf, Val};
@@ -113,6 +113,13 @@ fn read(view: &Input<'_>, neighbours: Option<&dyn MethodsOf>) -> SelfFacts {
             syn::Member::Named(id) => format!("`self.{id}`"),
             syn::Member::Unnamed(i) => format!("`self.{}`", i.index),
         };
+        // The field's `rename(…)`: (the nested struct's name, this struct's).
+        let renames: Vec<(String, String)> = f
+            .attr
+            .renames
+            .iter()
+            .map(|(inner, outer)| (inner.value(), outer.value()))
+            .collect();
         match &f.kind {
             Kind::Tensor { pattern, .. } if f.attr.dim.is_some() => {
                 origins.note_pattern(pattern, &at);
@@ -120,7 +127,7 @@ fn read(view: &Input<'_>, neighbours: Option<&dyn MethodsOf>) -> SelfFacts {
             Kind::Tensor { pattern, .. } => {
                 origins.note_pattern(pattern, &format!("the pattern of {at}"));
             }
-            Kind::Nested => note_layer(&mut origins, f.access.leaf(), &f.attr.renames, &at),
+            Kind::Nested => note_layer(&mut origins, f.access.leaf(), &renames, &at),
         }
         let val = match &f.kind {
             // A size field: `(heads,)`'s one dim is the size it holds.
@@ -133,14 +140,8 @@ fn read(view: &Input<'_>, neighbours: Option<&dyn MethodsOf>) -> SelfFacts {
             Kind::Tensor { pattern, .. } => Val::Tensor(pattern_dims(pattern)),
             Kind::Nested => {
                 let shared = f.attr.own_scope.is_none();
-                let renames: Vec<(String, String)> = f
-                    .attr
-                    .renames
-                    .iter()
-                    .map(|(inner, outer)| (inner.value(), outer.value()))
-                    .collect();
                 let leaf = f.access.leaf();
-                match layer(leaf, &f.attr.renames).filter(|_| shared) {
+                match layer(leaf, &renames).filter(|_| shared) {
                     Some(l) => Val::Layer(l),
                     None => match neighbours.and_then(|n| n.methods_of(leaf, &renames, shared)) {
                         Some(m) => {
@@ -199,28 +200,15 @@ fn read(view: &Input<'_>, neighbours: Option<&dyn MethodsOf>) -> SelfFacts {
 }
 
 /// The variables of a layer field, each from the layer's own variable it renames.
-fn note_layer(
-    origins: &mut Origins,
-    ty: &syn::Type,
-    renames: &[(syn::LitStr, syn::LitStr)],
-    at: &str,
-) {
+fn note_layer(origins: &mut Origins, ty: &syn::Type, renames: &[(String, String)], at: &str) {
     let syn::Type::Path(p) = ty else {
         return;
     };
-    let Some(forward) = p
-        .path
-        .segments
-        .last()
-        .and_then(|s| shapes_core::forwards::forward_of(&s.ident.to_string()))
-    else {
+    let Some(forward) = forward_of_path(p) else {
         return;
     };
     for inner in forward.vars {
-        let outer = renames
-            .iter()
-            .find(|(i, _)| i.value() == *inner)
-            .map_or_else(|| (*inner).to_owned(), |(_, o)| o.value());
+        let outer = renamed(renames, inner);
         origins.note(&outer, &format!("{at} (a {}'s {inner})", forward.layer));
     }
 }
@@ -249,39 +237,23 @@ fn val_vars(val: &Val, out: &mut BTreeSet<String>) {
 /// The forward of a field of type `ty`, renamed by `renames`, if `ty` is a layer with a
 /// contract and every rename names one of its variables (another type of the same name is
 /// not read as the framework's).
-fn layer(ty: &syn::Type, renames: &[(syn::LitStr, syn::LitStr)]) -> Option<Layer> {
+fn layer(ty: &syn::Type, renames: &[(String, String)]) -> Option<Layer> {
     let syn::Type::Path(p) = ty else {
         return None;
     };
-    let ident = p.path.segments.last()?.ident.to_string();
-    let forward = shapes_core::forwards::forward_of(&ident)?;
-    let renames: Vec<(String, String)> = renames
-        .iter()
-        .map(|(inner, outer)| (inner.value(), outer.value()))
-        .collect();
+    let forward = forward_of_path(p)?;
     if renames
         .iter()
         .any(|(inner, _)| !forward.vars.contains(&inner.as_str()))
     {
         return None;
     }
-    let rename = |p: Pattern| Pattern {
-        items: p
-            .items
-            .into_iter()
-            .map(|item| match item {
-                Item::Dim(DimExpr::Var(v)) => {
-                    let outer = renames.iter().find(|(inner, _)| inner == v.as_str());
-                    Item::Dim(DimExpr::Var(outer.map_or(v, |(_, o)| Name::new(o))))
-                }
-                other => other,
-            })
-            .collect(),
-    };
+    let rename = |v: &str| renamed(renames, v);
+    let pattern = |text| shapes_core::expr::parse_pattern(text).ok();
     Some(Layer {
         kind: forward.layer,
-        input: rename(shapes_core::expr::parse_pattern(forward.input).ok()?),
-        output: rename(shapes_core::expr::parse_pattern(forward.output).ok()?),
+        input: rename_pattern(&pattern(forward.input)?, &rename),
+        output: rename_pattern(&pattern(forward.output)?, &rename),
     })
 }
 

@@ -22,9 +22,11 @@ use std::rc::Rc;
 use quote::ToTokens;
 use syn::{ImplItem, Type};
 
-use super::contract::{Contract, pattern_vars};
+use super::super::attr::{args_of, is_check};
+use super::contract::{Contract, renamed};
 use super::fields::SelfFacts;
 use super::val::{Methods, MethodsOf};
+use crate::analysis::pattern_vars;
 
 /// What the module of a checked item declares beside it: the checked methods of each struct
 /// that derives `Shaped`, with the struct's variables, and the checked free functions.
@@ -119,7 +121,7 @@ impl Neighbours {
                             continue;
                         };
                         let method_name = method.sig.ident.to_string();
-                        let attr = method.attrs.iter().find(|a| is_check(a.path()));
+                        let attr = method.attrs.iter().find(|a| is_check(a.path(), None));
                         let contract = attr.and_then(|a| Contract::of(method, args_of(a)));
                         let assoc = attr
                             .filter(|_| contract.is_none())
@@ -146,7 +148,7 @@ impl Neighbours {
                     let contract = f
                         .attrs
                         .iter()
-                        .find(|a| is_check(a.path()))
+                        .find(|a| is_check(a.path(), None))
                         .and_then(|a| Contract::of_fn(&f.sig, args_of(a)));
                     if fns.contains_key(&name) || dropped_fns.contains(&name) {
                         dropped_fns.insert(name);
@@ -189,12 +191,7 @@ impl MethodsOf for Neighbours {
     fn methods_of(&self, ty: &Type, renames: &[(String, String)], shared: bool) -> Option<Methods> {
         let name = type_name(ty)?;
         let neighbour = self.structs.get(&name)?;
-        let outer = |v: &str| {
-            renames
-                .iter()
-                .find(|(inner, _)| inner == v)
-                .map_or_else(|| v.to_owned(), |(_, o)| o.clone())
-        };
+        let outer = |v: &str| renamed(renames, v);
         let shared_vars: BTreeSet<String> = if shared {
             neighbour.vars.iter().map(|v| outer(v)).collect()
         } else {
@@ -209,10 +206,13 @@ impl MethodsOf for Neighbours {
             }
             // The struct's variables become the holder's; a variable of the method's own that
             // a renamed one would capture makes the contract unreadable here.
-            let captured = contract
-                .patterns()
-                .flat_map(pattern_vars)
-                .any(|v| !neighbour.vars.contains(&v) && shared_vars.contains(&v));
+            let mut vars = Vec::new();
+            for p in contract.patterns() {
+                pattern_vars(p, &mut vars);
+            }
+            let captured = vars
+                .iter()
+                .any(|v| !neighbour.vars.contains(v) && shared_vars.contains(v));
             if captured {
                 continue;
             }
@@ -262,14 +262,14 @@ impl FileIndex {
             for item in items {
                 match item {
                     syn::Item::Impl(block) => {
-                        if block.attrs.iter().any(|a| is_check(a.path()))
+                        if block.attrs.iter().any(|a| is_check(a.path(), None))
                             && let Some(name) = type_name(&block.self_ty)
                         {
                             index.impls.entry(name).or_default().push(impl_text(block));
                         }
                         for i in &block.items {
                             if let ImplItem::Fn(m) = i
-                                && m.attrs.iter().any(|a| is_check(a.path()))
+                                && m.attrs.iter().any(|a| is_check(a.path(), None))
                             {
                                 let text = fn_text(&m.sig, &m.block);
                                 index
@@ -280,7 +280,7 @@ impl FileIndex {
                             }
                         }
                     }
-                    syn::Item::Fn(f) if f.attrs.iter().any(|a| is_check(a.path())) => {
+                    syn::Item::Fn(f) if f.attrs.iter().any(|a| is_check(a.path(), None)) => {
                         let text = fn_text(&f.sig, &f.block);
                         index
                             .fns
@@ -373,24 +373,6 @@ fn derives_shaped(attrs: &[syn::Attribute]) -> bool {
                     .any(|p| p.segments.last().is_some_and(|s| s.ident == "Shaped"))
             })
     })
-}
-
-/// Whether `path` names `#[shapes::check]` as a file writes it: `check` (imported),
-/// `shapes::check`, or a path from `crate` ending in `check`. The attribute under a renamed
-/// crate is not recognised (its callees stay unknown); another crate's attribute named
-/// `check`, with `#[shape("…")]` on parameters, would be read as one.
-fn is_check(path: &syn::Path) -> bool {
-    path.segments.last().is_some_and(|s| s.ident == "check")
-        && (path.segments.len() == 1
-            || path.segments[0].ident == "shapes"
-            || path.segments[0].ident == "crate")
-}
-
-fn args_of(attr: &syn::Attribute) -> proc_macro2::TokenStream {
-    match &attr.meta {
-        syn::Meta::List(l) => l.tokens.clone(),
-        _ => proc_macro2::TokenStream::new(),
-    }
 }
 
 thread_local! {
