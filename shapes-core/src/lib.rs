@@ -92,15 +92,15 @@ pub mod expr {
 pub mod verify {
     //! Checking shapes against patterns and what a check reports: the root's [`Shaped`],
     //! [`Bindings`], [`ShapeError`], [`Plan`] and [`ShapeSource`], together with the types their
-    //! methods take and return (an error's [`FieldPath`] and [`Provenance`], a plan's
+    //! methods take and return (an error's [`FieldPath`], [`Provenance`] and [`Place`], a plan's
     //! [`PlanNode`], a source's [`SourceOptions`]) and the traits that give a value its shape
     //! ([`HasShape`], [`StaticShape`]).
 
     pub use crate::source::{Dims, Element, HasShape, Prefixed, ShapeSource, StaticShape};
     pub use crate::verify_impl::{
-        Binding, Bindings, FieldPath, Origin, Plan, PlanError, PlanErrorKind, PlanNode, Provenance,
-        Segment, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped, SourceOptions,
-        Tie, Value,
+        Binding, Bindings, FieldPath, Origin, Place, Plan, PlanError, PlanErrorKind, PlanNode,
+        Provenance, Segment, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors, Shaped,
+        SourceOptions, Tie, Value,
     };
 
     pub(crate) use crate::verify_impl::*;

@@ -12,8 +12,8 @@ pub use crate::verify_impl::analysis;
 pub use crate::verify_impl::rename_config;
 pub use crate::verify_impl::rules;
 pub use crate::verify_impl::{
-    Arith, Checker, FieldInfo, ItemChecks, ItemOp, Leaf, NO_FIELD, ScopeChecks, Segment, Shaped,
-    Slot, SlotExpr, SlotMap, StaticItem, VarTable, isolated, isolated_source, message_str,
+    Arith, Checker, FieldInfo, ItemChecks, ItemOp, Leaf, NO_FIELD, Place, ScopeChecks, Segment,
+    Shaped, Slot, SlotExpr, SlotMap, StaticItem, VarTable, isolated, isolated_source, message_str,
     static_matches,
 };
 pub use crate::verify_impl::{

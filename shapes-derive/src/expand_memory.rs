@@ -11,6 +11,7 @@ use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use crate::codegen::{
     Codegen, FieldPrelude, child_map, count_text, level_let, renames, seq_level, slot_ident,
 };
+use crate::place::place;
 
 /// Above this many fields, `check_in` is not marked `#[inline]`.
 pub const INLINE_FIELDS: usize = 64;
@@ -349,8 +350,9 @@ pub(crate) fn count_check(g: &Codegen, f: &Field) -> TokenStream {
     let slot = slot_ident(usize::from(g.local(&count.value())));
     let info = g.fresh("C");
     let text = count_text(&count.value());
+    let place = place(count.span());
     quote! {
-        static #info: #p::FieldInfo = #p::FieldInfo { name: "", pattern: #text };
+        static #info: #p::FieldInfo = #p::FieldInfo::at("", #text, #place);
         __cx.field(&#info);
         __cx.var(#slot, &[(self.#member).len()], 0);
     }

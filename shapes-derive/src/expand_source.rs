@@ -17,6 +17,7 @@ use quote::{quote, quote_spanned};
 
 use crate::ast::{Access, Field, Input, Kind, span_of_field};
 use crate::codegen::{Codegen, count_text, rename_checks, renames};
+use crate::place::place;
 
 /// The `DESCRIPTION` const and the `check_source_in` method of the `Shaped` impl.
 pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_>) -> TokenStream {
@@ -104,14 +105,19 @@ fn field_node(g: &Codegen, p: &TokenStream, krate: &TokenStream, f: &Field) -> T
             Some(lit) => lit.base10_parse::<usize>().unwrap_or(1),
             None => 1,
         };
-        let (count, count_text) = match &f.attr.count {
+        let (count, count_text, count_at) = match &f.attr.count {
             Some(c) => {
                 let l = g.local(&c.value());
-                (quote!(#p::Some(#l)), count_text(&c.value()))
+                let place = place(c.span());
+                (
+                    quote!(#p::Some(#l)),
+                    count_text(&c.value()),
+                    quote!(.count_at(#place)),
+                )
             }
-            None => (quote!(#p::None), String::new()),
+            None => (quote!(#p::None), String::new(), quote!()),
         };
-        quote!(.listed(#min, #count, #count_text))
+        quote!(.listed(#min, #count, #count_text) #count_at)
     } else {
         quote!()
     };
@@ -142,9 +148,10 @@ fn field_node(g: &Codegen, p: &TokenStream, krate: &TokenStream, f: &Field) -> T
                 };
                 quote!(.tied(#to, #key))
             });
+            let place = place(lit.span());
             quote! {
                 #p::FieldNode::tensor(#source_name, #name, &[#(#wraps),*], #info_name, #text, #ops, #rest)
-                    #listed #tied
+                    .at(#place) #listed #tied
             }
         }
         Kind::Nested => {

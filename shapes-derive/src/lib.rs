@@ -36,6 +36,7 @@ mod expand_source;
 mod expand_typo;
 mod expr_macro;
 mod fallback;
+mod place;
 mod self_facts;
 mod valid;
 

@@ -298,6 +298,14 @@ fn a_corrupted_copy_is_named_in_the_error_before_and_after_loading() {
     let e = load_model(vb).unwrap().verify().unwrap_err();
     assert_eq!(e.path.to_string(), "Fracast.core.block.ffn.up.bias");
     assert_eq!((e.axis, e.found()), (Some(0), Some(192)));
+    // The pattern is candle's `Linear` bias, declared by the layer's description.
+    let place = e
+        .declared_at
+        .expect("a framework layer's pattern has a place");
+    assert!(
+        place.file.ends_with("candle_nn.rs") && place.line > 0,
+        "{place}"
+    );
 }
 
 #[test]

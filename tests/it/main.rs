@@ -18,6 +18,7 @@ mod checkpoint_dir;
 mod checkpoint_open;
 mod checkpoint_pickle;
 mod compiled_vs_interpreted;
+mod declared_at;
 mod derive;
 mod derive_alloc;
 mod every_key;

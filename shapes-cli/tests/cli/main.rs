@@ -105,6 +105,54 @@ fn a_corrupted_fixture_names_the_tensor() {
     );
 }
 
+/// A mismatch names the line of the spec file that declares its pattern: in the text, in
+/// `--json` and as SARIF's related location.
+#[test]
+fn a_mismatch_names_the_spec_line_that_declares_its_pattern() {
+    let d = dir("declared_at");
+    let text = std::fs::read_to_string(fracast("fracast.toml")).expect("the fixture's spec");
+    let entry = "\"head.fc_blocks.{i}.dw_weight\" = \"(d_model, 1, head_fc_kernel)\"";
+    let line = 1 + text.lines().position(|l| l == entry).expect("the entry");
+    let spec = d.join("wrong.toml");
+    std::fs::write(&spec, text.replace(entry, &entry.replace(", 1,", ", 2,"))).expect("spec");
+    let args = |extra: &'static [&'static str]| {
+        let mut a = vec![
+            "check".to_owned(),
+            fracast("fracast_model.safetensors"),
+            "--spec".to_owned(),
+            s(&spec).to_owned(),
+            "--config".to_owned(),
+            fracast("fracast_config.json"),
+        ];
+        a.extend(extra.iter().map(|x| (*x).to_owned()));
+        a
+    };
+    let run = |extra| {
+        let a = args(extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        shapes(&a)
+    };
+    let (code, out, _) = run(&[]);
+    assert_eq!(code, 1, "{out}");
+    let want = format!(
+        "    shape is (64, 1, 3), pattern (d_model, 2, head_fc_kernel)\n    declared at {}:{line}:34\n",
+        s(&spec)
+    );
+    assert!(out.contains(&want), "{out}");
+    let (_, json, _) = run(&["--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["errors"][0]["declared_at"]["file"], s(&spec));
+    assert_eq!(v["errors"][0]["declared_at"]["line"], line);
+    assert_eq!(v["errors"][0]["declared_at"]["column"], 34);
+    let (_, sarif, _) = run(&["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif).expect("SARIF");
+    let region = &v["runs"][0]["results"][0]["relatedLocations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (&region["startLine"], &region["startColumn"]),
+        (&line.into(), &34.into())
+    );
+}
+
 #[test]
 fn a_llama_gqa_checkpoint_is_recognised_and_checked() {
     let path = hf_dir("smollm", &SMOLLM_135M.hf(), &SMOLLM_135M.config("llama"));

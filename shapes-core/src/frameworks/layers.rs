@@ -134,10 +134,13 @@ macro_rules! layer {
                 const TENSORS: &[(&[u8], bool)] =
                     &[$((&[$(Var::$axis as u8),+], !layer!(@optional $presence))),+];
                 $({
-                    static INFO: $crate::verify::FieldInfo = $crate::verify::FieldInfo {
-                        name: stringify!($tensor),
-                        pattern: $pattern,
-                    };
+                    static INFO: $crate::verify::FieldInfo = $crate::verify::FieldInfo::at(
+                        stringify!($tensor),
+                        $pattern,
+                        file!(),
+                        line!(),
+                        column!(),
+                    );
                     const VARS: [u8; layer!(@count $($axis)+)] = [$(Var::$axis as u8),+];
                     let $l = self;
                     if let Some(t) = $get {
@@ -178,7 +181,9 @@ macro_rules! layer {
                             $pattern,
                             &[$($crate::verify::ItemOp::Var(Var::$axis as u8)),+],
                             None,
-                        ).torch(layer!(@torch $($torch)?)))
+                        )
+                        .torch(layer!(@torch $($torch)?))
+                        .at(file!(), line!(), column!()))
                     ),+],
                     wheres: &[],
                     given: &[],

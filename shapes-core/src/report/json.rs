@@ -118,9 +118,10 @@ impl Report {
             "expected_text": expected_text,
             "found": found,
             "pattern": e.pattern,
+            "declared_at": e.declared_at.map(|p| json!({ "file": p.file, "line": p.line, "column": p.column })),
             "shape": e.shape.as_ref().map(|s| s.dims().to_vec()),
             "variables": variables,
-            "message": self.error_text(e),
+            "message": self.error_text(e, false),
         })
     }
 

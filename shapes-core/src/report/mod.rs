@@ -119,6 +119,9 @@ pub struct Report {
     pub(crate) matches: &'static str,
     /// The file config keys are read from, when not config.json: `adapter_config.json`.
     pub(crate) config_file: Option<&'static str>,
+    /// Whether the places of the spec's patterns are in a file read from disk, which the text
+    /// and SARIF then point at (JSON carries them whatever their file).
+    places: bool,
 }
 
 impl Report {
@@ -148,7 +151,16 @@ impl Report {
             all: false,
             matches: "the checkpoint matches the spec",
             config_file: None,
+            places: false,
         }
+    }
+
+    /// This report with the places of its errors' patterns in a file read from disk
+    /// (`places`): its text names them (`declared at llama.toml:14:28`) and its SARIF points
+    /// at them.
+    pub(crate) fn with_places(mut self, places: bool) -> Report {
+        self.places = places;
+        self
     }
 
     /// The verdict's words and the file config keys come from, for a report that is not of
@@ -180,12 +192,19 @@ impl Report {
             } else {
                 crate::verify::Give::CheckOptions
             },
+            declared: false,
         }
     }
 
-    /// An error's text in the report's words.
-    pub(crate) fn error_text(&self, e: &crate::verify::ShapeError) -> String {
-        crate::verify::InWords(e, &self.words()).to_string()
+    /// An error's text in the report's words: for the text (`declared`), with the line that
+    /// names where its pattern is declared in a spec file read from disk; without for JSON
+    /// and SARIF, which carry the place as data.
+    pub(crate) fn error_text(&self, e: &crate::verify::ShapeError, declared: bool) -> String {
+        let words = crate::verify::ErrorWords {
+            declared: declared && self.places,
+            ..self.words()
+        };
+        crate::verify::InWords(e, &words).to_string()
     }
 
     /// The source's tensors the spec does not describe that a non-strict check allowed:

@@ -118,7 +118,25 @@ impl Report {
             }
             _ => e.tensor.as_deref(),
         };
-        self.sarif_result(kind_name(&e.kind), "error", &self.error_text(e), tensor)
+        let mut result = self.sarif_result(
+            kind_name(&e.kind),
+            "error",
+            &self.error_text(e, false),
+            tensor,
+        );
+        // The spec file's line that declares the pattern, when the spec was read from a file
+        // a viewer can open (not a built-in spec's text, not a string).
+        if let Some(p) = e.declared_at.filter(|p| self.places && p.line > 0) {
+            result["relatedLocations"] = json!([{
+                "id": 0,
+                "message": { "text": "the pattern is declared here" },
+                "physicalLocation": {
+                    "artifactLocation": { "uri": p.file },
+                    "region": { "startLine": p.line, "startColumn": p.column.max(1) },
+                },
+            }]);
+        }
+        result
     }
 
     /// The report as a SARIF 2.1.0 log (`shapes check --format sarif`): one run of the tool

@@ -316,7 +316,7 @@ impl Report {
             0
         };
         // Each text is made, folded and dropped: the fold keeps only the indices that vary.
-        let texts = errors.mismatches().map(|e| (self.error_text(e), ()));
+        let texts = errors.mismatches().map(|e| (self.error_text(e, true), ()));
         let (folded, _) = fold_by(texts, usize::MAX);
         let shown_max = if !self.disagreements.is_empty() || (explained == total && total > 0) {
             SHOWN_WHEN_EXPLAINED
@@ -350,7 +350,7 @@ impl Report {
             .filter(|e| matches!(e.kind, ShapeErrorKind::Untied { .. }))
             .take(self.budget())
         {
-            let text = self.error_text(e);
+            let text = self.error_text(e, true);
             let lines: Vec<_> = text.lines().map(escape).collect();
             let _ = writeln!(s, "\n{} {}", paint.bad("-"), lines.join("\n"));
         }

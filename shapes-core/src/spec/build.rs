@@ -7,6 +7,7 @@ use std::ops::Range;
 use crate::expr::{CmpOp, DimExpr};
 use crate::verify::{Plan, PlanNode};
 
+use super::places::Places;
 use super::{ChoiceDef, Entry, Layout, Parsed, Spec, SpecError, SpecText};
 
 /// A node of the tree the placeholders and the choices make.
@@ -140,6 +141,8 @@ fn join(a: &str, b: &str) -> String {
 /// What the tree is compiled with.
 struct Parts<'a> {
     entries: &'a [Entry],
+    /// Where the entries are written.
+    places: &'a Places<'a>,
     repeats: &'a [(String, String, Range<usize>)],
     choices: &'a [ChoiceDef],
 }
@@ -154,9 +157,11 @@ fn plan_nodes(level: &[Tree], parts: &Parts<'_>, above: &str) -> Vec<PlanNode> {
                 if let Some((to, key)) = &e.tied {
                     // Tied to a name under the same prefixes (checked when compiling).
                     let to = below(to, above);
-                    return Some(PlanNode::tied(name, e.pattern.clone(), to, key.as_deref()));
+                    let tied = PlanNode::tied(name, e.pattern.clone(), to, key.as_deref());
+                    return Some(tied.at(parts.places.of(e.span.start)));
                 }
-                let node = PlanNode::tensor(name, e.pattern.clone());
+                let node =
+                    PlanNode::tensor(name, e.pattern.clone()).at(parts.places.of(e.span.start));
                 Some(if e.optional { node.optional() } else { node })
             }
             Tree::Repeat {
@@ -285,6 +290,7 @@ fn under(spec: &Parsed, prefix: &str) -> Parsed {
 fn layout(
     spec: &Parsed,
     prefix: &str,
+    places: &Places<'_>,
     err: &dyn Fn(&Range<usize>, String) -> SpecError,
 ) -> Result<Layout, SpecError> {
     let spec = under(spec, prefix);
@@ -294,6 +300,7 @@ fn layout(
     }
     let parts = Parts {
         entries: &spec.entries,
+        places,
         repeats: &spec.repeats,
         choices: &spec.choices,
     };
@@ -456,10 +463,11 @@ pub(super) fn compile(src: &SpecText<'_>, spec: Parsed) -> Result<Spec, SpecErro
         None => ("", &[][..]),
         Some(((p, _), rest)) => (p.as_str(), rest),
     };
-    let first = layout(&spec, first, &err)?;
+    let places = Places::new(src.file, src.text);
+    let first = layout(&spec, first, &places, &err)?;
     let mut others = Vec::with_capacity(rest.len());
     for (p, _) in rest {
-        others.push(layout(&spec, p, &err)?);
+        others.push(layout(&spec, p, &places, &err)?);
     }
     Ok(Spec {
         name: spec.name,
@@ -475,6 +483,7 @@ pub(super) fn compile(src: &SpecText<'_>, spec: Parsed) -> Result<Spec, SpecErro
         notes: Vec::new(),
         lenient: false,
         ignore: spec.ignore.into_iter().map(|(g, _)| g).collect(),
+        read: false,
     })
 }
 

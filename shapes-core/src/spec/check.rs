@@ -423,6 +423,7 @@ impl Spec {
         )
         .with_dtypes(dtypes)
         .with_not_found(not_found)
+        .with_places(self.read)
     }
 }
 

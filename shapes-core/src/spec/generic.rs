@@ -58,6 +58,7 @@ impl Parts {
             notes: self.notes,
             lenient: true,
             ignore: Vec::new(),
+            read: false,
         })
     }
 }

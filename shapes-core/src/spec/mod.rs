@@ -42,6 +42,7 @@ mod error;
 mod generic;
 mod guess;
 mod infer;
+mod places;
 mod toml_in;
 
 use std::ops::Range;
@@ -168,6 +169,9 @@ pub struct Spec {
     lenient: bool,
     /// The globs of the tensors it ignores (its `ignore` key).
     ignore: Vec<String>,
+    /// Whether it was read from the file it is named by ([`Spec::read`]), which the places of
+    /// its patterns then name: the report points at their lines.
+    read: bool,
 }
 
 /// The spec's plan under one of its prefixes.
@@ -234,7 +238,9 @@ impl Spec {
         let path = path.as_ref();
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| SpecError::io(&shown, &e))?;
-        Spec::from_toml(&shown, &text)
+        let mut spec = Spec::from_toml(&shown, &text)?;
+        spec.read = true;
+        Ok(spec)
     }
 
     /// The root of its error paths (`Llama`).

@@ -78,8 +78,8 @@ fn record_into<const N: usize>(cx: &CallCx<N>, count: usize, into: &mut Checker)
 /// use shapes::{Shape, verify::HasShape};
 ///
 /// static VARS: VarTable = VarTable::new().with("n");
-/// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n,)" };
-/// static RET: FieldInfo = FieldInfo { name: "return", pattern: "(n,)" };
+/// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n,)", place: shapes::verify::Place::UNKNOWN };
+/// static RET: FieldInfo = FieldInfo { name: "return", pattern: "(n,)", place: shapes::verify::Place::UNKNOWN };
 /// // Each group described once, as generated code does: its compiled checks use the same
 /// // `FieldInfo` and slots as the description the error is built from.
 /// static X_NODE: [Node; 1] =
@@ -238,7 +238,7 @@ pub fn call_reports() -> usize {
 /// # use shapes::{ShapeError, ShapeErrorKind, verify::{FieldPath, ShapeErrorDetails}};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
-/// #     provenance: vec![], tensor: None });
+/// #     provenance: vec![], tensor: None, declared_at: None });
 /// let boxed: Box<dyn std::error::Error> = shapes::__private::call_error(e);
 /// assert!(boxed.to_string().contains("missing"));
 /// ```
@@ -256,7 +256,7 @@ pub fn call_error<E: From<ShapeError>>(error: ShapeError) -> E {
 /// # use shapes::{ShapeError, ShapeErrorKind, verify::{FieldPath, ShapeErrorDetails}};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("f", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
-/// #     provenance: vec![], tensor: None });
+/// #     provenance: vec![], tensor: None, declared_at: None });
 /// shapes::__private::call_panic(e);
 /// ```
 #[cold]

@@ -10,7 +10,7 @@ use super::by_name::{ConfigKey, SourceCx, TorchLayout};
 use super::checker::Checker;
 use super::item_ops::ItemOp;
 use super::path::Segment;
-use super::plan::{FieldInfo, SlotExpr};
+use super::plan::{FieldInfo, Place, SlotExpr};
 use super::vars::{Slot, SlotMap};
 use crate::expr::CmpOp;
 
@@ -18,7 +18,7 @@ use crate::expr::CmpOp;
 ///
 /// ```
 /// use shapes::__private::{Checks, FieldInfo, ItemOp};
-/// static W: FieldInfo = FieldInfo { name: "w", pattern: "(3, d)" };
+/// static W: FieldInfo = FieldInfo { name: "w", pattern: "(3, d)", place: shapes::verify::Place::UNKNOWN };
 /// let checks = Checks { info: &W, ops: &[ItemOp::Lit(3), ItemOp::Var(0)], rest: None };
 /// assert_eq!(checks.ops.len(), 2);
 /// ```
@@ -36,7 +36,7 @@ pub struct Checks {
 ///
 /// ```
 /// use shapes::__private::{Checks, FieldInfo, Node};
-/// static W: FieldInfo = FieldInfo { name: "weight", pattern: "(d,)" };
+/// static W: FieldInfo = FieldInfo { name: "weight", pattern: "(d,)", place: shapes::verify::Place::UNKNOWN };
 /// let node = Node::Tensor { name: "weight", checks: Checks { info: &W, ops: &[], rest: None } };
 /// assert!(matches!(node, Node::Tensor { .. }));
 /// ```
@@ -134,6 +134,7 @@ impl FieldNode {
             count_info: FieldInfo {
                 name: "",
                 pattern: "",
+                place: Place::UNKNOWN,
             },
             leaf,
         }
@@ -153,6 +154,7 @@ impl FieldNode {
         let info = FieldInfo {
             name: info_name,
             pattern,
+            place: Place::UNKNOWN,
         };
         let leaf = FieldLeaf::Tensor {
             info,
@@ -204,6 +206,36 @@ impl FieldNode {
         self.min = min;
         self.count = count;
         self.count_info.pattern = count_pattern;
+        self
+    }
+
+    /// This tensor field with its pattern declared at `line`, `column` of `file`: what its
+    /// errors name as [`declared_at`](super::ShapeErrorDetails::declared_at).
+    ///
+    /// ```
+    /// use shapes::__private::{FieldLeaf, FieldNode};
+    /// const W: FieldNode = FieldNode::tensor("w", "w", &[], "w", "(d,)", &[], None).at("m.rs", 3, 13);
+    /// assert!(matches!(W.leaf, FieldLeaf::Tensor { info, .. } if info.place.line == 3));
+    /// ```
+    pub const fn at(mut self, file: &'static str, line: u32, column: u32) -> FieldNode {
+        if let FieldLeaf::Tensor { info, .. } = &mut self.leaf {
+            info.place = Place::at(file, line, column);
+        }
+        self
+    }
+
+    /// This field with its `count = "…"` declared at `line`, `column` of `file`, which the
+    /// count's errors name.
+    ///
+    /// ```
+    /// use shapes::__private::FieldNode;
+    /// const L: FieldNode = FieldNode::tensor("l", "l", &[], "", "(d,)", &[], None)
+    ///     .listed(1, Some(1), "(n,) = the number of elements")
+    ///     .count_at("m.rs", 4, 30);
+    /// assert_eq!(L.count_info.place.column, 30);
+    /// ```
+    pub const fn count_at(mut self, file: &'static str, line: u32, column: u32) -> FieldNode {
+        self.count_info.place = Place::at(file, line, column);
         self
     }
 

@@ -201,7 +201,7 @@ pub type CallCx<const N: usize> = FastCx<N, CallLog<N>>;
 /// use shapes::__private::{FieldInfo, ScopeChecks, Slot};
 /// use shapes::__testing::StructCx;
 ///
-/// static W: FieldInfo = FieldInfo { name: "w", pattern: "(d_out, d_in)" };
+/// static W: FieldInfo = FieldInfo { name: "w", pattern: "(d_out, d_in)", place: shapes::verify::Place::UNKNOWN };
 /// let mut cx = StructCx::new();
 /// cx.plain_tensor(&W, &[4, 3], [Slot::new(0), Slot::new(1)], [false, false]);
 /// cx.plain_tensor(&W, &[4, 3], [Slot::new(0), Slot::new(1)], [true, true]);
@@ -573,6 +573,7 @@ mod tests {
     static W: FieldInfo = FieldInfo {
         name: "w",
         pattern: "(a, b)",
+        place: crate::verify::Place::UNKNOWN,
     };
 
     #[test]

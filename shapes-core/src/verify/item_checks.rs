@@ -19,7 +19,7 @@ use crate::expr::{ArithOp, CmpOp, Int, Side, int};
 /// use shapes::Bindings;
 ///
 /// static VARS: VarTable = VarTable::new().with("n");
-/// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n, 3)" };
+/// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n, 3)", place: shapes::verify::Place::UNKNOWN };
 /// let mut cx = Checker::new(&VARS, "f", &Bindings::new());
 /// let dims = [5, 3];
 /// cx.field(&X);

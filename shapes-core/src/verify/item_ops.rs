@@ -42,7 +42,7 @@ pub enum ItemOp {
 /// use shapes::Bindings;
 ///
 /// static VARS: VarTable = VarTable::new().with("n");
-/// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n, 3)" };
+/// static X: FieldInfo = FieldInfo { name: "x", pattern: "(n, 3)", place: shapes::verify::Place::UNKNOWN };
 /// let map = VARS.identity();
 /// let mut cx = Checker::new(&VARS, "f", &Bindings::new());
 /// cx.field(&X);

@@ -67,9 +67,11 @@ pub use item_ops::{ItemOp, run_items};
 #[doc(hidden)]
 pub use path::NO_FIELD;
 pub use path::{FieldPath, Origin, Segment};
-pub use plan::{FieldInfo, SlotExpr};
+pub use plan::{FieldInfo, Place, SlotExpr};
 #[cfg(feature = "spec")]
 pub(crate) use runtime_plan::Fit;
+#[cfg(feature = "spec")]
+pub(crate) use runtime_plan::file_name;
 pub use runtime_plan::{Plan, PlanError, PlanErrorKind, PlanNode};
 pub use scope_checks::ScopeChecks;
 pub use scope_typos::message_str;

@@ -152,4 +152,5 @@ pub(crate) enum OriginKind {
 pub static NO_FIELD: FieldInfo = FieldInfo {
     name: "",
     pattern: "",
+    place: crate::verify::Place::UNKNOWN,
 };

@@ -108,13 +108,97 @@ impl SlotExpr {
     }
 }
 
-/// A field's static facts: its name and its pattern as written.
+/// A field's static facts: its name, its pattern as written, and where that pattern is
+/// declared.
+///
+/// ```
+/// use shapes::{__private::FieldInfo, verify::Place};
+/// static W: FieldInfo = FieldInfo { name: "w", pattern: "(d,)", place: Place::at("model.toml", 4, 7) };
+/// assert_eq!(W.place.to_string(), "model.toml:4:7");
+/// ```
 #[derive(Debug, PartialEq, Eq)]
 pub struct FieldInfo {
     /// The field's name (or the tensor name for a header check).
     pub name: &'static str,
     /// The pattern string from the attribute.
     pub pattern: &'static str,
+    /// Where the pattern is written: the `#[shape("…")]` string, a spec file's entry, a
+    /// framework layer's declaration ([`Place::UNKNOWN`] when there is none to name).
+    pub place: Place,
+}
+
+impl FieldInfo {
+    /// The field `name` whose pattern `pattern` is written at `line`, `column` of `file`:
+    /// what generated code writes.
+    ///
+    /// ```
+    /// use shapes::{__private::FieldInfo, verify::Place};
+    /// static W: FieldInfo = FieldInfo::at("w", "(d,)", "src/model.rs", 12, 13);
+    /// assert_eq!(W.place, Place::at("src/model.rs", 12, 13));
+    /// ```
+    pub const fn at(
+        name: &'static str,
+        pattern: &'static str,
+        file: &'static str,
+        line: u32,
+        column: u32,
+    ) -> FieldInfo {
+        FieldInfo {
+            name,
+            pattern,
+            place: Place::at(file, line, column),
+        }
+    }
+}
+
+/// Where a pattern is declared: a file and a 1-based line and column. The derive and
+/// `#[shapes::check]` write the place of the pattern's string literal, a spec file the place
+/// of the entry's pattern; an error about the pattern names it
+/// ([`ShapeErrorDetails::declared_at`](super::ShapeErrorDetails::declared_at)).
+///
+/// ```
+/// use shapes::verify::Place;
+/// let p = Place::at("src/model.rs", 12, 13);
+/// assert_eq!(p.to_string(), "src/model.rs:12:13");
+/// assert!(p.is_known() && !Place::UNKNOWN.is_known());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// The file, as the compiler or the spec's loader names it (`src/model.rs`, `llama.toml`).
+    pub file: &'static str,
+    /// The 1-based line; 0 when only the file is known.
+    pub line: u32,
+    /// The 1-based column, in characters; 0 when only the file is known.
+    pub column: u32,
+}
+
+impl Place {
+    /// No place: a pattern built at run time without one (`PlanNode::tensor`).
+    pub const UNKNOWN: Place = Place {
+        file: "",
+        line: 0,
+        column: 0,
+    };
+
+    /// Line `line`, column `column` of `file`.
+    pub const fn at(file: &'static str, line: u32, column: u32) -> Place {
+        Place { file, line, column }
+    }
+
+    /// Whether there is a place to name.
+    pub const fn is_known(&self) -> bool {
+        !self.file.is_empty()
+    }
+}
+
+impl core::fmt::Display for Place {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => f.write_str(self.file),
+            (line, 0) => write!(f, "{}:{line}", self.file),
+            (line, column) => write!(f, "{}:{line}:{column}", self.file),
+        }
+    }
 }
 
 #[cfg(test)]

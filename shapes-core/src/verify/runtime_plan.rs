@@ -25,7 +25,7 @@ use super::error::ShapeErrors;
 use super::interpret::{self, Walk};
 use super::item_ops::ItemOp;
 use super::path::{NO_FIELD, Segment};
-use super::plan::{FieldInfo, SlotExpr};
+use super::plan::{FieldInfo, Place, SlotExpr};
 use super::vars::{MAX_VARS, Slot, SlotMap, VarTable};
 use crate::expr::{CmpOp, DimExpr, Item, Pattern};
 use crate::parse::{parse_constraints, parse_pattern};
@@ -36,6 +36,9 @@ mod error;
 mod fit;
 mod node;
 mod remembered;
+
+#[cfg(feature = "spec")]
+pub(crate) use remembered::file_name;
 
 pub use self::error::{PlanError, PlanErrorKind};
 #[cfg(feature = "spec")]
@@ -130,6 +133,7 @@ impl Builder {
         &mut self,
         field: &'static str,
         pattern: &str,
+        place: Option<Place>,
         at: &str,
     ) -> Result<Checks, PlanError> {
         let parsed: Pattern = parse_pattern(pattern).map_err(|e| PlanError {
@@ -162,6 +166,7 @@ impl Builder {
         let info = Box::leak(Box::new(FieldInfo {
             name: field,
             pattern: leak(pattern),
+            place: place.unwrap_or(Place::UNKNOWN),
         }));
         Ok(Checks {
             info,
@@ -181,19 +186,24 @@ impl Builder {
 
     fn node(&mut self, node: &PlanNode, at: &str) -> Result<Node, PlanError> {
         match node {
-            PlanNode::Tensor { name, pattern } => {
+            PlanNode::Tensor {
+                name,
+                pattern,
+                place,
+            } => {
                 let here = join(at, name);
                 // The field is the tensor's name under its group, so that the error path reads
                 // `Model.layers[1].up.weight`; a derived field of that name reads the same.
                 let field = leak(name);
                 Ok(Node::Tensor {
                     name: field,
-                    checks: self.checks(field, pattern, &here)?,
+                    checks: self.checks(field, pattern, *place, &here)?,
                 })
             }
             PlanNode::Tied {
                 name,
                 pattern,
+                place,
                 to,
                 key,
             } => {
@@ -201,7 +211,7 @@ impl Builder {
                 let field = leak(name);
                 Ok(Node::Tied {
                     name: field,
-                    checks: self.checks(field, pattern, &here)?,
+                    checks: self.checks(field, pattern, *place, &here)?,
                     to: leak(to),
                     key: key.as_deref().map(leak),
                 })
@@ -230,6 +240,7 @@ impl Builder {
                         let info: &'static FieldInfo = Box::leak(Box::new(FieldInfo {
                             name: "",
                             pattern: text,
+                            place: Place::UNKNOWN,
                         }));
                         Some((Some(slot), info))
                     }

@@ -25,7 +25,7 @@ use super::vars::Slot;
 /// use shapes::Bindings;
 ///
 /// static VARS: VarTable = VarTable::new().with("d");
-/// static W: FieldInfo = FieldInfo { name: "w", pattern: "(d, d)" };
+/// static W: FieldInfo = FieldInfo { name: "w", pattern: "(d, d)", place: shapes::verify::Place::UNKNOWN };
 /// fn checks<C: ScopeChecks>(cx: &mut C, dims: &[usize]) {
 ///     let level = cx.level();
 ///     cx.enter_at(level, &Segment::Field("block"));

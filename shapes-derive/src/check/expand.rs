@@ -329,8 +329,9 @@ fn value_node_named(
     let p = &g.private_path;
     let pattern = c.lit.value();
     let (ops, rest) = g.item_ops(p, &c.pattern);
+    let place = crate::place::place(c.lit.span());
     let info_static = quote! {
-        static #info: #p::FieldInfo = #p::FieldInfo { name: #name, pattern: #pattern };
+        static #info: #p::FieldInfo = #p::FieldInfo::at(#name, #pattern, #place);
     };
     let node = quote! {
         #p::Node::Tensor { name: #name, checks: #p::Checks { info: &#info, ops: #ops, rest: #rest } }

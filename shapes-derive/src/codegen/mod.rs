@@ -178,8 +178,9 @@ impl Codegen {
         let info_name = if seq { String::new() } else { name.clone() };
         let pattern_text = lit.value();
         let span = span_of_field(f);
+        let place = crate::place::place(lit.span());
         let info_static = quote_spanned! {span=>
-            static #info: #p::FieldInfo = #p::FieldInfo { name: #info_name, pattern: #pattern_text };
+            static #info: #p::FieldInfo = #p::FieldInfo::at(#info_name, #pattern_text, #place);
         };
         FieldPrelude { info, info_static }
     }

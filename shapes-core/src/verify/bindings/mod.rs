@@ -559,6 +559,7 @@ mod tests {
     static W: FieldInfo = FieldInfo {
         name: "w",
         pattern: "(d, e)",
+        place: crate::verify::Place::UNKNOWN,
     };
 
     /// What a checker records for `Model.layers[2].w` binding `d` and `e`, and `batch` as a

@@ -36,6 +36,7 @@ impl Checker {
             kind,
             provenance,
             tensor: None,
+            declared_at: self.field.place.is_known().then_some(self.field.place),
         }
         .into()
     }

@@ -10,6 +10,7 @@ pub(crate) use self::words::ErrorWords;
 pub(crate) use self::words::{Give, InWords};
 use self::words::{join_names, write_count, write_found, write_layout, write_not_given};
 use super::path::{FieldPath, Origin};
+use super::plan::Place;
 use crate::shape::Shape;
 
 /// One variable's value and where it came from, as quoted in an error.
@@ -260,6 +261,12 @@ pub struct ShapeErrorDetails {
     /// The checkpoint tensor the error is about, when the shapes came from a
     /// [`ShapeSource`](crate::ShapeSource) (`verify_source`); `None` for values in memory.
     pub tensor: Option<String>,
+    /// Where the pattern the error is about is declared: the `#[shape("…")]` string of a
+    /// derived field, a `#[shapes::check]` pattern, a spec file's entry, a framework layer's
+    /// declaration. `None` for an error about no pattern (a `where` clause, an unexpected
+    /// tensor) or a pattern built without a place. `{:#}` of the error adds it as a last line,
+    /// and so does the report of a spec file read from disk (`shapes check --spec`).
+    pub declared_at: Option<Place>,
 }
 
 impl ShapeErrorDetails {
@@ -279,6 +286,7 @@ impl ShapeErrorDetails {
             kind,
             provenance: Vec::new(),
             tensor: None,
+            declared_at: None,
         }
     }
 
@@ -289,7 +297,7 @@ impl ShapeErrorDetails {
     /// let e = ShapeError::from(ShapeErrorDetails {
     ///     path: FieldPath::new("M", &[]), axis: Some(1), pattern: Some("(a, 3)".into()),
     ///     shape: Some(Shape::from([2, 4])), kind: ShapeErrorKind::Literal { expected: 3 },
-    ///     provenance: vec![], tensor: None,
+    ///     provenance: vec![], tensor: None, declared_at: None,
     /// });
     /// assert_eq!(e.found(), Some(4));
     /// assert_eq!(e.to_string(), "M: axis 1 expected 3, found 4\n  shape is (2, 4), pattern (a, 3)");
@@ -458,30 +466,6 @@ impl ShapeErrorDetails {
         )?;
         self.fmt_tail(f, words)
     }
-
-    /// The provenance and shape lines that end every error.
-    fn fmt_tail(&self, f: &mut fmt::Formatter<'_>, words: &ErrorWords<'_>) -> fmt::Result {
-        if !self.provenance.is_empty() {
-            f.write_str("\n  ")?;
-            for (i, p) in self.provenance.iter().enumerate() {
-                if i > 0 {
-                    f.write_str("; ")?;
-                }
-                match &p.origin {
-                    Origin::Given => {
-                        write!(f, "{} = {} bound by {}", p.name, p.value, words.caller)?
-                    }
-                    o => write!(f, "{} = {} bound by {o}", p.name, p.value)?,
-                }
-            }
-        }
-        match (&self.shape, self.pattern.as_deref()) {
-            (Some(shape), Some(pattern)) => write!(f, "\n  shape is {shape}, pattern {pattern}"),
-            (Some(shape), None) => write!(f, "\n  shape is {shape}"),
-            (None, Some(pattern)) => write!(f, "\n  pattern {pattern}"),
-            (None, None) => Ok(()),
-        }
-    }
 }
 
 fn write_axis(f: &mut fmt::Formatter<'_>, axis: Option<usize>) -> fmt::Result {
@@ -506,7 +490,7 @@ impl std::error::Error for ShapeError {}
 /// # use shapes::{ShapeError, ShapeErrorKind, ShapeErrors, verify::{FieldPath, ShapeErrorDetails}};
 /// # let e = ShapeError::from(ShapeErrorDetails { path: FieldPath::new("M", &[]), axis: None,
 /// #     pattern: None, shape: None, kind: ShapeErrorKind::Missing { tensor: "w".into(), suggestion: None },
-/// #     provenance: vec![], tensor: None });
+/// #     provenance: vec![], tensor: None, declared_at: None });
 /// let errs = ShapeErrors::from(vec![e.clone(), e]);
 /// assert_eq!(errs.len(), 2);
 /// assert!(errs.to_string().starts_with("2 shape errors:"));

@@ -5,6 +5,7 @@
 use core::fmt;
 
 use super::{ShapeErrorDetails, ShapeErrorKind};
+use crate::verify::path::Origin;
 
 /// What an error's text says differently in each front end: Rust's words for the API, the
 /// command's for the report `shapes check` prints.
@@ -16,6 +17,9 @@ pub(crate) struct ErrorWords<'a> {
     pub absent_list: &'a str,
     /// How a value is given before checking: in Rust, or with the command's flag.
     pub give: Give<'a>,
+    /// Whether an error names where its pattern is declared (the report's text does for a
+    /// spec file it read; Rust's `Display` does under `{:#}`).
+    pub declared: bool,
 }
 
 /// How a `given` variable is passed, in a front end's words (the report's two are the `spec`
@@ -36,11 +40,48 @@ pub(crate) const RUST_WORDS: ErrorWords<'static> = ErrorWords {
     caller: "the caller",
     absent_list: "declare it `Option<Vec<_>>` or `min = 0`",
     give: Give::Rust,
+    declared: false,
 };
 
 impl fmt::Display for ShapeErrorDetails {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.fmt_in(f, &RUST_WORDS)
+    }
+}
+
+impl ShapeErrorDetails {
+    /// The provenance and shape lines that end every error.
+    pub(super) fn fmt_tail(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        words: &ErrorWords<'_>,
+    ) -> fmt::Result {
+        if !self.provenance.is_empty() {
+            f.write_str("\n  ")?;
+            for (i, p) in self.provenance.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                match &p.origin {
+                    Origin::Given => {
+                        write!(f, "{} = {} bound by {}", p.name, p.value, words.caller)?
+                    }
+                    o => write!(f, "{} = {} bound by {o}", p.name, p.value)?,
+                }
+            }
+        }
+        match (&self.shape, self.pattern.as_deref()) {
+            (Some(shape), Some(pattern)) => write!(f, "\n  shape is {shape}, pattern {pattern}")?,
+            (Some(shape), None) => write!(f, "\n  shape is {shape}")?,
+            (None, Some(pattern)) => write!(f, "\n  pattern {pattern}")?,
+            (None, None) => {}
+        }
+        match self.declared_at {
+            Some(place) if f.alternate() || words.declared => {
+                write!(f, "\n  declared at {place}")
+            }
+            _ => Ok(()),
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! [`PlanNode`]: what a spec describes, before it is compiled into a [`Plan`](super::Plan).
 
+use crate::verify::Place;
+
 /// One node of a [`Plan`](super::Plan), as a spec describes it.
 ///
 /// ```
@@ -19,6 +21,8 @@ pub enum PlanNode {
         name: String,
         /// The pattern, in the shape language: `(d_model, heads * head_dim)`.
         pattern: String,
+        /// Where the pattern is declared (a spec file's entry), for its errors.
+        place: Option<Place>,
     },
     /// Tensors under a name prefix, in the same scope (the run-time `#[shape(nested)]`).
     Group {
@@ -43,6 +47,8 @@ pub enum PlanNode {
         name: String,
         /// The pattern.
         pattern: String,
+        /// Where the pattern is declared, for its errors.
+        place: Option<Place>,
         /// The tensor it is tied to, under the same enclosing prefixes.
         to: String,
         /// The checkpoint key that states whether the tie is on (`tie_word_embeddings`).
@@ -76,7 +82,28 @@ impl PlanNode {
         PlanNode::Tensor {
             name: name.into(),
             pattern: pattern.into(),
+            place: None,
         }
+    }
+
+    /// This tensor (tied or not) with its pattern declared at `place`, which its errors name
+    /// ([`declared_at`](crate::verify::ShapeErrorDetails::declared_at)); other nodes are
+    /// returned as they are.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use shapes::{Plan, Shape, verify::{Place, PlanNode}};
+    /// let w = PlanNode::tensor("w", "(d, 4)").at(Place::at("model.toml", 3, 7));
+    /// let plan = Plan::build("M", &[w], &[]).unwrap();
+    /// let src = BTreeMap::from([("w".to_string(), Shape::from([2, 5]))]);
+    /// let err = plan.verify_source(&src).unwrap_err();
+    /// assert_eq!(err.first().unwrap().declared_at, Some(Place::at("model.toml", 3, 7)));
+    /// ```
+    pub fn at(mut self, at: Place) -> Self {
+        if let PlanNode::Tensor { place, .. } | PlanNode::Tied { place, .. } = &mut self {
+            *place = Some(at);
+        }
+        self
     }
 
     /// A group of `children` under `prefix`, present once.
@@ -117,6 +144,7 @@ impl PlanNode {
         PlanNode::Tied {
             name: name.into(),
             pattern: pattern.into(),
+            place: None,
             to: to.into(),
             key: key.map(str::to_owned),
         }
@@ -211,11 +239,19 @@ impl PlanNode {
                 optional,
                 children,
             },
-            PlanNode::Tensor { name, pattern } => PlanNode::Group {
+            PlanNode::Tensor {
+                name,
+                pattern,
+                place,
+            } => PlanNode::Group {
                 prefix: name,
                 repeat: count,
                 optional: false,
-                children: vec![PlanNode::tensor("", pattern)],
+                children: vec![PlanNode::Tensor {
+                    name: String::new(),
+                    pattern,
+                    place,
+                }],
             },
             other @ (PlanNode::Tied { .. } | PlanNode::Choice { .. }) => PlanNode::Group {
                 prefix: String::new(),
@@ -245,11 +281,19 @@ impl PlanNode {
                 optional: true,
                 children,
             },
-            PlanNode::Tensor { name, pattern } => PlanNode::Group {
+            PlanNode::Tensor {
+                name,
+                pattern,
+                place,
+            } => PlanNode::Group {
                 prefix: name,
                 repeat: None,
                 optional: true,
-                children: vec![PlanNode::tensor("", pattern)],
+                children: vec![PlanNode::Tensor {
+                    name: String::new(),
+                    pattern,
+                    place,
+                }],
             },
             // Optional already: absent is allowed when tied.
             tied @ PlanNode::Tied { .. } => tied,

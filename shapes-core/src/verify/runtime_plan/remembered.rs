@@ -12,8 +12,9 @@ use crate::verify::by_name::ConfigKey;
 type Built = (String, Vec<PlanNode>, Vec<String>);
 
 /// The most plans remembered: a program that builds many distinct plans (a fuzzer) leaks
-/// each, as it would without them.
-const MAX_REMEMBERED: usize = 64;
+/// each, as it would without them. The built-in specs alone are 60 plans (each naming, each
+/// layout of its prefixes, each placed in its own text), so the room is a few times that.
+const MAX_REMEMBERED: usize = 256;
 
 /// The plans built, by what they were built from.
 static REMEMBERED: OnceLock<Mutex<HashMap<Built, Plan>>> = OnceLock::new();
@@ -85,6 +86,26 @@ pub(super) fn key_list(keys: &[&str]) -> &'static [&'static str] {
     )
 }
 
+/// The names of the files places name ([`Place::file`](crate::verify::Place::file)), leaked.
+#[cfg(feature = "spec")]
+static FILE_NAMES: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
+
+/// `name` as the `&'static str` a [`Place`](crate::verify::Place) holds: the one leaked
+/// before for the same name (while fewer than [`MAX_KEY_LISTS`] are remembered), else a new
+/// one. A spec loaded for each checkpoint names its file once.
+#[cfg(feature = "spec")]
+pub(crate) fn file_name(name: &str) -> &'static str {
+    if let Some(leaked) = recall(&FILE_NAMES, &name.to_owned()) {
+        return leaked;
+    }
+    keep(
+        &FILE_NAMES,
+        name.to_owned(),
+        super::leak(name),
+        MAX_KEY_LISTS,
+    )
+}
+
 /// The lists of config bindings leaked, by their variables and keys.
 static CONFIG_LISTS: OnceLock<Mutex<HashMap<OwnedConfig, &'static [ConfigKey]>>> = OnceLock::new();
 
@@ -131,6 +152,8 @@ mod tests {
             key_list(&["hidden_size", "n_embd"]),
             key_list(&["hidden_size", "n_embd"])
         ));
+        #[cfg(feature = "spec")]
+        assert!(std::ptr::eq(file_name("m.toml"), file_name("m.toml")));
     }
 
     /// Loading a built-in spec for each checkpoint leaks it once: 2,000 loads of the llama
