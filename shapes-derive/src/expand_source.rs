@@ -42,7 +42,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
         })
         .map(|f| rename_checks(krate, f, false))
         .collect();
-    let wheres = g.relations(&short, &input.wheres, &input.constraints);
+    let (wheres, where_infos) = g.relations(&short, &input.wheres, &input.constraints);
     let given = input.given.iter().map(|(n, _)| n);
     let ignore = input.ignore.iter().map(|(g, _)| g);
     let (config, config_checks) = config_keys(input);
@@ -53,6 +53,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
             __p::Some(&__p::Description {
                 nodes: &[#(#nodes),*],
                 wheres: &[#(#wheres),*],
+                where_infos: &[#(#where_infos),*],
                 given: &[#(#given),*],
                 config: &[#(#config),*],
                 ignore: &[#(#ignore),*],

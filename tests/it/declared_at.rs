@@ -187,3 +187,37 @@ fn a_built_in_specs_error_names_its_line_but_sarif_no_file() {
         "{sarif:#}"
     );
 }
+
+const FUSED_LINE: u32 = line!();
+#[derive(Shaped)]
+#[shapes(where = "up = 2 * hidden")]
+struct Fused {
+    #[shape("(up,)")]
+    gate_up: Shape,
+    #[shape("(hidden,)")]
+    down: Shape,
+}
+
+#[test]
+fn a_where_clauses_error_names_the_where_that_states_it() {
+    let bad = Fused {
+        gate_up: s([190]),
+        down: s([96]),
+    };
+    let e = bad.verify().unwrap_err();
+    assert!(e.to_string().contains("where clause fails"), "{e}");
+    assert_eq!(e.declared_at, at(FUSED_LINE + 2, 18));
+    let mut src = BTreeMap::new();
+    src.insert("gate_up".to_string(), s([190]));
+    src.insert("down".to_string(), s([96]));
+    let errors = Fused::verify_source(&src).unwrap_err();
+    assert_eq!(errors.first().map(|e| e.declared_at), Some(e.declared_at));
+
+    // A spec file's `where` names its line too.
+    let text = "name = \"F\"\nwhere = [\"up = 2 * hidden\"]\n[tensors]\n\"gate_up\" = \"(up,)\"\n\"down\" = \"(hidden,)\"\n";
+    let spec = Spec::from_toml("f.toml", text).unwrap();
+    let errors = spec.plan().verify_source(&src).unwrap_err();
+    let e = errors.first().expect("one error");
+    assert!(e.to_string().contains("where clause fails"), "{e}");
+    assert_eq!(e.declared_at, Some(Place::at("f.toml", 2, 10)));
+}

@@ -186,6 +186,7 @@ macro_rules! layer {
                         .at(file!(), line!(), column!()))
                     ),+],
                     wheres: &[],
+                    where_infos: &[],
                     given: &[],
                     config: &[],
                     ignore: &[],

@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use crate::expr::{CmpOp, DimExpr};
-use crate::verify::{Plan, PlanNode};
+use crate::verify::{Place, Plan, PlanNode};
 
 use super::places::Places;
 use super::{ChoiceDef, Entry, Layout, Parsed, Spec, SpecError, SpecText};
@@ -305,8 +305,10 @@ fn layout(
         choices: &spec.choices,
     };
     let nodes = plan_nodes(&tree, &parts, "");
-    let wheres: Vec<&str> = spec.wheres.iter().map(|(w, _)| w.as_str()).collect();
-    let mut plan = Plan::build(&spec.name, &nodes, &wheres).map_err(|e| {
+    let wheres: Vec<(&str, Place)> = (spec.wheres.iter())
+        .map(|(w, span)| (w.as_str(), places.of(span.start)))
+        .collect();
+    let mut plan = Plan::build_at(&spec.name, &nodes, &wheres).map_err(|e| {
         let span = entry_at(&spec.entries, &e.at).map_or(0..0, |x| x.span.clone());
         err(&span, e.to_string())
     })?;

@@ -330,11 +330,12 @@ pub type Relation = (CmpOp, &'static SlotExpr, &'static SlotExpr);
 /// group of a function's checks; the one interpreter reads them all.
 ///
 /// ```
-/// use shapes::__private::{CmpOp, ConfigKey, Description, FieldNode, ItemOp, Node, SlotExpr};
+/// use shapes::__private::{CmpOp, ConfigKey, Description, FieldInfo, FieldNode, ItemOp, Node, SlotExpr};
 /// // Its nodes written in the literal, where the constants they build live as long as it.
 /// const D: Description = Description {
 ///     nodes: &[Node::Field(&FieldNode::tensor("w", "w", &[], "w", "(a, b)", &[ItemOp::Var(0), ItemOp::Var(1)], None))],
 ///     wheres: &[(CmpOp::Le, &SlotExpr::Var(0), &SlotExpr::Var(1))],
+///     where_infos: &[FieldInfo::at("", "", "m.rs", 2, 11)],
 ///     given: &["b"],
 ///     config: &[ConfigKey { var: "a", keys: &["hidden_size", "n_embd"] }],
 ///     ignore: &["optimizer.*"],
@@ -351,6 +352,9 @@ pub struct Description {
     pub nodes: &'static [Node],
     /// The `where` relations.
     pub wheres: &'static [Relation],
+    /// What each relation's errors name, in the order of `wheres`: no field, no pattern, the
+    /// place its `where` is written. A relation past its end is named by no place.
+    pub where_infos: &'static [FieldInfo],
     /// The variables the caller is to give (`given`): a dim that waits for one not given says
     /// so.
     pub given: &'static [&'static str],
@@ -369,10 +373,25 @@ impl Description {
         Description {
             nodes,
             wheres,
+            where_infos: &[],
             given: &[],
             config: &[],
             ignore: &[],
         }
+    }
+
+    /// This description with `infos` naming its relations' places (see
+    /// [`where_infos`](Self::where_infos)).
+    pub const fn with_where_infos(mut self, infos: &'static [FieldInfo]) -> Description {
+        self.where_infos = infos;
+        self
+    }
+
+    /// The relations, each with what its errors name.
+    pub(crate) fn relations(&self) -> impl Iterator<Item = (&Relation, &'static FieldInfo)> {
+        let infos = self.where_infos;
+        (self.wheres.iter().enumerate())
+            .map(move |(i, r)| (r, infos.get(i).unwrap_or(&super::path::NO_FIELD)))
     }
 
     /// This description with `given` as the variables its caller gives.

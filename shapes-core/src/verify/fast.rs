@@ -478,8 +478,14 @@ impl<const N: usize, J: Journal> ItemChecks for FastCx<N, J> {
     }
 
     #[inline]
-    fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap) {
-        self.journal.field(&NO_FIELD);
+    fn where_eq(
+        &mut self,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+        info: &'static FieldInfo,
+    ) {
+        self.journal.field(info);
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
             (Eval::Value(a), Eval::Value(b)) => self.fail_if(a != b),
@@ -497,6 +503,7 @@ impl<const N: usize, J: Journal> ItemChecks for FastCx<N, J> {
         lhs: &'static SlotExpr,
         rhs: &'static SlotExpr,
         map: &SlotMap,
+        _: &'static FieldInfo,
     ) {
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {

@@ -58,8 +58,8 @@ pub(crate) fn run_with(
         src.ignore_here(d.ignore);
     }
     run(d.nodes, cx, map, src, walk);
-    for (op, lhs, rhs) in d.wheres {
-        cx.where_cmp(*op, lhs, rhs, map);
+    for ((op, lhs, rhs), info) in d.relations() {
+        cx.where_cmp(*op, lhs, rhs, map, info);
     }
 }
 
@@ -95,8 +95,8 @@ pub(crate) fn run_values(
             Node::Field(f) => cx.not_in_memory(f.name),
         }
     }
-    for (op, lhs, rhs) in d.wheres {
-        cx.where_cmp(*op, lhs, rhs, map);
+    for ((op, lhs, rhs), info) in d.relations() {
+        cx.where_cmp(*op, lhs, rhs, map, info);
     }
 }
 

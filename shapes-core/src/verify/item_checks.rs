@@ -75,8 +75,15 @@ pub trait ItemChecks {
     fn variadic(&mut self, slot: Slot, dims: &[usize], start: usize, end: usize);
 
     /// A `where` equation `lhs = rhs` (of a struct, or of a checked function): checked once
-    /// both sides are known; with one unknown it is solved, like a dim.
-    fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap);
+    /// both sides are known; with one unknown it is solved, like a dim. `info` is the
+    /// relation's: no field, no pattern, the place the `where` is written.
+    fn where_eq(
+        &mut self,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+        info: &'static FieldInfo,
+    );
 
     /// A `where` comparison `lhs op rhs` (`head_dim <= 256`, `heads % kv_heads = 0`): `=` is
     /// [`where_eq`](Self::where_eq), any other [`where_order`](Self::where_order).
@@ -87,11 +94,12 @@ pub trait ItemChecks {
         lhs: &'static SlotExpr,
         rhs: &'static SlotExpr,
         map: &SlotMap,
+        info: &'static FieldInfo,
     ) {
         if op == CmpOp::Eq {
-            self.where_eq(lhs, rhs, map);
+            self.where_eq(lhs, rhs, map, info);
         } else {
-            self.where_order(op, lhs, rhs, map);
+            self.where_order(op, lhs, rhs, map, info);
         }
     }
 
@@ -103,6 +111,7 @@ pub trait ItemChecks {
         lhs: &'static SlotExpr,
         rhs: &'static SlotExpr,
         map: &SlotMap,
+        info: &'static FieldInfo,
     );
 
     /// A variable dim: [`var_is`](Self::var_is) on `dims[axis]`.
@@ -165,13 +174,14 @@ pub trait ItemChecks {
         lhs: &'static SlotExpr,
         rhs: &'static SlotExpr,
         map: &SlotMap,
+        info: &'static FieldInfo,
     ) {
         if let (Some(a), Some(b)) = (l.size(self), r.size(self))
             && op.holds(a, b)
         {
             return;
         }
-        self.where_cmp(op, lhs, rhs, map);
+        self.where_cmp(op, lhs, rhs, map, info);
     }
 }
 

@@ -116,7 +116,7 @@ impl SlotExpr {
 /// static W: FieldInfo = FieldInfo { name: "w", pattern: "(d,)", place: Place::at("model.toml", 4, 7) };
 /// assert_eq!(W.place.to_string(), "model.toml:4:7");
 /// ```
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FieldInfo {
     /// The field's name (or the tensor name for a header check).
     pub name: &'static str,

@@ -19,7 +19,7 @@ use core::fmt;
 use super::bindings::Bindings;
 use super::by_name::{ConfigKey, SourceCx, SourceOptions};
 use super::checker::Checker;
-use super::description::{Checks, Description, Node};
+use super::description::{Checks, Description, Node, Relation};
 use super::drive::{Described, verify_by_name};
 use super::error::ShapeErrors;
 use super::interpret::{self, Walk};
@@ -313,35 +313,55 @@ impl Plan {
     /// assert_eq!(err.to_string(), "w: expected ',' or ')', found 'b' at byte 3\n  (a b)\n     ^");
     /// ```
     pub fn build(root: &str, nodes: &[PlanNode], wheres: &[&str]) -> Result<Plan, PlanError> {
+        let wheres: Vec<(&str, Place)> = wheres.iter().map(|w| (*w, Place::UNKNOWN)).collect();
+        Plan::build_at(root, nodes, &wheres)
+    }
+
+    /// [`build`](Self::build) with each `where` string's place, which its errors name (a spec
+    /// file's).
+    pub(crate) fn build_at(
+        root: &str,
+        nodes: &[PlanNode],
+        wheres: &[(&str, Place)],
+    ) -> Result<Plan, PlanError> {
         remembered::build(root, nodes, wheres, || Self::build_new(root, nodes, wheres))
     }
 
-    /// [`build`](Self::build) itself, leaking the plan's names.
-    fn build_new(root: &str, nodes: &[PlanNode], wheres: &[&str]) -> Result<Plan, PlanError> {
+    /// [`build_at`](Self::build_at) itself, leaking the plan's names.
+    fn build_new(
+        root: &str,
+        nodes: &[PlanNode],
+        wheres: &[(&str, Place)],
+    ) -> Result<Plan, PlanError> {
         let mut b = Builder {
             table: VarTable::new(),
         };
         let nodes = b.nodes(nodes, "")?;
         let mut compiled = Vec::with_capacity(wheres.len());
-        for text in wheres {
+        for &(text, place) in wheres {
             let at = || format!("where {text:?}");
             let all = parse_constraints(text).map_err(|e| PlanError {
                 at: at(),
                 kind: PlanErrorKind::Parse(e),
             })?;
+            // What its errors name: no field, no pattern, its place.
+            let info = FieldInfo::at("", "", place.file, place.line, place.column);
             for (lhs, op, rhs, _) in all {
-                compiled.push((op, b.expr(&lhs, &at())?, b.expr(&rhs, &at())?));
+                let relation = (op, b.expr(&lhs, &at())?, b.expr(&rhs, &at())?);
+                compiled.push((relation, info));
             }
         }
         // The equations first, then the other comparisons, each in the order written: the
         // order derived code checks them in, so errors come in the same order.
-        compiled.sort_by_key(|(op, _, _)| *op != CmpOp::Eq);
+        compiled.sort_by_key(|((op, ..), _)| *op != CmpOp::Eq);
+        let (compiled, infos): (Vec<Relation>, Vec<FieldInfo>) = compiled.into_iter().unzip();
         let table: &'static VarTable = Box::leak(Box::new(b.table));
         Ok(Plan {
             root: leak(root),
             table,
             map: table.identity(),
-            description: Description::new(Vec::leak(nodes), Vec::leak(compiled)),
+            description: Description::new(Vec::leak(nodes), Vec::leak(compiled))
+                .with_where_infos(Vec::leak(infos)),
         })
     }
 

@@ -128,7 +128,7 @@ fn let_check(g: &Codegen, ann: &LetAnn, k: usize, fail: &TokenStream) -> TokenSt
         ::core::concat!(#local, " (line ", ::core::line!(), ")")
     };
     let (info_static, node) = value_node_named(g, &c, &info, named);
-    let description = description_static(g, quote!(__SHAPES_LET), &[node], &[]);
+    let description = description_static(g, quote!(__SHAPES_LET), &[node], &Default::default());
     let group = check_group(
         g,
         &[value_check(g, &c, info.clone())],
@@ -345,13 +345,14 @@ fn description_static(
     g: &Codegen,
     name: TokenStream,
     nodes: &[TokenStream],
-    wheres: &[TokenStream],
+    (wheres, where_infos): &(Vec<TokenStream>, Vec<TokenStream>),
 ) -> TokenStream {
     let p = &g.private_path;
     quote! {
         static #name: #p::Description = #p::Description {
             nodes: &[#(#nodes),*],
             wheres: &[#(#wheres),*],
+            where_infos: &[#(#where_infos),*],
             given: &[],
             config: &[],
             ignore: &[],
@@ -383,7 +384,7 @@ fn where_relations(
     checked: &CheckedFn,
     analysis: &Analysis,
     after_ret: bool,
-) -> Vec<TokenStream> {
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let (wheres, constraints) = wheres_when(checked, analysis, after_ret);
     g.relations(&g.private_path, &wheres, &constraints)
 }

@@ -37,23 +37,22 @@ pub fn dim_expr(
     }
 }
 
-/// The check of a `where` relation `l op r`, `lhs`/`rhs` the static trees of its sides:
-/// `ItemChecks::where_holds` when both sides are leaves or one operator between two, else
-/// the trees' `where_cmp`.
+/// The check of a `where` relation `l op r`, `lhs`/`rhs` the static trees of its sides and
+/// `info` what its errors name: `ItemChecks::where_holds` when both sides are leaves or one
+/// operator between two, else the trees' `where_cmp`.
 pub fn where_relation(
     g: &Codegen,
     (l, op, r): (&DimExpr, CmpOp, &DimExpr),
-    lhs: &Ident,
-    rhs: &Ident,
+    [lhs, rhs, info]: [&Ident; 3],
 ) -> TokenStream {
     let p = &g.private_path;
     let name = cmp_op(op);
     match (arith(g, l), arith(g, r)) {
         (Some(l), Some(r)) => {
             let (l, r) = (l.tokens(g), r.tokens(g));
-            quote!(__cx.where_holds((#l, #p::CmpOp::#name, #r), &#lhs, &#rhs, __map);)
+            quote!(__cx.where_holds((#l, #p::CmpOp::#name, #r), &#lhs, &#rhs, __map, &#info);)
         }
-        _ => quote!(__cx.where_cmp(#p::CmpOp::#name, &#lhs, &#rhs, __map);),
+        _ => quote!(__cx.where_cmp(#p::CmpOp::#name, &#lhs, &#rhs, __map, &#info);),
     }
 }
 

@@ -93,13 +93,15 @@ impl Codegen {
         let p = &self.private_path;
         wheres
             .iter()
-            .map(|(l, r, _)| {
-                let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
+            .map(|(l, r, lit)| {
+                let (ln, rn, wn) = (self.fresh("WL"), self.fresh("WR"), self.fresh("WI"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                let check = codegen_arith::where_relation(self, (l, CmpOp::Eq, r), &ln, &rn);
+                let place = crate::place::place(lit.span());
+                let check = codegen_arith::where_relation(self, (l, CmpOp::Eq, r), [&ln, &rn, &wn]);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
+                    static #wn: #p::FieldInfo = #p::FieldInfo::at("", "", #place);
                     #check
                 }
             })
@@ -112,13 +114,15 @@ impl Codegen {
         let p = &self.private_path;
         constraints
             .iter()
-            .map(|(l, op, r, _)| {
-                let (ln, rn) = (self.fresh("WL"), self.fresh("WR"));
+            .map(|(l, op, r, lit)| {
+                let (ln, rn, wn) = (self.fresh("WL"), self.fresh("WR"), self.fresh("WI"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                let check = codegen_arith::where_relation(self, (l, *op, r), &ln, &rn);
+                let place = crate::place::place(lit.span());
+                let check = codegen_arith::where_relation(self, (l, *op, r), [&ln, &rn, &wn]);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
+                    static #wn: #p::FieldInfo = #p::FieldInfo::at("", "", #place);
                     #check
                 }
             })
@@ -126,24 +130,29 @@ impl Codegen {
     }
 
     /// The `where` equations, then the other comparisons, each in the order written (as a
-    /// plan sorts them), as a description's relations: `(CmpOp, &SlotExpr, &SlotExpr)`
-    /// tuples, the runtime's items named by `p`.
+    /// plan sorts them), as a description's relations (`(CmpOp, &SlotExpr, &SlotExpr)`
+    /// tuples) and, in the same order, the `FieldInfo`s that place their `where` strings: the
+    /// runtime's items named by `p`.
     pub fn relations(
         &self,
         p: &TokenStream,
         wheres: &[WhereClause],
         constraints: &[Constraint],
-    ) -> Vec<TokenStream> {
-        let equations = wheres.iter().map(|(l, r, _)| (l, CmpOp::Eq, r));
-        let others = constraints.iter().map(|(l, op, r, _)| (l, *op, r));
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let equations = wheres.iter().map(|(l, r, lit)| (l, CmpOp::Eq, r, lit));
+        let others = constraints.iter().map(|(l, op, r, lit)| (l, *op, r, lit));
         equations
             .chain(others)
-            .map(|(l, op, r)| {
+            .map(|(l, op, r, lit)| {
                 let op = cmp_op(op);
                 let (l, r) = (self.slot_expr(l), self.slot_expr(r));
-                quote!((#p::CmpOp::#op, &#l, &#r))
+                let place = crate::place::place(lit.span());
+                (
+                    quote!((#p::CmpOp::#op, &#l, &#r)),
+                    quote!(#p::FieldInfo::at("", "", #place)),
+                )
             })
-            .collect()
+            .unzip()
     }
 
     /// A dim expression as a `SlotExpr` constant.

@@ -399,8 +399,14 @@ impl ItemChecks for Checker {
 
     /// A `where` equation `lhs = rhs` of the struct.
     #[inline]
-    fn where_eq(&mut self, lhs: &'static SlotExpr, rhs: &'static SlotExpr, map: &SlotMap) {
-        self.field = &NO_FIELD;
+    fn where_eq(
+        &mut self,
+        lhs: &'static SlotExpr,
+        rhs: &'static SlotExpr,
+        map: &SlotMap,
+        info: &'static FieldInfo,
+    ) {
+        self.field = info;
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
             (Eval::Value(a), Eval::Value(b)) => {
@@ -427,8 +433,9 @@ impl ItemChecks for Checker {
         lhs: &'static SlotExpr,
         rhs: &'static SlotExpr,
         map: &SlotMap,
+        info: &'static FieldInfo,
     ) {
-        self.field = &NO_FIELD;
+        self.field = info;
         let value = |v: u8| self.value(map.get(usize::from(v)));
         match (lhs.eval(&value), rhs.eval(&value)) {
             (Eval::Value(a), Eval::Value(b)) => {

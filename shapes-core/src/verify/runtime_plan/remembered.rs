@@ -6,10 +6,11 @@ use std::hash::Hash;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::{Plan, PlanError, PlanNode};
+use crate::verify::Place;
 use crate::verify::by_name::ConfigKey;
 
-/// What a plan is built from: its root, nodes and `where` clauses.
-type Built = (String, Vec<PlanNode>, Vec<String>);
+/// What a plan is built from: its root, nodes and `where` clauses with their places.
+type Built = (String, Vec<PlanNode>, Vec<(String, Place)>);
 
 /// The most plans remembered: a program that builds many distinct plans (a fuzzer) leaks
 /// each, as it would without them. The built-in specs alone are 60 plans (each naming, each
@@ -49,13 +50,13 @@ fn keep<K: Hash + Eq, V: Clone>(
 pub(super) fn build(
     root: &str,
     nodes: &[PlanNode],
-    wheres: &[&str],
+    wheres: &[(&str, Place)],
     build: impl FnOnce() -> Result<Plan, PlanError>,
 ) -> Result<Plan, PlanError> {
     let key: Built = (
         root.to_owned(),
         nodes.to_vec(),
-        wheres.iter().map(|w| (*w).to_owned()).collect(),
+        wheres.iter().map(|(w, p)| ((*w).to_owned(), *p)).collect(),
     );
     if let Some(plan) = recall(&REMEMBERED, &key) {
         return Ok(plan);
