@@ -221,3 +221,23 @@ fn a_where_clauses_error_names_the_where_that_states_it() {
     assert!(e.to_string().contains("where clause fails"), "{e}");
     assert_eq!(e.declared_at, Some(Place::at("f.toml", 2, 10)));
 }
+
+/// A spec's repeated block: an error about its count names the `[repeat]` entry.
+#[test]
+fn a_count_error_names_the_repeat_entry() {
+    let text =
+        "name = \"M\"\n[repeat]\n\"layers\" = \"n\"\n[tensors]\n\"layers.{i}.w\" = \"(d,)\"\n";
+    let spec = Spec::from_toml("r.toml", text).unwrap();
+    let mut src = BTreeMap::new();
+    src.insert("layers.0.w".to_string(), s([4]));
+    src.insert("layers.1.w".to_string(), s([4]));
+    let options =
+        shapes::verify::SourceOptions::new().bindings(shapes::Bindings::new().bind("n", 3));
+    let errors = spec
+        .plan()
+        .verify_source_options(&src, options)
+        .unwrap_err();
+    let e = errors.first().expect("one error");
+    assert!(e.to_string().contains("expected 3 elements"), "{e}");
+    assert_eq!(e.declared_at, Some(Place::at("r.toml", 3, 1)));
+}

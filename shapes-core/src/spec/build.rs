@@ -169,13 +169,14 @@ fn plan_nodes(level: &[Tree], parts: &Parts<'_>, above: &str) -> Vec<PlanNode> {
                 full,
                 children,
             } => {
-                let count = parts
-                    .repeats
-                    .iter()
-                    .find(|(p, _, _)| p == full)
-                    .map(|(_, c, _)| c.as_str());
+                let repeat = parts.repeats.iter().find(|(p, _, _)| p == full);
+                let count = repeat.map(|(_, c, _)| c.as_str());
                 let children = plan_nodes(children, parts, &format!("{full}.{{}}"));
-                Some(PlanNode::group(prefix.clone(), children).repeated(count))
+                let group = PlanNode::group(prefix.clone(), children).repeated(count);
+                Some(match repeat {
+                    Some((_, _, span)) => group.at(parts.places.of(span.start)),
+                    None => group,
+                })
             }
             Tree::Choice {
                 id,

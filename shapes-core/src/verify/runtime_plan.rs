@@ -221,13 +221,19 @@ impl Builder {
                 repeat,
                 optional,
                 children,
+                place,
             } => {
                 let here = join(at, prefix);
                 let name = leak(prefix);
                 let field: &'static Segment = Box::leak(Box::new(Segment::Field(name)));
+                let place = place.unwrap_or(Place::UNKNOWN);
                 let repeat = match repeat {
                     None => None,
-                    Some(None) => Some((None, &NO_FIELD)),
+                    Some(None) if !place.is_known() => Some((None, &NO_FIELD)),
+                    Some(None) => {
+                        let info = FieldInfo::at("", "", place.file, place.line, place.column);
+                        Some((None, &*Box::leak(Box::new(info))))
+                    }
                     Some(Some(count)) => {
                         if !crate::parse::is_identifier(count) {
                             return Err(PlanError {
@@ -240,7 +246,7 @@ impl Builder {
                         let info: &'static FieldInfo = Box::leak(Box::new(FieldInfo {
                             name: "",
                             pattern: text,
-                            place: Place::UNKNOWN,
+                            place,
                         }));
                         Some((Some(slot), info))
                     }

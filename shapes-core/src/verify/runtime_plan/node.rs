@@ -36,6 +36,9 @@ pub enum PlanNode {
         optional: bool,
         /// What the group holds.
         children: Vec<PlanNode>,
+        /// Where a repeated group is declared (a spec file's `[repeat]` entry), for the errors
+        /// about its count.
+        place: Option<Place>,
     },
     /// A tensor that a checkpoint may leave out because it shares the weights of another (an
     /// output head tied to the token embedding): when present it is checked like a
@@ -87,8 +90,8 @@ impl PlanNode {
     }
 
     /// This tensor (tied or not) with its pattern declared at `place`, which its errors name
-    /// ([`declared_at`](crate::verify::ShapeErrorDetails::declared_at)); other nodes are
-    /// returned as they are.
+    /// ([`declared_at`](crate::verify::ShapeErrorDetails::declared_at)); this group with its
+    /// repetition declared there, which the errors about its count name; a choice as it is.
     ///
     /// ```
     /// use std::collections::BTreeMap;
@@ -100,7 +103,10 @@ impl PlanNode {
     /// assert_eq!(err.first().unwrap().declared_at, Some(Place::at("model.toml", 3, 7)));
     /// ```
     pub fn at(mut self, at: Place) -> Self {
-        if let PlanNode::Tensor { place, .. } | PlanNode::Tied { place, .. } = &mut self {
+        if let PlanNode::Tensor { place, .. }
+        | PlanNode::Tied { place, .. }
+        | PlanNode::Group { place, .. } = &mut self
+        {
             *place = Some(at);
         }
         self
@@ -118,6 +124,7 @@ impl PlanNode {
             repeat: None,
             optional: false,
             children,
+            place: None,
         }
     }
 
@@ -232,12 +239,14 @@ impl PlanNode {
                 prefix,
                 optional,
                 children,
+                place,
                 ..
             } => PlanNode::Group {
                 prefix,
                 repeat: count,
                 optional,
                 children,
+                place,
             },
             PlanNode::Tensor {
                 name,
@@ -252,12 +261,14 @@ impl PlanNode {
                     pattern,
                     place,
                 }],
+                place: None,
             },
             other @ (PlanNode::Tied { .. } | PlanNode::Choice { .. }) => PlanNode::Group {
                 prefix: String::new(),
                 repeat: count,
                 optional: false,
                 children: vec![other],
+                place: None,
             },
         }
     }
@@ -274,12 +285,14 @@ impl PlanNode {
                 prefix,
                 repeat,
                 children,
+                place,
                 ..
             } => PlanNode::Group {
                 prefix,
                 repeat,
                 optional: true,
                 children,
+                place,
             },
             PlanNode::Tensor {
                 name,
@@ -294,6 +307,7 @@ impl PlanNode {
                     pattern,
                     place,
                 }],
+                place: None,
             },
             // Optional already: absent is allowed when tied.
             tied @ PlanNode::Tied { .. } => tied,
