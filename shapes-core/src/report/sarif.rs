@@ -124,12 +124,13 @@ impl Report {
             &self.error_text(e, false),
             tensor,
         );
-        // The spec file's line that declares the pattern, when the spec was read from a file
-        // a viewer can open (not a built-in spec's text, not a string).
+        // The spec file's line that declares what the error is about (a pattern, a `where`, a
+        // `[repeat]`), when the spec was read from a file a viewer can open (not a built-in
+        // spec's text, not a string).
         if let Some(p) = e.declared_at.filter(|p| self.places && p.line > 0) {
             result["relatedLocations"] = json!([{
                 "id": 0,
-                "message": { "text": "the pattern is declared here" },
+                "message": { "text": "declared here" },
                 "physicalLocation": {
                     "artifactLocation": { "uri": p.file },
                     "region": { "startLine": p.line, "startColumn": p.column.max(1) },

@@ -261,11 +261,13 @@ pub struct ShapeErrorDetails {
     /// The checkpoint tensor the error is about, when the shapes came from a
     /// [`ShapeSource`](crate::ShapeSource) (`verify_source`); `None` for values in memory.
     pub tensor: Option<String>,
-    /// Where the pattern the error is about is declared: the `#[shape("…")]` string of a
-    /// derived field, a `#[shapes::check]` pattern, a spec file's entry, a framework layer's
-    /// declaration. `None` for an error about no pattern (a `where` clause, an unexpected
-    /// tensor) or a pattern built without a place. `{:#}` of the error adds it as a last line,
-    /// and so does the report of a spec file read from disk (`shapes check --spec`).
+    /// Where what the error is about is declared: the `#[shape("…")]` string of a derived
+    /// field, a `#[shapes::check]` pattern, a spec file's entry, a framework layer's
+    /// declaration; for a failing `where` its string, for a list's count its `count = "…"`
+    /// or `[repeat]` entry. `None` for an error about nothing declared (an unexpected tensor)
+    /// or about what was built without a place (`PlanNode::tensor`). `{:#}` of the error adds
+    /// it as a last line, and so does the report of a spec file read from disk
+    /// (`shapes check --spec`).
     pub declared_at: Option<Place>,
 }
 

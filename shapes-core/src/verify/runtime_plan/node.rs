@@ -233,7 +233,6 @@ impl PlanNode {
     /// assert!(matches!(g, shapes::verify::PlanNode::Group { repeat: Some(Some(_)), .. }));
     /// ```
     pub fn repeated(self, count: Option<&str>) -> Self {
-        let count = Some(count.map(str::to_owned));
         match self {
             PlanNode::Group {
                 prefix,
@@ -243,7 +242,7 @@ impl PlanNode {
                 ..
             } => PlanNode::Group {
                 prefix,
-                repeat: count,
+                repeat: Some(count.map(str::to_owned)),
                 optional,
                 children,
                 place,
@@ -252,24 +251,10 @@ impl PlanNode {
                 name,
                 pattern,
                 place,
-            } => PlanNode::Group {
-                prefix: name,
-                repeat: count,
-                optional: false,
-                children: vec![PlanNode::Tensor {
-                    name: String::new(),
-                    pattern,
-                    place,
-                }],
-                place: None,
-            },
-            other @ (PlanNode::Tied { .. } | PlanNode::Choice { .. }) => PlanNode::Group {
-                prefix: String::new(),
-                repeat: count,
-                optional: false,
-                children: vec![other],
-                place: None,
-            },
+            } => named_group(name, pattern, place).repeated(count),
+            other @ (PlanNode::Tied { .. } | PlanNode::Choice { .. }) => {
+                PlanNode::group("", vec![other]).repeated(count)
+            }
         }
     }
 
@@ -298,17 +283,7 @@ impl PlanNode {
                 name,
                 pattern,
                 place,
-            } => PlanNode::Group {
-                prefix: name,
-                repeat: None,
-                optional: true,
-                children: vec![PlanNode::Tensor {
-                    name: String::new(),
-                    pattern,
-                    place,
-                }],
-                place: None,
-            },
+            } => named_group(name, pattern, place).optional(),
             // Optional already: absent is allowed when tied.
             tied @ PlanNode::Tied { .. } => tied,
             PlanNode::Choice {
@@ -322,4 +297,15 @@ impl PlanNode {
             },
         }
     }
+}
+
+/// A tensor as a group under its name holding the tensor unnamed: what a tensor made
+/// [`repeated`](PlanNode::repeated) or [`optional`](PlanNode::optional) is.
+fn named_group(name: String, pattern: String, place: Option<Place>) -> PlanNode {
+    let tensor = PlanNode::Tensor {
+        name: String::new(),
+        pattern,
+        place,
+    };
+    PlanNode::group(name, vec![tensor])
 }
