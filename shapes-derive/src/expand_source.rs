@@ -46,6 +46,10 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
     let given = input.given.iter().map(|(n, _)| n);
     let ignore = input.ignore.iter().map(|(g, _)| g);
     let (config, config_checks) = config_keys(input);
+    let config_places = input.config.iter().map(|(_, _, span)| {
+        let place = place(*span);
+        quote!(__p::Place::at(#place))
+    });
     quote! {
         const DESCRIPTION: ::core::option::Option<&'static #p::Description> = {
             use #p as __p;
@@ -56,6 +60,7 @@ pub(crate) fn check_source_fn(g: &Codegen, krate: &TokenStream, input: &Input<'_
                 where_infos: &[#(#where_infos),*],
                 given: &[#(#given),*],
                 config: &[#(#config),*],
+                config_places: &[#(#config_places),*],
                 ignore: &[#(#ignore),*],
             })
         };

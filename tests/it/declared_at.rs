@@ -241,3 +241,42 @@ fn a_count_error_names_the_repeat_entry() {
     assert!(e.to_string().contains("expected 3 elements"), "{e}");
     assert_eq!(e.declared_at, Some(Place::at("r.toml", 3, 1)));
 }
+
+const SISE_LINE: u32 = line!();
+#[derive(Shaped)]
+#[shapes(config(d_ff = "intermediate_sise"))]
+struct Misspelt {
+    #[shape("(d_ff, d_model)", name = "up.weight")]
+    up: Shape,
+}
+
+/// A misspelt config key (the error that keeps a variable from going unchecked in silence)
+/// names the `config(…)` that declares the key, in a derived struct and in a spec file alike.
+#[test]
+fn a_misspelt_config_keys_error_names_where_the_key_is_declared() {
+    let dir = TempDir::new("declared-at-config");
+    let up = ("up.weight".to_string(), vec![64, 16]);
+    safetensors(&dir.join("model.safetensors"), &[up], &[]);
+    std::fs::write(dir.join("config.json"), r#"{"intermediate_size": 48}"#).unwrap();
+    let ckpt = Checkpoint::open(dir.join("model.safetensors")).unwrap();
+    let errors = Misspelt::verify_source(&ckpt).unwrap_err();
+    let e = errors.first().expect("one error");
+    assert!(e.to_string().contains("`intermediate_sise`"), "{e}");
+    assert_eq!(e.declared_at, at(SISE_LINE + 2, 24));
+
+    let file = dir.join("misspelt.toml");
+    let text = "name = \"M\"\n[config]\nd_ff = \"intermediate_sise\"\n[tensors]\n\"up.weight\" = \"(d_ff, d_model)\"\n";
+    std::fs::write(&file, text).unwrap();
+    let report = Spec::read(&file).unwrap().check(&ckpt);
+    let json = report.to_json();
+    let e = (json["errors"].as_array().expect("errors").iter())
+        .find(|e| e["kind"] == "config_key")
+        .unwrap_or_else(|| panic!("no config key error: {json:#}"));
+    assert_eq!(
+        (&e["declared_at"]["line"], &e["declared_at"]["column"]),
+        (&3.into(), &1.into()),
+        "{e:#}"
+    );
+    let want = format!("declared at {}:3:1", file.display());
+    assert!(report.to_string().contains(&want), "{report}");
+}

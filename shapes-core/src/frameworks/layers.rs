@@ -189,6 +189,7 @@ macro_rules! layer {
                     where_infos: &[],
                     given: &[],
                     config: &[],
+                    config_places: &[],
                     ignore: &[],
                 })
             };

@@ -321,7 +321,7 @@ fn layout(
         }
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         plan = plan
-            .bind_from(var, &keys)
+            .bind_from_at(var, &keys, places.of(span.start))
             .map_err(|e| err(span, e.to_string()))?;
     }
     // A dim waiting for a `given` variable the checkpoint does not state says so.

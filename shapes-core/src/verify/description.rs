@@ -331,6 +331,7 @@ pub type Relation = (CmpOp, &'static SlotExpr, &'static SlotExpr);
 ///
 /// ```
 /// use shapes::__private::{CmpOp, ConfigKey, Description, FieldInfo, FieldNode, ItemOp, Node, SlotExpr};
+/// use shapes::verify::Place;
 /// // Its nodes written in the literal, where the constants they build live as long as it.
 /// const D: Description = Description {
 ///     nodes: &[Node::Field(&FieldNode::tensor("w", "w", &[], "w", "(a, b)", &[ItemOp::Var(0), ItemOp::Var(1)], None))],
@@ -338,6 +339,7 @@ pub type Relation = (CmpOp, &'static SlotExpr, &'static SlotExpr);
 ///     where_infos: &[FieldInfo::at("", "", "m.rs", 2, 11)],
 ///     given: &["b"],
 ///     config: &[ConfigKey { var: "a", keys: &["hidden_size", "n_embd"] }],
+///     config_places: &[Place::at("m.rs", 2, 20)],
 ///     ignore: &["optimizer.*"],
 /// };
 /// // Built from parts.
@@ -361,6 +363,9 @@ pub struct Description {
     /// The variables bound from a checkpoint's config, each with its keys in the order tried
     /// (`config(…)`; a spec file's `[config]`).
     pub config: &'static [ConfigKey],
+    /// Where each of `config` is declared, in its order, which an error about its keys (a
+    /// misspelt one) names. A binding past its end is named by no place.
+    pub config_places: &'static [Place],
     /// Globs (`*`, `?`) of the tensors under this description that a checkpoint may hold and
     /// that are neither needed nor reported.
     pub ignore: &'static [&'static str],
@@ -376,6 +381,7 @@ impl Description {
             where_infos: &[],
             given: &[],
             config: &[],
+            config_places: &[],
             ignore: &[],
         }
     }
@@ -406,17 +412,27 @@ impl Description {
         self
     }
 
+    /// This description with `places` as where its config bindings are declared (see
+    /// [`config_places`](Self::config_places)).
+    pub const fn with_config_places(mut self, places: &'static [Place]) -> Description {
+        self.config_places = places;
+        self
+    }
+
     /// This description with `ignore` as the globs of the tensors it ignores.
     pub const fn with_ignore(mut self, ignore: &'static [&'static str]) -> Description {
         self.ignore = ignore;
         self
     }
 
-    /// Appends the config keys of this description's scope: its own, then those of the
-    /// structs nested in it (not those in a scope of their own), their variables renamed into
-    /// it. What `verify_source` binds from a checkpoint's config.
-    pub(crate) fn config_keys(&self, out: &mut Vec<ConfigKey>) {
-        out.extend_from_slice(self.config);
+    /// Appends the config keys of this description's scope, each with the place it is
+    /// declared: its own, then those of the structs nested in it (not those in a scope of
+    /// their own), their variables renamed into it. What `verify_source` binds from a
+    /// checkpoint's config.
+    pub(crate) fn config_keys(&self, out: &mut Vec<(ConfigKey, Place)>) {
+        let places = self.config_places.iter().copied();
+        let places = places.chain(std::iter::repeat(Place::UNKNOWN));
+        out.extend(self.config.iter().copied().zip(places));
         for node in self.nodes {
             if let Node::Field(FieldNode {
                 leaf:
@@ -430,7 +446,9 @@ impl Description {
             {
                 let start = out.len();
                 child.config_keys(out);
-                super::by_name::rename_config(&mut out[start..], renames);
+                for (key, _) in &mut out[start..] {
+                    super::by_name::rename_config(std::slice::from_mut(key), renames);
+                }
             }
         }
     }

@@ -11,6 +11,7 @@ use crate::verify::checker::Checker;
 use crate::verify::description::Description;
 use crate::verify::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use crate::verify::path::FieldPath;
+use crate::verify::plan::Place;
 use crate::verify::vars::VarTable;
 
 /// What is verified by name: the root of error paths, the scope's variables, and its
@@ -74,14 +75,14 @@ pub(crate) fn verify_by_name(
 }
 
 /// The config keys of a description's scope, nested structs included, the first for each
-/// variable.
-pub(crate) fn scope_config(description: Option<&Description>) -> Vec<ConfigKey> {
+/// variable, each with the place it is declared.
+pub(crate) fn scope_config(description: Option<&Description>) -> Vec<(ConfigKey, Place)> {
     let mut keys = Vec::new();
     if let Some(d) = description {
         d.config_keys(&mut keys);
     }
     let mut seen: Vec<&'static str> = Vec::new();
-    keys.retain(|k| {
+    keys.retain(|(k, _)| {
         let first = !seen.contains(&k.var);
         seen.push(k.var);
         first

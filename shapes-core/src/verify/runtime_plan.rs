@@ -474,7 +474,18 @@ impl Plan {
     /// let err = plan.bind_from("d_mdoel", &["hidden_size"]).unwrap_err();
     /// assert_eq!(err.to_string(), "bind_from: \"d_mdoel\" is not a variable of the plan (did you mean \"d_model\"?)");
     /// ```
-    pub fn bind_from(mut self, var: &str, keys: &[&str]) -> Result<Plan, PlanError> {
+    pub fn bind_from(self, var: &str, keys: &[&str]) -> Result<Plan, PlanError> {
+        self.bind_from_at(var, keys, Place::UNKNOWN)
+    }
+
+    /// [`bind_from`](Self::bind_from) with the place the keys are declared (a spec file's
+    /// `[config]` entry), which an error about them names.
+    pub(crate) fn bind_from_at(
+        mut self,
+        var: &str,
+        keys: &[&str],
+        place: Place,
+    ) -> Result<Plan, PlanError> {
         let error = |kind| PlanError {
             at: "bind_from".to_owned(),
             kind,
@@ -492,10 +503,15 @@ impl Plan {
             var: self.table.name(i),
             keys: remembered::key_list(keys),
         };
-        let mut all: Vec<ConfigKey> = self.description.config.to_vec();
-        all.retain(|k| k.var != key.var);
-        all.push(key);
-        self.description.config = remembered::config_list(&all);
+        let d = &self.description;
+        let places = d.config_places.iter().copied();
+        let places = places.chain(std::iter::repeat(Place::UNKNOWN));
+        let mut all: Vec<(ConfigKey, Place)> = d.config.iter().copied().zip(places).collect();
+        all.retain(|(k, _)| k.var != key.var);
+        all.push((key, place));
+        let (keys, places): (Vec<ConfigKey>, Vec<Place>) = all.into_iter().unzip();
+        self.description.config = remembered::config_list(&keys);
+        self.description.config_places = remembered::place_list(&places);
         Ok(self)
     }
 

@@ -355,6 +355,7 @@ fn description_static(
             where_infos: &[#(#where_infos),*],
             given: &[],
             config: &[],
+            config_places: &[],
             ignore: &[],
         };
     }

@@ -20,6 +20,7 @@ use super::bindings::{Bindings, Tie};
 use super::checker::Checker;
 use super::error::{ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
 use super::path::{FieldPath, Origin};
+use super::plan::Place;
 use super::vars::Slot;
 use crate::source::{ConfigValue, ShapeSource};
 
@@ -54,13 +55,19 @@ pub fn rename_config(keys: &mut [ConfigKey], renames: &[(&'static str, &'static 
 /// checked.
 pub(crate) fn stated(
     pre: &Bindings,
-    keys: &[ConfigKey],
+    keys: &[(ConfigKey, Place)],
     src: &dyn ShapeSource,
     root: &'static str,
 ) -> Result<Bindings, ShapeErrors> {
     let mut out = pre.clone();
     let mut errors = Vec::new();
-    for k in keys {
+    // An error about a key names where it is declared.
+    let error = |place: Place, kind| {
+        let mut e = ShapeErrorDetails::new(FieldPath::new(root, &[]), kind);
+        e.declared_at = place.is_known().then_some(place);
+        ShapeError::from(e)
+    };
+    for (k, place) in keys {
         if pre.value(k.var).is_some() {
             continue;
         }
@@ -70,14 +77,12 @@ pub(crate) fn stated(
                 .iter()
                 .find_map(|key| Some((*key, src.config_near(key)?)));
             if let Some((key, near)) = near {
-                errors.push(ShapeError::from(ShapeErrorDetails::new(
-                    FieldPath::new(root, &[]),
-                    ShapeErrorKind::ConfigKey {
-                        variable: k.var.to_owned(),
-                        key: key.to_owned(),
-                        near,
-                    },
-                )));
+                let kind = ShapeErrorKind::ConfigKey {
+                    variable: k.var.to_owned(),
+                    key: key.to_owned(),
+                    near,
+                };
+                errors.push(error(*place, kind));
             }
             continue;
         };
@@ -85,12 +90,12 @@ pub(crate) fn stated(
             ConfigValue::Size(n) => {
                 out = out.bind_from(k.var, n, Origin::stated(entry.place, &entry.key));
             }
-            _ => errors.push(ShapeError::from(ShapeErrorDetails::new(
-                FieldPath::new(root, &[]),
+            _ => errors.push(error(
+                *place,
                 ShapeErrorKind::Source {
                     detail: format!("{entry}, which should state `{}`, is not a size", k.var),
                 },
-            ))),
+            )),
         }
     }
     if errors.is_empty() {

@@ -264,7 +264,7 @@ pub struct ShapeErrorDetails {
     /// Where what the error is about is declared: the `#[shape("…")]` string of a derived
     /// field, a `#[shapes::check]` pattern, a spec file's entry, a framework layer's
     /// declaration; for a failing `where` its string, for a list's count its `count = "…"`
-    /// or `[repeat]` entry. `None` for an error about nothing declared (an unexpected tensor)
+    /// or `[repeat]` entry, for a config key its `config(…)` or `[config]` entry. `None` for an error about nothing declared (an unexpected tensor)
     /// or about what was built without a place (`PlanNode::tensor`). `{:#}` of the error adds
     /// it as a last line, and so does the report of a spec file read from disk
     /// (`shapes check --spec`).

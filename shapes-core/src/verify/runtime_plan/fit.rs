@@ -8,6 +8,7 @@ use crate::verify::bindings::Bindings;
 use crate::verify::by_name::{SourceCx, SourceOptions, stated};
 use crate::verify::checker::Checker;
 use crate::verify::error::ShapeErrorKind;
+use crate::verify_impl::drive::scope_config;
 
 impl Plan {
     /// The bindings when `src` passes the check [`verify_source_options`] makes, else
@@ -20,7 +21,8 @@ impl Plan {
         options: &SourceOptions,
     ) -> Option<Bindings> {
         let src = &src;
-        let pre = stated(options.pre(), self.description.config, src, self.root).ok()?;
+        let keys = scope_config(Some(&self.description));
+        let pre = stated(options.pre(), &keys, src, self.root).ok()?;
         let mut scx = SourceCx::new(src);
         let bindings = Checker::new(self.table, self.root, &pre)
             .run(false, |cx| self.check_source_in(cx, &mut scx, &pre))
@@ -35,7 +37,8 @@ impl Plan {
     /// count. What [`Spec::guess`](crate::Spec::guess) asks of each built-in.
     pub(crate) fn fit<S: ShapeSource + ?Sized>(&self, src: &S) -> Fit {
         let src = &src;
-        let Ok(pre) = stated(&Bindings::new(), self.description.config, src, self.root) else {
+        let keys = scope_config(Some(&self.description));
+        let Ok(pre) = stated(&Bindings::new(), &keys, src, self.root) else {
             return Fit::Partly(0);
         };
         let mut scx = SourceCx::new(src);

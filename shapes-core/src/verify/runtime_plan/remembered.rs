@@ -107,6 +107,20 @@ pub(crate) fn file_name(name: &str) -> &'static str {
     )
 }
 
+/// The lists of places leaked, by their places.
+static PLACE_LISTS: OnceLock<Mutex<HashMap<Vec<Place>, &'static [Place]>>> = OnceLock::new();
+
+/// `places` as the `&'static` list a [`Description`](crate::verify::Description) holds
+/// beside its config bindings: the one leaked before for the same places (while fewer than
+/// [`MAX_KEY_LISTS`] are remembered), else a new one.
+pub(super) fn place_list(places: &[Place]) -> &'static [Place] {
+    if let Some(list) = recall(&PLACE_LISTS, &places.to_vec()) {
+        return list;
+    }
+    let list: &'static [Place] = Box::leak(places.to_vec().into_boxed_slice());
+    keep(&PLACE_LISTS, places.to_vec(), list, MAX_KEY_LISTS)
+}
+
 /// The lists of config bindings leaked, by their variables and keys.
 static CONFIG_LISTS: OnceLock<Mutex<HashMap<OwnedConfig, &'static [ConfigKey]>>> = OnceLock::new();
 
