@@ -71,7 +71,8 @@ fn verify(path: &Path) -> Result<bool, String> {
         }
         Err(errors) => {
             println!("MISMATCH: the checkpoint does not match Fracast<T>\n");
-            println!("{errors}");
+            // `{:#}`: each error also names the line that declares its pattern.
+            println!("{errors:#}");
             if !errors.missing_tensors().is_empty() {
                 println!("\nmissing tensors: {}", errors.missing_tensors().join(", "));
             }

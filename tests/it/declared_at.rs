@@ -280,3 +280,18 @@ fn a_misspelt_config_keys_error_names_where_the_key_is_declared() {
     let want = format!("declared at {}:3:1", file.display());
     assert!(report.to_string().contains(&want), "{report}");
 }
+
+/// Several errors: `{:#}` of the list names each one's place, `{}` none.
+#[test]
+fn several_errors_under_the_alternate_form_name_each_place() {
+    let errors = proj(3, 2)
+        .verify_all_with(shapes::Bindings::new().bind("n", 3))
+        .unwrap_err();
+    assert_eq!(errors.len(), 2, "{errors}");
+    assert!(!errors.to_string().contains("declared at"), "{errors}");
+    let text = format!("{errors:#}");
+    for line in [PROJ_LINE + 5, PROJ_LINE + 7] {
+        let place = format!("declared at {}:{line}:", file!());
+        assert!(text.contains(&place), "{place} in {text}");
+    }
+}

@@ -139,12 +139,20 @@ pub(crate) fn write_errors(f: &mut fmt::Formatter<'_>, all: &[ShapeError]) -> fm
             shown += g.count;
         }
     }
-    // Each text is made, folded and dropped: the fold keeps only the indices that vary.
+    // Each text is made, folded and dropped: the fold keeps only the indices that vary. Under
+    // `{:#}` each names where its pattern is declared, as one error's `{:#}` does.
+    let alternate = f.alternate();
     let texts = all
         .iter()
         .zip(&grouped)
         .filter(|(_, g)| !**g)
-        .map(|(e, _)| e.to_string());
+        .map(|(e, _)| {
+            if alternate {
+                format!("{e:#}")
+            } else {
+                e.to_string()
+            }
+        });
     let (folded, _) = fold(texts);
     for g in &folded {
         if lines >= MAX_LINES {
@@ -168,7 +176,7 @@ impl fmt::Display for ShapeErrors {
     /// One error as itself; several as a count, then the mismatches that share one cause
     /// under it, then the others with the texts that differ only in a list index folded into
     /// one line (`layers[{0..11}]`), at most [`ShapeErrors::MAX_LINES`] lines and the count of
-    /// the rest.
+    /// the rest. `{:#}` writes each error as its own `{:#}` does, with where it is declared.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.errors() {
             [one] => fmt::Display::fmt(one, f),
