@@ -1,6 +1,7 @@
 //! Where a pattern is declared, carried from its source to the error about it: the
 //! `#[shape("…")]` string of a derived field (in memory and read by name), a `count`, a
-//! `#[shapes::check]` pattern, a spec file's entry, a framework layer's declaration.
+//! `#[shapes::check]` pattern, a spec file's entry (a framework layer's is in `frameworks.rs`);
+//! and where a `where`, a `[repeat]` count and a config key are declared.
 
 use std::collections::BTreeMap;
 
