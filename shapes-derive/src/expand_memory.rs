@@ -62,8 +62,7 @@ pub fn check_fn(
     }
     let end_run = in_run.then(|| depth_for_run(false));
     let known = known.table(input.fields.len());
-    let mut wheres = g.where_checks(&input.wheres);
-    wheres.extend(g.constraint_checks(&input.constraints));
+    let wheres = g.where_checks(&input.wheres, &input.constraints);
     let slots = g.slot_lets();
     let level = level_let(input);
     // A generic struct's scope is known where the verification is compiled for a type.

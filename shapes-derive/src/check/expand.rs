@@ -442,9 +442,7 @@ fn where_checks(
     after_ret: bool,
 ) -> Vec<TokenStream> {
     let (wheres, constraints) = wheres_when(checked, analysis, after_ret);
-    let mut out = g.where_checks(&wheres);
-    out.extend(g.constraint_checks(&constraints));
-    out
+    g.where_checks(&wheres, &constraints)
 }
 
 /// With `self`: the variables `self`'s struct binds, read from it and bound in the scope

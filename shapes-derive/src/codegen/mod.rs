@@ -88,37 +88,20 @@ impl Codegen {
             .collect()
     }
 
-    /// The checks of the struct-level `where` equations, after the fields.
-    pub fn where_checks(&self, wheres: &[WhereClause]) -> Vec<TokenStream> {
+    /// The checks of the struct-level `where` relations, after the fields: the equations,
+    /// then the other comparisons, in the order [`relations`](Self::relations) lists them.
+    pub fn where_checks(
+        &self,
+        wheres: &[WhereClause],
+        constraints: &[Constraint],
+    ) -> Vec<TokenStream> {
         let p = &self.private_path;
-        wheres
-            .iter()
-            .map(|(l, r, lit)| {
-                let (ln, rn, wn) = (self.fresh("WL"), self.fresh("WR"), self.fresh("WI"));
-                let (le, re) = (self.slot_expr(l), self.slot_expr(r));
-                let place = crate::place::place(lit.span());
-                let check = codegen_arith::where_relation(self, (l, CmpOp::Eq, r), [&ln, &rn, &wn]);
-                quote! {
-                    static #ln: #p::SlotExpr = #le;
-                    static #rn: #p::SlotExpr = #re;
-                    static #wn: #p::FieldInfo = #p::FieldInfo::at("", "", #place);
-                    #check
-                }
-            })
-            .collect()
-    }
-
-    /// The checks of the struct-level `where` comparisons other than `=`, after the
-    /// equations.
-    pub fn constraint_checks(&self, constraints: &[Constraint]) -> Vec<TokenStream> {
-        let p = &self.private_path;
-        constraints
-            .iter()
+        in_order(wheres, constraints)
             .map(|(l, op, r, lit)| {
                 let (ln, rn, wn) = (self.fresh("WL"), self.fresh("WR"), self.fresh("WI"));
                 let (le, re) = (self.slot_expr(l), self.slot_expr(r));
                 let place = crate::place::place(lit.span());
-                let check = codegen_arith::where_relation(self, (l, *op, r), [&ln, &rn, &wn]);
+                let check = codegen_arith::where_relation(self, (l, op, r), [&ln, &rn, &wn]);
                 quote! {
                     static #ln: #p::SlotExpr = #le;
                     static #rn: #p::SlotExpr = #re;
@@ -139,10 +122,7 @@ impl Codegen {
         wheres: &[WhereClause],
         constraints: &[Constraint],
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
-        let equations = wheres.iter().map(|(l, r, lit)| (l, CmpOp::Eq, r, lit));
-        let others = constraints.iter().map(|(l, op, r, lit)| (l, *op, r, lit));
-        equations
-            .chain(others)
+        in_order(wheres, constraints)
             .map(|(l, op, r, lit)| {
                 let op = cmp_op(op);
                 let (l, r) = (self.slot_expr(l), self.slot_expr(r));
@@ -407,6 +387,17 @@ impl Codegen {
             }
         }
     }
+}
+
+/// The `where` equations, then the other comparisons, each in the order written, with the
+/// attribute string each comes from: the order a plan sorts them in, which the derive's
+/// checks and its description both follow.
+fn in_order<'a>(
+    wheres: &'a [WhereClause],
+    constraints: &'a [Constraint],
+) -> impl Iterator<Item = (&'a DimExpr, CmpOp, &'a DimExpr, &'a syn::LitStr)> {
+    let equations = wheres.iter().map(|(l, r, lit)| (l, CmpOp::Eq, r, lit));
+    equations.chain(constraints.iter().map(|(l, op, r, lit)| (l, *op, r, lit)))
 }
 
 /// The path of the `shapes` crate in generated code: `crate = "…"`'s, or `::shapes`.
