@@ -246,6 +246,16 @@ pub(crate) const fn const_distance(a: &str, b: &str) -> usize {
     prev[b.len()] // ok: `b.len() <= MAX_LEN`.
 }
 
+/// The last character boundary of `text` at or before byte `at` (at most its length): where
+/// an offset from a parser or a span may cut `text` without splitting a character.
+pub(crate) fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::text::floor_char_boundary;
+
 /// A shape expression or pattern that does not parse.
 ///
 /// It knows the byte offset of the problem, what the parser found there and what it expected,
@@ -154,16 +156,6 @@ impl core::fmt::Debug for ParseError {
 }
 
 impl std::error::Error for ParseError {}
-
-/// The largest char boundary of `s` at or below `i` (offsets the parser reports always are
-/// boundaries; this only guards a hand-built error).
-fn floor_char_boundary(s: &str, i: usize) -> usize {
-    let mut i = i.min(s.len());
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::text::floor_char_boundary;
+
 /// How many characters of the line are quoted on each side of the caret: a spec written on
 /// one very long line still gets a short excerpt (the pattern parser's carets quote as many).
 const EXCERPT_SIDE: usize = 60;
@@ -32,7 +34,7 @@ pub struct SpecError {
 impl SpecError {
     /// An error at byte `at` of `text`.
     pub(crate) fn at(file: &str, text: &str, at: usize, message: impl Into<String>) -> Self {
-        let at = floor_char_boundary(text, at.min(text.len()));
+        let at = floor_char_boundary(text, at);
         let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
         let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
         let line = text[..start].matches('\n').count() + 1;
@@ -119,13 +121,6 @@ impl SpecError {
     pub fn message(&self) -> &str {
         &self.message
     }
-}
-
-fn floor_char_boundary(text: &str, mut at: usize) -> usize {
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 impl fmt::Display for SpecError {

@@ -1,6 +1,7 @@
 //! Where a spec's entries are written: byte offsets of its text as the [`Place`]s their
 //! errors name (the same line and column a [`SpecError`](super::SpecError) gives).
 
+use crate::text::floor_char_boundary;
 use crate::verify::Place;
 
 /// How many bytes of the text one count of characters covers (see [`Places::chars_before`]).
@@ -41,10 +42,7 @@ impl<'t> Places<'t> {
 
     /// The 1-based line and column (in characters) of byte `at`.
     pub(crate) fn of(&self, at: usize) -> Place {
-        let mut at = at.min(self.text.len());
-        while !self.text.is_char_boundary(at) {
-            at -= 1;
-        }
+        let at = floor_char_boundary(self.text, at);
         let line = self.starts.partition_point(|&s| s <= at);
         let start = self.starts.get(line.wrapping_sub(1)).copied().unwrap_or(0);
         let column = self.chars_before(at) - self.chars_before(start) + 1;
