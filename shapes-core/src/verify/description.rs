@@ -400,6 +400,13 @@ impl Description {
             .map(move |(i, r)| (r, infos.get(i).unwrap_or(&super::path::NO_FIELD)))
     }
 
+    /// Its own config bindings (not its nested structs'), each with the place it is declared.
+    pub(crate) fn own_config(&self) -> impl Iterator<Item = (ConfigKey, Place)> + '_ {
+        let places = self.config_places.iter().copied();
+        let places = places.chain(std::iter::repeat(Place::UNKNOWN));
+        self.config.iter().copied().zip(places)
+    }
+
     /// This description with `given` as the variables its caller gives.
     pub const fn with_given(mut self, given: &'static [&'static str]) -> Description {
         self.given = given;
@@ -430,9 +437,7 @@ impl Description {
     /// their own), their variables renamed into it. What `verify_source` binds from a
     /// checkpoint's config.
     pub(crate) fn config_keys(&self, out: &mut Vec<(ConfigKey, Place)>) {
-        let places = self.config_places.iter().copied();
-        let places = places.chain(std::iter::repeat(Place::UNKNOWN));
-        out.extend(self.config.iter().copied().zip(places));
+        out.extend(self.own_config());
         for node in self.nodes {
             if let Node::Field(FieldNode {
                 leaf:

@@ -503,10 +503,7 @@ impl Plan {
             var: self.table.name(i),
             keys: remembered::key_list(keys),
         };
-        let d = &self.description;
-        let places = d.config_places.iter().copied();
-        let places = places.chain(std::iter::repeat(Place::UNKNOWN));
-        let mut all: Vec<(ConfigKey, Place)> = d.config.iter().copied().zip(places).collect();
+        let mut all: Vec<(ConfigKey, Place)> = self.description.own_config().collect();
         all.retain(|(k, _)| k.var != key.var);
         all.push((key, place));
         let (keys, places): (Vec<ConfigKey>, Vec<Place>) = all.into_iter().unzip();
