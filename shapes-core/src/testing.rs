@@ -8,6 +8,6 @@ pub use crate::parse::{caret, parse_equation};
 #[cfg(feature = "checkpoint")]
 pub use crate::source::checkpoint_fuzz;
 pub use crate::verify_impl::{
-    BindOrder, CHECKS, StructCx, call_reports, close_names, closest, glob_match, ignored, one_slip,
+    AtBinders, CHECKS, StructCx, call_reports, close_names, closest, glob_match, ignored, one_slip,
     run_items, typo_shaped, verify_general,
 };

@@ -10,9 +10,10 @@
 //!
 //! The two uses differ only in their journal:
 //!
-//! - [`BindOrder`], for a struct's `verify`: the order variables were bound in. Each must be
-//!   bound by a dim at its static binder (see [`Binders`](super::Binders)), whose origin the
-//!   bindings then read; a variable solved from an expression, or a variadic, stops the pass.
+//! - [`AtBinders`], for a struct's `verify`: nothing. Each variable must be bound by a dim at
+//!   its static binder (see [`Binders`](super::Binders)), whose origin and place in the order
+//!   of bindings the bindings then read; a variable solved from an expression, or a variadic,
+//!   stops the pass.
 //! - [`CallLog`], for a call: each binding with its parameter, axis and how it was made, so
 //!   that the return value's report can quote where every value came from.
 
@@ -32,6 +33,12 @@ use crate::expr::CmpOp;
 /// then a few cache lines, set up with a few stores. A model has a handful; a scope with more
 /// is verified by the general checker alone.
 pub const STRUCT_VARS: usize = 16;
+
+/// Marks the branch that calls it as rarely taken (`std::hint::cold_path` does this from Rust
+/// 1.95, past our MSRV).
+#[cold]
+#[inline]
+fn unlikely() {}
 
 /// How a variable got its value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -67,21 +74,18 @@ pub trait Journal {
     fn kept(&self, at: usize) -> Option<&[usize]>;
 }
 
-/// The journal of a struct's `verify`: the slots in the order they were bound.
-pub struct BindOrder {
-    slots: [u8; STRUCT_VARS],
-    count: usize,
-}
+/// The journal of a struct's `verify`: nothing. A pass that succeeds bound each variable at
+/// its static first binder, so its bindings' order and origins are the struct's binders'
+/// ([`Binders::bind_order`](super::Binders::bind_order)), known at compile time; nothing is
+/// stored at a binding but its size.
+pub struct AtBinders;
 
-impl Journal for BindOrder {
+impl Journal for AtBinders {
     const SOLVES: bool = false;
 
     #[inline(always)]
     fn empty() -> Self {
-        BindOrder {
-            slots: [0; STRUCT_VARS],
-            count: 0,
-        }
+        AtBinders
     }
 
     #[inline(always)]
@@ -89,12 +93,7 @@ impl Journal for BindOrder {
 
     #[inline(always)]
     #[allow(private_interfaces)]
-    fn note(&mut self, slot: Slot, _: How, _: usize) {
-        if let Some(o) = self.slots.get_mut(self.count) {
-            *o = slot.to_u8();
-        }
-        self.count += 1;
-    }
+    fn note(&mut self, _: Slot, _: How, _: usize) {}
 
     #[inline(always)]
     fn keep(&mut self, _: &[usize]) -> Option<usize> {
@@ -189,7 +188,7 @@ impl<const N: usize> Journal for CallLog<N> {
 }
 
 /// The fast checker of a struct's `verify`.
-pub type StructCx = FastCx<STRUCT_VARS, BindOrder>;
+pub type StructCx = FastCx<STRUCT_VARS, AtBinders>;
 
 /// The fast checker of a `#[shapes::check]` call with `N` shape variables (at most 64).
 pub type CallCx<const N: usize> = FastCx<N, CallLog<N>>;
@@ -257,6 +256,7 @@ impl<const N: usize, J: Journal> FastCx<N, J> {
     #[inline(always)]
     fn fail_if(&mut self, cond: bool) {
         if cond {
+            unlikely();
             self.failed = true;
         }
     }
@@ -343,7 +343,7 @@ impl<const N: usize, J: Journal> FastCx<N, J> {
     }
 }
 
-impl<const N: usize> FastCx<N, BindOrder> {
+impl<const N: usize> FastCx<N, AtBinders> {
     /// Whether the checks settled and every variable bound has a static binder in `binders`
     /// (the struct's table): then [`bindings`](Self::bindings) are the result. Otherwise the
     /// caller runs the general checker.
@@ -352,21 +352,25 @@ impl<const N: usize> FastCx<N, BindOrder> {
         self.is_settled() && self.bound & !binders.first() == 0
     }
 
-    /// The bindings of checks that are [`is_done`](Self::is_done), over the struct whose
-    /// scope is `table`, named `root`: each origin is read from `binders` when asked for.
+    /// The bindings of checks that are [`is_done`](Self::is_done) with the identity slot map,
+    /// over the struct whose scope is `table`, named `root`: the variables bound, in `order`
+    /// (the binders' [`bind_order`](super::Binders::bind_order)), each origin read from
+    /// `binders` when asked for.
     #[inline(always)]
     pub(crate) fn bindings(
         &self,
         table: &'static VarTable,
         root: &'static str,
         binders: &'static super::Binders,
+        order: &([u8; STRUCT_VARS], usize),
     ) -> Bindings {
         let mut out = Bindings::in_scope(table, root);
         out.set_binders(binders);
-        let order = &self.journal;
-        for &slot in order.slots.iter().take(order.count) {
-            let slot = Slot::new(usize::from(slot));
-            out.push_by_binder(slot.to_u8(), self.value(slot).unwrap_or(0));
+        for &var in order.0.iter().take(order.1) {
+            let slot = Slot::new(usize::from(var));
+            if let Some(size) = self.value(slot) {
+                out.push_by_binder(var, size);
+            }
         }
         out
     }
@@ -552,6 +556,20 @@ impl<const N: usize, J: Journal> ScopeChecks for FastCx<N, J> {
             self.failed = true;
             return;
         };
+        if known.iter().all(|&k| k) {
+            // Every variable is bound: the dims against their sizes as one array comparison,
+            // which compiles to one branch for the tensor, as a hand-written `dims == [o, i]`
+            // does (compared axis by axis, the compiler branches at each).
+            let mut expected = [0; R];
+            for axis in 0..R {
+                match self.sizes.get(slots[axis].index()) {
+                    Some(&n) => expected[axis] = n,
+                    None => self.failed = true,
+                }
+            }
+            self.fail_if(*a != expected);
+            return;
+        }
         for axis in 0..R {
             if known[axis] {
                 self.var_bound(slots[axis], a[axis], dims, axis);
@@ -591,7 +609,8 @@ mod tests {
         cx.var_is(a, 2, &[2], 0);
         assert!(cx.is_settled());
         assert_eq!((cx.value_of(a), cx.value_of(b)), (Some(2), Some(5)));
-        assert_eq!(&cx.journal.slots[..cx.journal.count], &[3, 1]);
+        // Which are bound; their order is their binders' (`Binders::bind_order`).
+        assert_eq!(cx.bound, (1 << 3) | (1 << 1));
         cx.var_is(b, 6, &[6], 0);
         assert!(!cx.is_settled());
 

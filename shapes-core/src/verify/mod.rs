@@ -59,7 +59,7 @@ pub use description::{Checks, Description, FieldLeaf, FieldNode, NestedRun, Node
 #[cfg(feature = "spec")]
 pub(crate) use error::{ErrorWords, Give, InWords};
 pub use error::{Provenance, ShapeError, ShapeErrorDetails, ShapeErrorKind, ShapeErrors};
-pub use fast::{BindOrder, CallCx, CallLog, FastCx, Journal, StructCx};
+pub use fast::{AtBinders, CallCx, CallLog, FastCx, Journal, StructCx};
 pub use glob::{glob_match, ignored};
 pub use interpret::run_description;
 pub use item_checks::{Arith, ItemChecks, Leaf};

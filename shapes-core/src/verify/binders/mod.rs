@@ -498,6 +498,50 @@ impl Binders {
         }
     }
 
+    /// The variables with an [`origin_binder`](Self::origin_binder) among the first `len` of
+    /// the table, in the order the struct's checks reach their binders
+    /// ([`Binder::is_before`]), at most `N` of them: the
+    /// order a successful verification that binds each variable at its first binder binds
+    /// them in, which is what its bindings list. Evaluated at compile time for each struct.
+    ///
+    /// ```
+    /// use shapes::__private::{Binders, VarTable};
+    /// const VARS: VarTable = VarTable::new().with("d").with("n");
+    /// static B: Binders = Binders::listed().dims(&VARS, &["n", "d"], "w", 0);
+    /// let (order, len) = B.bind_order::<4>(VARS.len());
+    /// assert_eq!(&order[..len], &[1, 0]);
+    /// ```
+    pub const fn bind_order<const N: usize>(&'static self, len: usize) -> ([u8; N], usize) {
+        let mut order = [0u8; N];
+        let mut count = 0;
+        // Bit `i`: the variable at `i` is in `order` already.
+        let mut placed: u64 = 0;
+        // Selection of the earliest binder not placed yet, at most `N` times.
+        while count < N {
+            let mut best: Option<(usize, &'static Binder)> = None;
+            let mut i = 0;
+            while i < len && i < MAX_VARS {
+                if placed & (1 << i) == 0
+                    && let Some(b) = self.origin_binder(i)
+                {
+                    best = match best {
+                        Some((_, earliest)) if !b.is_before(earliest) => best,
+                        _ => Some((i, b)),
+                    };
+                }
+                i += 1;
+            }
+            let Some((i, _)) = best else {
+                break;
+            };
+            placed |= 1 << i;
+            // ok: `count < N` (the loop condition); `i < MAX_VARS = 64 < 256`.
+            order[count] = i as u8;
+            count += 1;
+        }
+        (order, count)
+    }
+
     /// The binder where a successful verification bound the variable at `var`, when it is
     /// [`first`](Self::first): [`get`](Self::get)'s, or a conditional one.
     ///
@@ -634,6 +678,31 @@ mod tests {
         // A required nested field keeps its child's binder conditional.
         static NESTED: Binders = Binders::listed().nested(&CHILD, &CHILD, &OPT, &[], "x", 0);
         assert!(NESTED.all_static(&VARS) && NESTED.get(0).is_none());
+    }
+
+    #[test]
+    fn the_binding_order_is_the_order_the_checks_reach_the_binders() {
+        static CHILD_FIRST: Binders = Binders::listed().dims(&CHILD, &["d_out", "d_in"], "w", 0);
+        // `layers: Vec<Linear>` (member 1) renamed into `d_model`, then `pos` (member 2)
+        // binding `seq`, after an own field (member 0) that binds nothing.
+        static ORDERED: Binders = Binders::listed()
+            .may(0)
+            .nested_cond(
+                &PARENT,
+                &CHILD,
+                &CHILD_FIRST,
+                &[("d_in", "d_model"), ("d_out", "d_model")],
+                "layers",
+                1,
+                true,
+            )
+            .dims(&PARENT, &["seq"], "pos", 2);
+        assert_eq!(ORDERED.first(), 0b11);
+        let (order, len) = ORDERED.bind_order::<4>(PARENT.len());
+        assert_eq!(&order[..len], &[1, 0]);
+        // At most `N`, and none for a variable without a first binder.
+        assert_eq!(ORDERED.bind_order::<1>(PARENT.len()).1, 1);
+        assert_eq!(MODEL.bind_order::<4>(PARENT.len()).1, 0);
     }
 
     #[test]
