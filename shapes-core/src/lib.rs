@@ -34,6 +34,7 @@ pub mod diff;
 pub mod forwards;
 #[cfg(any(feature = "candle", feature = "burn"))]
 pub mod frameworks;
+mod hint;
 mod parse;
 #[doc(hidden)]
 pub mod private;

@@ -143,8 +143,8 @@ macro_rules! layer {
                     );
                     const VARS: [u8; layer!(@count $($axis)+)] = [$(Var::$axis as u8),+];
                     let $l = self;
-                    if let Some(t) = $get {
-                        $crate::frameworks::layers::check_value(
+                    match $get {
+                        Some(t) => $crate::frameworks::layers::check_value(
                             cx,
                             map,
                             &INFO,
@@ -157,7 +157,8 @@ macro_rules! layer {
                                 )
                             },
                             t,
-                        );
+                        ),
+                        None => $crate::hint::unlikely(),
                     }
                 })+
             }

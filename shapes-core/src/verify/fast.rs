@@ -28,17 +28,12 @@ use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
 use super::vars::{Slot, SlotMap, VarTable};
 use crate::expr::CmpOp;
+use crate::hint::unlikely;
 
 /// The most variables a struct checked by the fast pass holds ([`StructCx`]): its state is
 /// then a few cache lines, set up with a few stores. A model has a handful; a scope with more
 /// is verified by the general checker alone.
 pub const STRUCT_VARS: usize = 16;
-
-/// Marks the branch that calls it as rarely taken (`std::hint::cold_path` does this from Rust
-/// 1.95, past our MSRV).
-#[cold]
-#[inline]
-fn unlikely() {}
 
 /// How a variable got its value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -553,7 +548,7 @@ impl<const N: usize, J: Journal> ScopeChecks for FastCx<N, J> {
     ) {
         self.journal.field(field);
         let Ok(a) = <&[usize; R]>::try_from(dims) else {
-            self.failed = true;
+            self.fail_if(true);
             return;
         };
         if known.iter().all(|&k| k) {
