@@ -17,7 +17,7 @@ pub use crate::verify_impl::{
     static_matches,
 };
 pub use crate::verify_impl::{
-    Binder, Binders, shared_mask, shares_var, struct_binder, struct_error,
+    Binder, Binders, BindingOrder, shared_mask, shares_var, struct_binder, struct_error,
 };
 pub use crate::verify_impl::{
     CHECKS, CallCx, CallLog, CallScope, FastCx, Journal, call_error, call_panic,

@@ -19,6 +19,7 @@
 
 use smallvec::SmallVec;
 
+use super::binders::BindingOrder;
 use super::bindings::Bindings;
 use super::checker::Passes;
 use super::error::ShapeError;
@@ -339,12 +340,13 @@ impl<const N: usize, J: Journal> FastCx<N, J> {
 }
 
 impl<const N: usize> FastCx<N, AtBinders> {
-    /// Whether the checks settled and every variable bound has a static binder in `binders`
-    /// (the struct's table): then [`bindings`](Self::bindings) are the result. Otherwise the
-    /// caller runs the general checker.
+    /// Whether the checks settled and every variable bound is in `order` (the struct's
+    /// binders' [`bind_order`](super::Binders::bind_order): bound at its first binder): then
+    /// [`bindings`](Self::bindings) are the result. Otherwise the caller runs the general
+    /// checker.
     #[inline(always)]
-    pub(crate) fn is_done(&self, binders: &'static super::Binders) -> bool {
-        self.is_settled() && self.bound & !binders.first() == 0
+    pub(crate) fn is_done(&self, order: &BindingOrder<STRUCT_VARS>) -> bool {
+        self.is_settled() && self.bound & !order.mask() == 0
     }
 
     /// The bindings of checks that are [`is_done`](Self::is_done) with the identity slot map,
@@ -357,13 +359,12 @@ impl<const N: usize> FastCx<N, AtBinders> {
         table: &'static VarTable,
         root: &'static str,
         binders: &'static super::Binders,
-        order: &([u8; STRUCT_VARS], usize),
+        order: &BindingOrder<STRUCT_VARS>,
     ) -> Bindings {
         let mut out = Bindings::in_scope(table, root);
         out.set_binders(binders);
-        for &var in order.0.iter().take(order.1) {
-            let slot = Slot::new(usize::from(var));
-            if let Some(size) = self.value(slot) {
+        for &var in order.vars() {
+            if let Some(size) = self.value(Slot::new(usize::from(var))) {
                 out.push_by_binder(var, size);
             }
         }

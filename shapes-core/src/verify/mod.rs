@@ -47,7 +47,7 @@ pub(crate) mod suggest;
 mod summary;
 pub(crate) mod vars;
 
-pub use binders::{Binder, Binders};
+pub use binders::{Binder, Binders, BindingOrder};
 pub use bindings::{Binding, Bindings, Tie, Value};
 #[cfg(any(feature = "candle", feature = "burn"))]
 pub use by_name::TorchLayout;

@@ -341,8 +341,8 @@ fn run_with<S: Shaped + ?Sized, E>(
         if !fast.is_clean() {
             fast.settle_passes(|cx| s.check_in(cx, &map));
         }
-        if fast.is_done(S::BINDERS) {
-            let order = const { &S::BINDERS.bind_order::<STRUCT_VARS>(S::VARS.len()) };
+        let order = const { &S::BINDERS.bind_order::<STRUCT_VARS>(S::VARS.len()) };
+        if fast.is_done(order) {
             return Ok(fast.bindings(const { &S::VARS }, S::NAME, S::BINDERS, order));
         }
         return checked_after_fast(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)));

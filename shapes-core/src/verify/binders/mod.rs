@@ -500,28 +500,29 @@ impl Binders {
 
     /// The variables with an [`origin_binder`](Self::origin_binder) among the first `len` of
     /// the table, in the order the struct's checks reach their binders
-    /// ([`Binder::is_before`]), at most `N` of them: the
-    /// order a successful verification that binds each variable at its first binder binds
-    /// them in, which is what its bindings list. Evaluated at compile time for each struct.
+    /// ([`Binder::is_before`]), at most `N` of them: the order a successful verification
+    /// that binds each variable at its first binder binds them in, which is what its
+    /// bindings list. Evaluated at compile time for each struct.
     ///
     /// ```
     /// use shapes::__private::{Binders, VarTable};
     /// const VARS: VarTable = VarTable::new().with("d").with("n");
     /// static B: Binders = Binders::listed().dims(&VARS, &["n", "d"], "w", 0);
-    /// let (order, len) = B.bind_order::<4>(VARS.len());
-    /// assert_eq!(&order[..len], &[1, 0]);
+    /// let order = B.bind_order::<4>(VARS.len());
+    /// assert_eq!((order.vars(), order.mask()), (&[1, 0][..], 0b11));
     /// ```
-    pub const fn bind_order<const N: usize>(&'static self, len: usize) -> ([u8; N], usize) {
-        let mut order = [0u8; N];
-        let mut count = 0;
-        // Bit `i`: the variable at `i` is in `order` already.
-        let mut placed: u64 = 0;
+    pub const fn bind_order<const N: usize>(&'static self, len: usize) -> BindingOrder<N> {
+        let mut order = BindingOrder {
+            vars: [0; N],
+            len: 0,
+            mask: 0,
+        };
         // Selection of the earliest binder not placed yet, at most `N` times.
-        while count < N {
+        while order.len < N {
             let mut best: Option<(usize, &'static Binder)> = None;
             let mut i = 0;
             while i < len && i < MAX_VARS {
-                if placed & (1 << i) == 0
+                if order.mask & (1 << i) == 0
                     && let Some(b) = self.origin_binder(i)
                 {
                     best = match best {
@@ -534,12 +535,12 @@ impl Binders {
             let Some((i, _)) = best else {
                 break;
             };
-            placed |= 1 << i;
-            // ok: `count < N` (the loop condition); `i < MAX_VARS = 64 < 256`.
-            order[count] = i as u8;
-            count += 1;
+            order.mask |= 1 << i;
+            // ok: `order.len < N` (the loop condition); `i < MAX_VARS = 64 < 256`.
+            order.vars[order.len] = i as u8;
+            order.len += 1;
         }
-        (order, count)
+        order
     }
 
     /// The binder where a successful verification bound the variable at `var`, when it is
@@ -558,6 +559,28 @@ impl Binders {
         } else {
             None
         }
+    }
+}
+
+/// The variables a successful verification binds at their first binders, in the order it
+/// binds them: [`Binders::bind_order`].
+#[derive(Debug, Clone, Copy)]
+pub struct BindingOrder<const N: usize> {
+    vars: [u8; N],
+    len: usize,
+    /// Bit `i`: the variable at `i` is in `vars`.
+    mask: u64,
+}
+
+impl<const N: usize> BindingOrder<N> {
+    /// The variables, by their index in the struct's table, in order.
+    pub fn vars(&self) -> &[u8] {
+        self.vars.get(..self.len).unwrap_or(&self.vars)
+    }
+
+    /// The same variables as bits (bit `i` for the variable at `i`).
+    pub const fn mask(&self) -> u64 {
+        self.mask
     }
 }
 
@@ -698,11 +721,10 @@ mod tests {
             )
             .dims(&PARENT, &["seq"], "pos", 2);
         assert_eq!(ORDERED.first(), 0b11);
-        let (order, len) = ORDERED.bind_order::<4>(PARENT.len());
-        assert_eq!(&order[..len], &[1, 0]);
+        assert_eq!(ORDERED.bind_order::<4>(PARENT.len()).vars(), &[1, 0]);
         // At most `N`, and none for a variable without a first binder.
-        assert_eq!(ORDERED.bind_order::<1>(PARENT.len()).1, 1);
-        assert_eq!(MODEL.bind_order::<4>(PARENT.len()).1, 0);
+        assert_eq!(ORDERED.bind_order::<1>(PARENT.len()).mask(), 0b10);
+        assert!(MODEL.bind_order::<4>(PARENT.len()).vars().is_empty());
     }
 
     #[test]
