@@ -560,7 +560,7 @@ impl<const N: usize, J: Journal> ScopeChecks for FastCx<N, J> {
             for axis in 0..R {
                 match self.sizes.get(slots[axis].index()) {
                     Some(&n) => expected[axis] = n,
-                    None => self.failed = true,
+                    None => self.fail_if(true),
                 }
             }
             self.fail_if(*a != expected);
