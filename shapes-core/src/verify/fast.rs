@@ -24,7 +24,7 @@ use super::bindings::Bindings;
 use super::checker::Passes;
 use super::error::ShapeError;
 use super::item_checks::ItemChecks;
-use super::path::{NO_FIELD, Segment};
+use super::path::{NO_FIELD, OriginKind, Segment};
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
 use super::vars::{Slot, SlotMap, VarTable};
@@ -351,21 +351,26 @@ impl<const N: usize> FastCx<N, AtBinders> {
 
     /// The bindings of checks that are [`is_done`](Self::is_done) with the identity slot map,
     /// over the struct whose scope is `table`, named `root`: the variables bound, in `order`
-    /// (the binders' [`bind_order`](super::Binders::bind_order)), each origin read from
-    /// `binders` when asked for.
+    /// (the binders' [`bind_order`](super::Binders::bind_order)), each recorded as the
+    /// general checker records a binding, at the path and axis `order` computed for it.
     #[inline(always)]
     pub(crate) fn bindings(
         &self,
         table: &'static VarTable,
         root: &'static str,
-        binders: &'static super::Binders,
-        order: &BindingOrder<STRUCT_VARS>,
+        order: &'static BindingOrder<STRUCT_VARS>,
     ) -> Bindings {
-        let mut out = Bindings::in_scope(table, root);
-        out.set_binders(binders);
-        for &var in order.vars() {
+        let mut out = Bindings::in_scope(table, root).with_known_levels(order.levels());
+        for (&var, site) in order.vars().iter().zip(order.sites()) {
             if let Some(size) = self.value(Slot::new(usize::from(var))) {
-                out.push_by_binder(var, size);
+                out.push_slot(
+                    var,
+                    size,
+                    &NO_FIELD,
+                    site.axis as usize,
+                    site.level,
+                    OriginKind::Field,
+                );
             }
         }
         out

@@ -139,10 +139,100 @@ impl fmt::Display for Origin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OriginKind {
     Field,
-    /// At a dim of the variable's binder, the first that can bind it (see `Checker::use_binders`).
-    Binder,
     Solved,
     Given,
+}
+
+/// One level of an origin's path: a segment below its parent level (`ROOT_LEVEL`: the root
+/// struct). The levels of a verification's origins form a tree, so that bindings made under
+/// the same nested struct share their levels; [`Bindings`](super::Bindings) holds it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathNode {
+    pub(crate) segment: Segment,
+    pub(crate) parent: u16,
+}
+
+/// The parent of a level directly below the root struct, and the level of an origin bound
+/// directly in it.
+pub(crate) const ROOT_LEVEL: u16 = u16::MAX;
+
+/// The path levels a [`KnownLevels`] holds.
+const KNOWN_LEVELS: usize = 32;
+
+/// Path levels known before a verification runs, each once: where a struct's variables are
+/// bound first, computed at compile time from its binders (`Binders::bind_order`). A table
+/// of fixed size, so that [`Bindings`](super::Bindings) points at it with one word.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KnownLevels {
+    levels: [PathNode; KNOWN_LEVELS],
+    len: usize,
+}
+
+impl KnownLevels {
+    /// No levels.
+    pub(crate) const EMPTY: KnownLevels = KnownLevels {
+        levels: [PathNode {
+            segment: Segment::Index(0),
+            parent: ROOT_LEVEL,
+        }; KNOWN_LEVELS],
+        len: 0,
+    };
+
+    /// The levels, by id.
+    #[inline(always)]
+    pub(crate) fn as_slice(&self) -> &[PathNode] {
+        self.levels.get(..self.len).unwrap_or(&self.levels)
+    }
+
+    /// The id of the level `segment` below `parent`, added if it is not there yet; `None`
+    /// when the table is full.
+    pub(crate) const fn find_or_add(&mut self, segment: Segment, parent: u16) -> Option<u16> {
+        let mut id = 0;
+        while id < self.len && id < KNOWN_LEVELS {
+            // ok: `id < KNOWN_LEVELS`, the array's length.
+            if self.levels[id].is(segment, parent) {
+                return Some(id as u16);
+            }
+            id += 1;
+        }
+        if self.len >= KNOWN_LEVELS {
+            return None;
+        }
+        // ok: `len < KNOWN_LEVELS`, checked just above.
+        self.levels[self.len] = PathNode { segment, parent };
+        self.len += 1;
+        // `KNOWN_LEVELS` is far below `ROOT_LEVEL`.
+        Some((self.len - 1) as u16)
+    }
+}
+
+impl PathNode {
+    /// Whether this level is `segment` below `parent`, at compile time: names compared by
+    /// their bytes.
+    pub(crate) const fn is(&self, segment: Segment, parent: u16) -> bool {
+        if self.parent != parent {
+            return false;
+        }
+        match (self.segment, segment) {
+            (Segment::Field(a), Segment::Field(b)) => {
+                let (a, b) = (a.as_bytes(), b.as_bytes());
+                if a.len() != b.len() {
+                    return false;
+                }
+                let mut i = 0;
+                while i < a.len() {
+                    // ok: `i < a.len() == b.len()`.
+                    if a[i] != b[i] {
+                        return false;
+                    }
+                    i += 1;
+                }
+                true
+            }
+            (Segment::Index(a), Segment::Index(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// The field of an origin that has none (a pre-bound value, an equation at the root): what

@@ -1,7 +1,7 @@
 //! The [`Shaped`] trait, what `#[derive(Shaped)]` implements, and its entry points: a struct
 //! verified in memory, a checkpoint verified by name, a nested struct in a scope of its own.
 //! Every one of them drives the one [`Checker`] through [`Checker::run`], except `verify`'s
-//! first pass, inlined for speed: what follows it goes through the same pass loop
+//! fast pass ([`StructCx`]), whose passes after the first go through the same pass loop
 //! ([`Passes::settle_passes`]).
 
 use super::binders::{Binder, Binders};
@@ -343,16 +343,15 @@ fn run_with<S: Shaped + ?Sized, E>(
         }
         let order = const { &S::BINDERS.bind_order::<STRUCT_VARS>(S::VARS.len()) };
         if fast.is_done(order) {
-            return Ok(fast.bindings(const { &S::VARS }, S::NAME, S::BINDERS, order));
+            return Ok(fast.bindings(const { &S::VARS }, S::NAME, order));
         }
-        return checked_after_fast(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)));
+        return general_after_fast(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)));
     }
-    checked(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)))
+    general(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)))
 }
 
-/// What [`Shaped::verify`] returns, found by the general [`Checker`] alone, recording the path
-/// of every binding: no fast pass, no origin read from a static binder. For the tests that
-/// hold `verify` to it.
+/// What [`Shaped::verify`] returns, found by the general [`Checker`] alone, without the fast
+/// pass. For the tests that hold `verify` to it.
 ///
 /// ```
 /// use shapes::{Shape, Shaped};
@@ -366,32 +365,32 @@ fn run_with<S: Shaped + ?Sized, E>(
 /// ```
 #[doc(hidden)]
 pub fn verify_general<S: Shaped + ?Sized>(s: &S) -> Result<Bindings, ShapeError> {
-    recorded(s, None, true).map_err(first_error)
+    general(s, None, true).map_err(first_error)
 }
 
-/// [`checked`] out of line: after a fast pass that stopped.
+/// [`general`] out of line: after a fast pass that stopped.
 #[cold]
 #[inline(never)]
-fn checked_after_fast<S: Shaped + ?Sized>(
+fn general_after_fast<S: Shaped + ?Sized>(
     s: &S,
     pre: Option<&Bindings>,
     report: bool,
 ) -> Result<Bindings, Vec<ShapeError>> {
-    checked(s, pre, report)
+    general(s, pre, report)
 }
 
-/// The general checker's verification of `s`: its first pass inlined (a model whose fields
-/// bind variables before using them is done after it), the rest in [`settle`].
+/// The general [`Checker`]'s verification of `s`, recording the path of every binding: its
+/// first pass inlined (a model whose fields bind variables before using them is done after
+/// it), then, if that pass was not clean, the passes that settle what waited and the report
+/// ([`Checker::finish`]): what [`Checker::run`] does, with the checker kept in place.
 #[inline(always)]
-fn checked<S: Shaped + ?Sized>(
+fn general<S: Shaped + ?Sized>(
     s: &S,
     pre: Option<&Bindings>,
     report: bool,
 ) -> Result<Bindings, Vec<ShapeError>> {
-    let table: &'static VarTable = const { &S::VARS };
     let map: SlotMap = const { S::VARS.identity() };
-    let mut cx = Checker::empty(table, S::NAME);
-    cx.use_binders(S::BINDERS);
+    let mut cx = Checker::empty(const { &S::VARS }, S::NAME);
     if let Some(pre) = pre {
         cx.preset(pre);
     }
@@ -400,42 +399,7 @@ fn checked<S: Shaped + ?Sized>(
     if cx.is_clean() {
         return Ok(cx.take_bindings());
     }
-    settle(cx, s, pre, report)
-}
-
-/// What follows a first pass of [`run_with`] that was not clean: the passes that solve what
-/// waited for later variables ([`Passes::settle_passes`], the one pass loop); and if the struct
-/// is wrong, its checks run again from the start by a checker that records the path of every
-/// binding. (The first passes take a variable as bound by its binder, which holds when the
-/// binder's tensor was checked: on a run that fails, it may not have been, for a rank that
-/// differs.)
-#[inline(never)]
-fn settle<S: Shaped + ?Sized>(
-    mut cx: Checker,
-    s: &S,
-    pre: Option<&Bindings>,
-    report: bool,
-) -> Result<Bindings, Vec<ShapeError>> {
-    let map: SlotMap = const { S::VARS.identity() };
-    if cx.settle_passes(|cx| s.check_in(cx, &map)) {
-        return Ok(cx.take_bindings());
-    }
-    recorded(s, pre, report)
-}
-
-/// `s` verified from the start by a checker that records the path of every binding (no
-/// origin is read from a static binder): what a failed first pass falls back to.
-fn recorded<S: Shaped + ?Sized>(
-    s: &S,
-    pre: Option<&Bindings>,
-    report: bool,
-) -> Result<Bindings, Vec<ShapeError>> {
-    let map: SlotMap = const { S::VARS.identity() };
-    let cx = match pre {
-        Some(pre) => Checker::new(const { &S::VARS }, S::NAME, pre),
-        None => Checker::empty(const { &S::VARS }, S::NAME),
-    };
-    cx.run(report, |cx| s.check_in(cx, &map))
+    cx.finish(report, |cx| s.check_in(cx, &map))
 }
 
 /// Checks a nested struct in a scope of its own (`#[shape(nested, scope = "own")]`), then

@@ -4,8 +4,9 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use super::binders::Binders;
-use super::path::{FieldPath, NO_FIELD, Origin, OriginKind, Segment};
+use super::path::{
+    FieldPath, KnownLevels, NO_FIELD, Origin, OriginKind, PathNode, ROOT_LEVEL, Segment,
+};
 use super::plan::FieldInfo;
 use super::vars::VarTable;
 use crate::shape::Shape;
@@ -28,20 +29,12 @@ struct Entry {
     field: &'static FieldInfo,
     /// The axis it was bound at.
     axis: u32,
-    /// The innermost level of the path it was bound under, an index into `nodes` (`Bindings::ROOT_NODE`:
-    /// directly in the root struct).
+    /// The innermost level of the path it was bound under (see [`Bindings::level`];
+    /// `Bindings::ROOT_NODE`: directly in the root struct).
     node: u16,
     /// The checker's slot of the variable.
     slot: u8,
     kind: OriginKind,
-}
-
-/// One level of a recorded path: a segment below its parent level. The levels of every origin
-/// form a tree, so bindings made under the same nested struct share their levels.
-#[derive(Debug, Clone, Copy)]
-struct PathNode {
-    segment: Segment,
-    parent: u16,
 }
 
 /// The values of a struct's shape variables after a successful `verify`, each with where it was
@@ -67,13 +60,16 @@ pub struct Bindings {
     root: &'static str,
     /// The checker's bindings, in the order they were made.
     entries: SmallVec<[Entry; 8]>,
-    /// The levels of the origins' paths.
+    /// The levels of the origins' paths known before the checks ran: a fast verification's,
+    /// where its struct's binders are (computed at compile time, `Binders::bind_order`).
+    /// Level `i` is `known`'s `i`-th.
+    known: &'static KnownLevels,
+    /// The levels of the origins' paths recorded as the checks went: level
+    /// `known.len() + i` is `nodes[i]`.
     nodes: SmallVec<[PathNode; 8]>,
     /// Bindings made by name ([`bind`](Bindings::bind)) for names not in `table`, in the order
     /// they were made: inline, so that pre-binding a few values allocates nothing.
     named: SmallVec<[Named; 2]>,
-    /// The static binders of the root's variables, for the entries of kind `Binder`.
-    binders: &'static Binders,
     /// What few bindings have, boxed so that the common case stays small to return.
     extra: Option<Box<Extra>>,
 }
@@ -119,9 +115,9 @@ impl Bindings {
             table,
             root,
             entries: SmallVec::new(),
+            known: &KnownLevels::EMPTY,
             nodes: SmallVec::new(),
             named: SmallVec::new(),
-            binders: &Binders::NONE,
             extra: None,
         }
     }
@@ -263,23 +259,13 @@ impl Bindings {
         });
     }
 
-    /// Sets the binders that entries of kind `Binder` name.
+    /// No bindings yet, whose origins' path levels `known` were computed before the checks
+    /// ran (a fast verification's, from its struct's binders): entries name them by their
+    /// index, and levels recorded later come after them.
     #[inline(always)]
-    pub(crate) fn set_binders(&mut self, binders: &'static Binders) {
-        self.binders = binders;
-    }
-
-    /// Records `slot` bound to `size` at a dim of its static binder.
-    #[inline(always)]
-    pub(crate) fn push_by_binder(&mut self, slot: u8, size: usize) {
-        self.push_slot(
-            slot,
-            size,
-            &NO_FIELD,
-            0,
-            Self::ROOT_NODE,
-            OriginKind::Binder,
-        );
+    pub(crate) fn with_known_levels(mut self, known: &'static KnownLevels) -> Self {
+        self.known = known;
+        self
     }
 
     /// [`push_slot`](Self::push_slot) for a variadic bound to `shape`.
@@ -297,17 +283,27 @@ impl Bindings {
     }
 
     /// The node id that stands for the root struct itself (an origin bound directly in it).
-    pub(crate) const ROOT_NODE: u16 = u16::MAX;
+    pub(crate) const ROOT_NODE: u16 = ROOT_LEVEL;
 
     /// Records a path level, `segment` below `parent`, and returns its id; `None` when there
     /// are too many to number (the origin then stops at `parent`).
     #[inline(always)]
     pub(crate) fn push_node(&mut self, segment: Segment, parent: u16) -> Option<u16> {
-        let id = u16::try_from(self.nodes.len())
+        let id = u16::try_from(self.known.as_slice().len() + self.nodes.len())
             .ok()
             .filter(|&id| id != Self::ROOT_NODE)?;
         self.nodes.push(PathNode { segment, parent });
         Some(id)
+    }
+
+    /// The path level `id`: known before the checks ran, or recorded.
+    #[inline(always)]
+    fn level(&self, id: u16) -> Option<&PathNode> {
+        let id = usize::from(id);
+        match id.checked_sub(self.known.as_slice().len()) {
+            None => self.known.as_slice().get(id),
+            Some(recorded) => self.nodes.get(recorded),
+        }
     }
 
     fn extra_mut(&mut self) -> &mut Extra {
@@ -324,7 +320,7 @@ impl Bindings {
     /// and the caller then records the level again, which only costs room).
     #[inline(always)]
     pub(crate) fn is_node(&self, id: u16, segment: Segment, parent: u16) -> bool {
-        self.nodes.get(usize::from(id)).is_some_and(|n| {
+        self.level(id).is_some_and(|n| {
             n.parent == parent
                 && match (n.segment, segment) {
                     (Segment::Field(a), Segment::Field(b)) => core::ptr::eq(a, b),
@@ -415,8 +411,8 @@ impl Bindings {
         let mut at = node;
         // Parents are always recorded before their children, so this walks to the root; the
         // bound on the steps keeps it finite whatever the data.
-        for _ in 0..=self.nodes.len() {
-            match self.nodes.get(usize::from(at)) {
+        for _ in 0..=self.known.as_slice().len() + self.nodes.len() {
+            match self.level(at) {
                 Some(n) => {
                     segments.push(n.segment);
                     at = n.parent;
@@ -440,13 +436,6 @@ impl Bindings {
             OriginKind::Field => Origin::Field {
                 path: path(),
                 axis: e.axis as usize,
-            },
-            OriginKind::Binder => match self.binders.origin_binder(usize::from(e.slot)) {
-                Some(b) => b.origin(self.root),
-                None => Origin::Field {
-                    path: path(),
-                    axis: e.axis as usize,
-                },
             },
             OriginKind::Solved => Origin::Solved { path: path() },
             OriginKind::Given => self.stated_origin(e.slot).cloned().unwrap_or(Origin::Given),

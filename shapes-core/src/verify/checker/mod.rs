@@ -19,7 +19,6 @@ mod report;
 
 pub(crate) use passes::Passes;
 
-use super::binders::Binders;
 use super::bindings::{Bindings, Value, same_name};
 use super::error::{ShapeError, ShapeErrorKind};
 use super::item_checks::ItemChecks;
@@ -63,9 +62,6 @@ pub struct Checker {
     /// `node_at` of the levels in `far`.
     far_nodes: Vec<u16>,
     field: &'static FieldInfo,
-    /// The variables that a dim binds first at their binder (see `use_binders`): set for the
-    /// first passes of an in-memory `verify`, empty otherwise.
-    by_binder: u64,
     pending: u32,
     progress: bool,
     failed: bool,
@@ -109,7 +105,6 @@ impl Checker {
             node_at: [Bindings::ROOT_NODE; PATH_DEPTH],
             far_nodes: Vec::new(),
             field: &NO_FIELD,
-            by_binder: 0,
             pending: 0,
             progress: false,
             failed: false,
@@ -159,17 +154,6 @@ impl Checker {
                 }
             }
         });
-    }
-
-    /// Records a variable first bound at a tensor's dim as bound by its binder in `binders`
-    /// (the root's `Shaped::BINDERS`) when no other dim can bind it
-    /// before ([`Binders::first`]), without walking the path: the path is then read from the
-    /// binder, and only if the bindings' origins are asked for. For the first passes of an
-    /// in-memory `verify`.
-    #[inline(always)]
-    pub(crate) fn use_binders(&mut self, binders: &'static Binders) {
-        self.by_binder = binders.first();
-        self.out.set_binders(binders);
     }
 
     // ----- navigation: the private halves of the `ScopeChecks` path methods -----
@@ -328,14 +312,7 @@ impl Checker {
     /// Binds `slot` to `value`, the dim at `axis` of the tensor being checked.
     #[inline(always)]
     fn bind_dim(&mut self, slot: Slot, value: usize, axis: usize) {
-        if self.by_binder & slot.bit() == 0 {
-            return self.set(slot, value, axis, OriginKind::Field);
-        }
-        // The tensor is the variable's binder (see `use_binders`).
-        self.sizes[slot.index()] = value;
-        self.bound |= slot.bit();
-        self.progress = true;
-        self.out.push_by_binder(slot.to_u8(), value);
+        self.set(slot, value, axis, OriginKind::Field);
     }
 
     fn set_shape(&mut self, slot: Slot, shape: Shape, axis: usize, kind: OriginKind) {

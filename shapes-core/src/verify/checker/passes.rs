@@ -43,6 +43,7 @@ impl Checker {
         report: bool,
         mut checks: impl FnMut(&mut Checker),
     ) -> Result<Bindings, Vec<ShapeError>> {
+        self.quiet = !report;
         // An error is never undone by a later pass (values are only ever added): a run that
         // asks only for the verdict has it.
         if !report && self.failed {
