@@ -11,7 +11,8 @@
 //! checkpoint check); `item_ops` (a pattern's items as data, run through `item_checks` by one
 //! interpreter: a run-time plan's tensors and a derived struct's tensors read by name);
 //! `binders` (where a method checked with `#[shapes::check(self)]` reads a struct's
-//! variables); and on top `shaped`, the `Shaped` trait and its entry points, and
+//! variables, and, computed at compile time, the order and origins of a fast `verify`'s
+//! bindings); and on top `shaped`, the `Shaped` trait and its entry points, and
 //! `runtime_plan`, checks built at run time from pattern strings and run by the same checker.
 //! Beside them, `analysis`: the static analysis of a scope's variables (which are used once,
 //! which can ever be determined) that the derive and spec files share.

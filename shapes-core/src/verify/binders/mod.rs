@@ -13,6 +13,10 @@
 //! A variable with no such binder (bound only inside arithmetic, only under an `Option` or a
 //! `Vec`, only by a `count`, a `given` or a `where` equation) cannot be read this cheaply: a
 //! method that uses it with `#[shapes::check(self)]` is a compile error naming it.
+//!
+//! At compile time the same table also gives what a successful `verify()` that bound every
+//! variable at its first binder records: the order of its bindings and the path and axis of
+//! each one's origin ([`BindingOrder`], `order.rs`). `Bindings` itself never reads a binder.
 
 mod binder;
 mod order;
