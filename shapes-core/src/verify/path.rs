@@ -5,6 +5,7 @@ use core::fmt;
 use smallvec::SmallVec;
 
 use super::plan::FieldInfo;
+use super::vars::str_eq;
 
 /// One step of a field path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -214,21 +215,7 @@ impl PathNode {
             return false;
         }
         match (self.segment, segment) {
-            (Segment::Field(a), Segment::Field(b)) => {
-                let (a, b) = (a.as_bytes(), b.as_bytes());
-                if a.len() != b.len() {
-                    return false;
-                }
-                let mut i = 0;
-                while i < a.len() {
-                    // ok: `i < a.len() == b.len()`.
-                    if a[i] != b[i] {
-                        return false;
-                    }
-                    i += 1;
-                }
-                true
-            }
+            (Segment::Field(a), Segment::Field(b)) => str_eq(a, b),
             (Segment::Index(a), Segment::Index(b)) => a == b,
             _ => false,
         }
