@@ -27,7 +27,7 @@ use super::item_checks::ItemChecks;
 use super::path::{NO_FIELD, OriginKind, Segment};
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
-use super::vars::{Slot, SlotMap, VarTable};
+use super::vars::{Slot, SlotMap};
 use crate::expr::CmpOp;
 use crate::hint::unlikely;
 
@@ -349,18 +349,18 @@ impl<const N: usize> FastCx<N, AtBinders> {
         self.is_settled() && self.bound & !order.mask() == 0
     }
 
-    /// The bindings of checks that are [`is_done`](Self::is_done) with the identity slot map,
-    /// over the struct whose scope is `table`, named `root`: the variables bound, in `order`
-    /// (the binders' [`bind_order`](super::Binders::bind_order)), each recorded as the
-    /// general checker records a binding, at the path and axis `order` computed for it.
+    /// Records the bindings of checks that are [`is_done`](Self::is_done) with the identity
+    /// slot map into `out`, bindings made with `order`'s known levels
+    /// ([`Bindings::with_known_levels`]) that hold nothing yet: the variables bound, in
+    /// `order` (the binders' [`bind_order`](super::Binders::bind_order)), each recorded as the
+    /// general checker records a binding, at the path and axis `order` computed for it. The
+    /// caller makes `out` where it returns it (see `shaped::run_with`).
     #[inline(always)]
-    pub(crate) fn bindings(
+    pub(crate) fn record_into(
         &self,
-        table: &'static VarTable,
-        root: &'static str,
+        out: &mut Bindings,
         order: &'static BindingOrder<STRUCT_VARS>,
-    ) -> Bindings {
-        let mut out = Bindings::in_scope(table, root).with_known_levels(order.levels());
+    ) {
         for (&var, site) in order.vars().iter().zip(order.sites()) {
             if let Some(size) = self.value(Slot::new(usize::from(var))) {
                 out.push_slot(
@@ -373,7 +373,6 @@ impl<const N: usize> FastCx<N, AtBinders> {
                 );
             }
         }
-        out
     }
 }
 

@@ -342,10 +342,19 @@ fn run_with<S: Shaped + ?Sized, E>(
             fast.settle_passes(|cx| s.check_in(cx, &map));
         }
         let order = const { &S::BINDERS.bind_order::<STRUCT_VARS>(S::VARS.len()) };
+        // One place for the result on both paths, filled where it is returned. Built on each
+        // path, the result was moved to a place the two paths share, then to where the
+        // caller keeps it: two copies of 512 bytes per call where there is now the second.
+        let mut out =
+            Ok(Bindings::in_scope(const { &S::VARS }, S::NAME).with_known_levels(order.levels()));
         if fast.is_done(order) {
-            return Ok(fast.bindings(const { &S::VARS }, S::NAME, order));
+            if let Ok(b) = &mut out {
+                fast.record_into(b, order);
+            }
+        } else {
+            out = general_after_fast(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)));
         }
-        return general_after_fast(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)));
+        return out;
     }
     general(s, pre, report).map_err(|e| wrap(given_named::<S>(e, pre)))
 }

@@ -175,8 +175,8 @@ mod tests {
         .dim(&TOP, "seq", "pos", 2, 0);
     static ORDER: BindingOrder<4> = MODEL.bind_order::<4>(TOP.len());
 
-    /// The bindings the fast pass builds from `ORDER` (`FastCx::bindings`), every variable
-    /// bound to its index.
+    /// The bindings the fast pass records from `ORDER` (`FastCx::record_into`), every
+    /// variable bound to its index.
     fn bindings() -> Bindings {
         let mut out = Bindings::in_scope(&TOP, "M").with_known_levels(ORDER.levels());
         for (&var, site) in ORDER.vars().iter().zip(ORDER.sites()) {
