@@ -12,8 +12,11 @@ use super::vars::VarTable;
 use crate::shape::Shape;
 
 mod binding;
+mod named;
 mod read;
 mod table;
+
+use self::named::{Named, NamedValue};
 
 pub use self::binding::{Binding, Tie, Value};
 
@@ -86,6 +89,9 @@ struct Extra {
     tied: Vec<Tie>,
     /// Tensors of a checkpoint nothing describes, allowed by non-strict mode.
     allowed_unexpected: Vec<String>,
+    /// The owned names and the sub-shapes of bindings made by name (see `named.rs`).
+    names: Vec<String>,
+    named_shapes: Vec<Shape>,
 }
 
 /// The table of a `Bindings` made by name.
@@ -347,8 +353,9 @@ impl Bindings {
                 .entries
                 .iter()
                 .any(|e| same_name(self.table.name(usize::from(e.slot)), &name))
-            && !self.named.iter().any(|n| same_name(&n.name, &name));
+            && !self.named.iter().any(|n| same_name(self.name_of(n), &name));
         if fresh {
+            let name = self.keep_name(name);
             self.named.push(Named {
                 name,
                 value: NamedValue::Size(size),
@@ -390,10 +397,15 @@ impl Bindings {
         if let Some(x) = &mut self.extra {
             x.stated_named.retain(|(n, _)| *n != name);
         }
-        let value = NamedValue::new(value);
-        match self.named.iter_mut().find(|n| n.name == name) {
+        let at = self.named.iter().position(|n| self.name_of(n) == name);
+        let old = at.and_then(|i| self.named.get(i)).map(|n| n.value);
+        let value = self.keep_value(value, old);
+        match at.and_then(|i| self.named.get_mut(i)) {
             Some(entry) => entry.value = value,
-            None => self.named.push(Named { name, value }),
+            None => {
+                let name = self.keep_name(name);
+                self.named.push(Named { name, value });
+            }
         }
     }
 
@@ -456,14 +468,6 @@ impl Bindings {
             .find(|e| same_name(self.table.name(usize::from(e.slot)), name))
     }
 
-    #[inline]
-    fn named(&self, name: &str) -> Option<&NamedValue> {
-        self.named
-            .iter()
-            .find(|n| same_name(&n.name, name))
-            .map(|n| &n.value)
-    }
-
     /// Calls `f` with every binding's name, its size (or sub-shape), and its origin when that
     /// is not the caller: what a checker presets, without building a [`Binding`] for each.
     pub(crate) fn for_each_given(
@@ -482,16 +486,13 @@ impl Bindings {
             f(self.table.name(usize::from(e.slot)), value, origin);
         }
         for n in &self.named {
-            let value = match &n.value {
-                NamedValue::Size(size) => Ok(*size),
-                NamedValue::Shape(shape) => Err(&**shape),
-            };
+            let name = self.name_of(n);
             let origin = self
                 .extra
                 .as_ref()
-                .and_then(|x| x.stated_named.iter().find(|(s, _)| *s == n.name))
+                .and_then(|x| x.stated_named.iter().find(|(s, _)| s == name))
                 .map(|(_, o)| o.clone());
-            f(&n.name, value, origin);
+            f(name, self.named_value(n.value), origin);
         }
     }
 }
@@ -509,35 +510,6 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
         return true;
     }
     a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-/// A binding made by name: a size inline, a (rare) sub-shape boxed, so that it stays small.
-#[derive(Debug, Clone)]
-struct Named {
-    name: Cow<'static, str>,
-    value: NamedValue,
-}
-
-#[derive(Debug, Clone)]
-enum NamedValue {
-    Size(usize),
-    Shape(Box<Shape>),
-}
-
-impl NamedValue {
-    fn new(value: Value) -> Self {
-        match value {
-            Value::Size(n) => NamedValue::Size(n),
-            Value::Shape(s) => NamedValue::Shape(Box::new(s)),
-        }
-    }
-
-    fn to_value(&self) -> Value {
-        match self {
-            NamedValue::Size(n) => Value::Size(*n),
-            NamedValue::Shape(s) => Value::Shape(Shape::clone(s)),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use core::fmt;
 use std::borrow::Cow;
 
-use super::{Binding, Bindings, NamedValue, Value};
+use super::{Binding, Bindings, Value};
 use crate::shape::Shape;
 use crate::verify::path::Origin;
 
@@ -21,10 +21,7 @@ impl Bindings {
                 Some(_) => None,
                 None => Some(e.size),
             },
-            None => match self.named(name)? {
-                NamedValue::Size(n) => Some(*n),
-                NamedValue::Shape(_) => None,
-            },
+            None => self.named(name)?.ok(),
         }
     }
 
@@ -36,10 +33,7 @@ impl Bindings {
     pub fn get_shape(&self, name: &str) -> Option<&Shape> {
         match self.entry(name) {
             Some(e) => self.shape_of_slot(usize::from(e.slot)),
-            None => match self.named(name)? {
-                NamedValue::Shape(s) => Some(s),
-                NamedValue::Size(_) => None,
-            },
+            None => self.named(name)?.err(),
         }
     }
 
@@ -52,7 +46,10 @@ impl Bindings {
     pub fn value(&self, name: &str) -> Option<Value> {
         match self.entry(name) {
             Some(e) => Some(self.value_of(e)),
-            None => self.named(name).map(NamedValue::to_value),
+            None => self.named(name).map(|v| match v {
+                Ok(n) => Value::Size(n),
+                Err(shape) => Value::Shape(shape.clone()),
+            }),
         }
     }
 
@@ -83,9 +80,9 @@ impl Bindings {
             origin: self.origin_of(e),
         });
         let named = self.named.iter().map(|n| Binding {
-            name: n.name.clone(),
-            value: n.value.to_value(),
-            origin: self.named_origin(&n.name),
+            name: self.name_cow(n),
+            value: self.named_to_value(n.value),
+            origin: self.named_origin(self.name_of(n)),
         });
         Iter {
             inner: made.chain(named),
