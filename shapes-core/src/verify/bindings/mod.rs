@@ -46,8 +46,8 @@ struct Entry {
 /// A successful `verify` that binds up to 8 variables under up to 8 distinct nested levels
 /// returns its bindings without allocating (a variadic's sub-shape is the exception): names
 /// stay in the struct's static table and origins in a compact form until asked for. Binding
-/// up to two sizes by name (`Bindings::new().bind(…).bind(…)`, for `verify_with`) allocates
-/// nothing either.
+/// up to two sizes by `&'static str` names (`Bindings::new().bind("heads", 12)…`, for
+/// `verify_with`) allocates nothing either.
 ///
 /// ```
 /// use shapes::Bindings;
