@@ -132,7 +132,10 @@ mod tests {
         assert_eq!(b.value("batch"), Some(Value::Shape(Shape::from([4]))));
         let names: Vec<_> = b.iter().map(|x| x.name.into_owned()).collect();
         assert_eq!(names, ["heads", "batch"]);
-        let kept = b.extra.as_ref().map(|x| (x.names.len(), x.named_shapes.len()));
+        let kept = b
+            .extra
+            .as_ref()
+            .map(|x| (x.names.len(), x.named_shapes.len()));
         assert_eq!(kept, Some((1, 1)));
     }
 }
