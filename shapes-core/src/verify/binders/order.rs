@@ -155,8 +155,8 @@ impl<const N: usize> BindingOrder<N> {
 mod tests {
     use super::*;
     use crate::verify::bindings::Bindings;
-    use crate::verify::path::{NO_FIELD, OriginKind};
-    use crate::verify::vars::VarTable;
+    use crate::verify::vars::{Slot, VarTable};
+    use crate::verify_impl::fast::{STRUCT_VARS, StructCx};
 
     const LEAF: VarTable = VarTable::new().with("d_out").with("d_in");
     static LINEAR: Binders = Binders::listed().dims(&LEAF, &["d_out", "d_in"], "weight", 0);
@@ -173,16 +173,16 @@ mod tests {
         .nested_cond(&TOP, &LEAF, &BLOCK, &[], "blocks", 0, true)
         .dims_cond(&[(2, 1)], 0b100, "experts", 1, true)
         .dim(&TOP, "seq", "pos", 2, 0);
-    static ORDER: BindingOrder<4> = MODEL.bind_order::<4>(TOP.len());
+    static ORDER: BindingOrder<STRUCT_VARS> = MODEL.bind_order::<STRUCT_VARS>(TOP.len());
 
-    /// The bindings the fast pass records from `ORDER` (`FastCx::record_into`), every
-    /// variable bound to its index.
+    /// The bindings the fast pass records from `ORDER`, every variable bound to its index.
     fn bindings() -> Bindings {
-        let mut out = Bindings::in_scope(&TOP, "M").with_known_levels(ORDER.levels());
-        for (&var, site) in ORDER.vars().iter().zip(ORDER.sites()) {
-            let (size, axis) = (usize::from(var), site.axis as usize);
-            out.push_slot(var, size, &NO_FIELD, axis, site.level, OriginKind::Field);
+        let mut fast = StructCx::new();
+        for var in 0..TOP.len() {
+            fast.preset(Slot::new(var), var);
         }
+        let mut out = Bindings::in_scope(&TOP, "M").with_known_levels(ORDER.levels());
+        fast.record_into(&mut out, &ORDER);
         out
     }
 
