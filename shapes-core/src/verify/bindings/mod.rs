@@ -33,7 +33,7 @@ struct Entry {
     /// The axis it was bound at.
     axis: u32,
     /// The innermost level of the path it was bound under (see [`Bindings::level`];
-    /// `Bindings::ROOT_NODE`: directly in the root struct).
+    /// `ROOT_LEVEL`: directly in the root struct).
     node: u16,
     /// The checker's slot of the variable.
     slot: u8,
@@ -244,7 +244,7 @@ impl Bindings {
 
     /// Records the checker's binding of `slot` (bound once per verification, so never
     /// replacing one) to `size`, made under the path level `node` (from
-    /// [`push_node`](Self::push_node), or [`ROOT_NODE`](Self::ROOT_NODE)).
+    /// [`push_node`](Self::push_node), or [`ROOT_LEVEL`]).
     #[inline(always)]
     pub(crate) fn push_slot(
         &mut self,
@@ -288,16 +288,13 @@ impl Bindings {
         self.push_slot(slot, 0, field, axis, node, kind);
     }
 
-    /// The node id that stands for the root struct itself (an origin bound directly in it).
-    pub(crate) const ROOT_NODE: u16 = ROOT_LEVEL;
-
     /// Records a path level, `segment` below `parent`, and returns its id; `None` when there
     /// are too many to number (the origin then stops at `parent`).
     #[inline(always)]
     pub(crate) fn push_node(&mut self, segment: Segment, parent: u16) -> Option<u16> {
         let id = u16::try_from(self.known.as_slice().len() + self.nodes.len())
             .ok()
-            .filter(|&id| id != Self::ROOT_NODE)?;
+            .filter(|&id| id != ROOT_LEVEL)?;
         self.nodes.push(PathNode { segment, parent });
         Some(id)
     }
@@ -388,7 +385,7 @@ impl Bindings {
                 size,
                 field: &NO_FIELD,
                 axis: 0,
-                node: Self::ROOT_NODE,
+                node: ROOT_LEVEL,
                 slot,
                 kind: OriginKind::Given,
             };
@@ -527,7 +524,7 @@ mod tests {
     /// variadic at the root.
     fn recorded() -> Bindings {
         let mut b = Bindings::in_scope(&TABLE, "Model");
-        let layers = b.push_node(Segment::Field("layers"), Bindings::ROOT_NODE);
+        let layers = b.push_node(Segment::Field("layers"), ROOT_LEVEL);
         let two = b.push_node(Segment::Index(2), layers.unwrap());
         b.push_slot(0, 8, &W, 0, two.unwrap(), OriginKind::Field);
         b.push_slot(1, 4, &W, 1, two.unwrap(), OriginKind::Solved);
@@ -536,7 +533,7 @@ mod tests {
             Shape::from([2, 3]),
             &NO_FIELD,
             0,
-            Bindings::ROOT_NODE,
+            ROOT_LEVEL,
             OriginKind::Given,
         );
         b

@@ -22,7 +22,7 @@ pub(crate) use passes::Passes;
 use super::bindings::{Bindings, Value, same_name};
 use super::error::{ShapeError, ShapeErrorKind};
 use super::item_checks::ItemChecks;
-use super::path::{NO_FIELD, Origin, OriginKind, Segment};
+use super::path::{NO_FIELD, Origin, OriginKind, ROOT_LEVEL, Segment};
 use super::plan::{Eval, FieldInfo, Outcome, SlotExpr};
 use super::scope_checks::ScopeChecks;
 use super::suggest::closest;
@@ -102,7 +102,7 @@ impl Checker {
             index: [0; PATH_DEPTH],
             far: Vec::new(),
             depth: 0,
-            node_at: [Bindings::ROOT_NODE; PATH_DEPTH],
+            node_at: [ROOT_LEVEL; PATH_DEPTH],
             far_nodes: Vec::new(),
             field: &NO_FIELD,
             pending: 0,
@@ -166,7 +166,7 @@ impl Checker {
         let l = level.saturating_sub(PATH_DEPTH);
         while self.far.len() <= l {
             self.far.push((segment, 0));
-            self.far_nodes.push(Bindings::ROOT_NODE);
+            self.far_nodes.push(ROOT_LEVEL);
         }
         if let Some(s) = self.far.get_mut(l) {
             s.0 = segment;
@@ -227,7 +227,7 @@ impl Checker {
     #[inline(never)]
     fn bind_or_mismatch(&mut self, slot: Slot, d: usize, dims: &[usize], axis: usize) {
         if self.bound & slot.bit() == 0 {
-            self.bind_dim(slot, d, axis);
+            self.set(slot, d, axis, OriginKind::Field);
         } else if self.sizes[slot.index()] != d {
             self.var_mismatch(slot, dims, axis);
         }
@@ -267,7 +267,7 @@ impl Checker {
     /// at its depth, so entering and leaving levels costs nothing extra.
     #[inline(always)]
     fn node(&mut self) -> u16 {
-        let mut parent = Bindings::ROOT_NODE;
+        let mut parent = ROOT_LEVEL;
         for l in 0..self.depth {
             let segment = self.segment_at(l);
             let Some(id) = self.node_slot(l).map(|n| *n) else {
@@ -307,12 +307,6 @@ impl Checker {
         let node = self.node();
         self.out
             .push_slot(slot.to_u8(), value, self.field, axis, node, kind);
-    }
-
-    /// Binds `slot` to `value`, the dim at `axis` of the tensor being checked.
-    #[inline(always)]
-    fn bind_dim(&mut self, slot: Slot, value: usize, axis: usize) {
-        self.set(slot, value, axis, OriginKind::Field);
     }
 
     fn set_shape(&mut self, slot: Slot, shape: Shape, axis: usize, kind: OriginKind) {
